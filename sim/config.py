@@ -2,19 +2,67 @@
 
 The models here are the single source of truth for config keys. A config is
 validated once, when loaded; the engine trusts it afterwards.
+
+A study file (YAML) holds the game settings at top level (the `GameConfig`
+keys) plus the study keys in `STUDY_KEYS`. Every mistake in it becomes one
+`ConfigError` line, `<file>: <dotted.path>: <problem>`.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import copy
+import difflib
+import hashlib
+import itertools
+import json
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from sim.engine.walls import canonical, parse_walls, walls_str
+from sim.errors import ConfigError
+
+# A card count in the deck: a strict non-negative integer.
+Count = Annotated[int, Field(ge=0)]
+
+
+class _Invalid(ValueError):
+    """A validator's complaint about `at`, a key path below the value it validates."""
+
+    def __init__(self, problem: str, at: tuple[str, ...] = ()) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.at = at
+
+
+def _walls(text: str) -> int:
+    """parse_walls, reporting a malformed string as _Invalid (message without a path)."""
+    try:
+        return parse_walls(text, where="", error=ValueError)
+    except ValueError as exc:
+        raise _Invalid(str(exc).removeprefix(": ")) from None
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # strict: YAML ints stay ints; 4.0, true or "4" are refused, never coerced.
+    # validate_default: defaults are normalised like loaded values (walls in NESW order).
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, validate_default=True)
+
+    def __hash__(self) -> int:
+        # pydantic's frozen hash fails on dict fields (deck counts, seat params).
+        return hash((type(self).__name__, _canonical_json(self.model_dump(mode="json"))))
 
 
 class Table(_Frozen):
@@ -27,12 +75,20 @@ class Table(_Frozen):
 class Deck(_Frozen):
     """R2.2: draw-deck contents by kind."""
 
-    boxes: dict[str, int] = Field(
+    boxes: dict[str, Count] = Field(
         default_factory=lambda: {
-            "": 6, "N": 8, "E": 6, "NS": 4, "EW": 4, "NE": 6, "NW": 6, "NEW": 4, "NSE": 4,
+            "": 6,
+            "N": 8,
+            "E": 6,
+            "NS": 4,
+            "EW": 4,
+            "NE": 6,
+            "NW": 6,
+            "NEW": 4,
+            "NES": 4,
         }
     )
-    toys: dict[str, int] = Field(
+    toys: dict[str, Count] = Field(
         default_factory=lambda: {"yarn": 4, "mouse": 4, "feather": 4, "fish": 4}
     )
     sprayers: int = Field(4, ge=0)
@@ -43,30 +99,34 @@ class Deck(_Frozen):
     def _boxes_are_distinct_cards(cls, boxes: dict[str, int]) -> dict[str, int]:
         """Normalise wall strings to NESW order and reject two turnings of one card (R1.3)."""
         out: dict[str, int] = {}
-        seen: dict[int, str] = {}
+        first: dict[int, str] = {}  # canonical mask -> the key as first written
         for key, count in boxes.items():
-            mask = parse_walls(key, where=f"boxes.{key!r}", error=ValueError)
-            if not isinstance(count, int) or count < 0:
-                raise ValueError(f"boxes.{key!r}: count must be >= 0, got {count!r}")
-            if canonical(mask) in seen:
-                raise ValueError(
-                    f"boxes: {key!r} and {seen[canonical(mask)]!r} are the same card "
-                    "turned by 180 degrees (R1.3); list it once"
+            mask = _walls(key)
+            earlier = first.get(canonical(mask))
+            if earlier is not None:
+                how = (
+                    "the same card (wall letters may come in any order)"
+                    if _walls(earlier) == mask
+                    else "the same card turned by 180 degrees (R1.3)"
                 )
-            seen[canonical(mask)] = key
+                raise _Invalid(f"{earlier!r} and {key!r} are {how}; list it once")
+            first[canonical(mask)] = key
             out[walls_str(mask)] = count
         return out
 
     @field_validator("toys")
     @classmethod
-    def _toy_counts(cls, toys: dict[str, int]) -> dict[str, int]:
-        for kind, count in toys.items():
+    def _toy_kinds(cls, toys: dict[str, int]) -> dict[str, int]:
+        """Toy kinds are plain words; sprayers and Princesses have their own keys (R5)."""
+        for kind in toys:
+            if kind.lower().rstrip("s") == "sprayer":
+                raise _Invalid("a sprayer is not a toy (R5); count them in deck.sprayers", (kind,))
+            if kind.lower().rstrip("s") in ("princes", "princesse"):
+                raise _Invalid(
+                    "a Princess is not a toy (R6); count them in deck.princesses", (kind,)
+                )
             if not kind or not kind.replace("_", "").isalnum():
-                raise ValueError(f"toys: kind name {kind!r} must be a plain word like 'yarn'")
-            if kind == "sprayer":
-                raise ValueError("toys: 'sprayer' is not a toy; use deck.sprayers")
-            if not isinstance(count, int) or count < 0:
-                raise ValueError(f"toys.{kind}: count must be >= 0, got {count!r}")
+                raise _Invalid(f"toy kind {kind!r} must be a plain word like 'yarn'")
         return dict(toys)
 
 
@@ -99,23 +159,653 @@ class GameConfig(_Frozen):
     @field_validator("sleeping_card_walls")
     @classmethod
     def _sleeping_walls(cls, text: str) -> str:
-        return walls_str(parse_walls(text, where="sleeping_card_walls", error=ValueError))
+        return walls_str(_walls(text))
 
     @model_validator(mode="after")
     def _deck_can_deal(self) -> GameConfig:
-        """The deck must hold a start box card and enough non-item cards to deal the hands (R2.3, R2.4)."""
+        """The deck must hold a start box card and enough cards to deal the hands (R2.3, R2.4)."""
         n_boxes = sum(self.deck.boxes.values())
         if n_boxes < 1:
-            raise ValueError("deck.boxes: the deck needs at least one box card for the start card (R2.3)")
+            raise _Invalid(
+                "the deck needs at least one box card for the start card (R2.3)", ("deck", "boxes")
+            )
         dealable = n_boxes - 1 + self.deck.princesses
         need = self.players * self.hand_size
         if dealable < need:
-            raise ValueError(
-                f"deck: {dealable} box and Princess cards after the start card cannot deal "
-                f"{self.players} hands of {self.hand_size} ({need} needed, R2.4)"
+            raise _Invalid(
+                f"{dealable} box and Princess cards after the start card cannot deal "
+                f"{self.players} hands of {self.hand_size} ({need} needed, R2.4)",
+                ("deck",),
             )
         return self
 
     def game_dict(self) -> dict:
         """The resolved settings with the same keys as the YAML."""
         return self.model_dump(mode="json")
+
+
+# ---------------------------------------------------------------------------
+# Studies
+
+STUDY_KEYS = ("name", "games", "seed", "seats", "rotate_seats", "sweep", "targets", "report")
+GAME_KEYS = tuple(GameConfig.model_fields)
+METRICS = ("first_player_advantage", "balance", "turns", "margin", "shared_wins", "mean_score")
+# Left out of config_hash: they change neither which games run nor how (see config_hash).
+HASH_IGNORES = ("name", "games", "targets", "report")
+
+
+class SeatSpec(_Frozen):
+    """One seat of the line-up: a policy name and its parameters, stored unchanged."""
+
+    policy: str = Field(min_length=1)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """Short name for tables and plots: 'greedy', or 'heuristic:spoiler' with a preset."""
+        preset = self.params.get("preset")
+        return self.policy if preset is None else f"{self.policy}:{preset}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seat as written in YAML: {policy: NAME, **params}."""
+        return {"policy": self.policy, **copy.deepcopy(self.params)}
+
+
+class StudyConfig(_Frozen):
+    """A validated study: game settings, line-up, run size and what to sweep and report."""
+
+    name: str = Field(min_length=1)
+    games: int = Field(10000, ge=1)
+    seed: int = Field(0, ge=0)
+    game: GameConfig = Field(default_factory=GameConfig)
+    seats: tuple[SeatSpec, ...]
+    rotate_seats: bool = True
+    sweep: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
+    targets: dict[str, float | tuple[float, float]] = Field(default_factory=dict)
+    report_path: str | None = None
+    source: str = "<memory>"
+
+    @model_validator(mode="after")
+    def _one_seat_per_player(self) -> StudyConfig:
+        if len(self.seats) != self.game.players:
+            raise _Invalid(_seat_count_problem(len(self.seats), self.game.players), ("seats",))
+        return self
+
+    def to_yaml_dict(self) -> dict[str, Any]:
+        """The resolved study as a plain dict in the YAML layout (game keys at top level)."""
+        out: dict[str, Any] = {"name": self.name, "games": self.games, "seed": self.seed}
+        out.update(self.game.game_dict())
+        out["seats"] = [seat.to_dict() for seat in self.seats]
+        out["rotate_seats"] = self.rotate_seats
+        if self.sweep:
+            out["sweep"] = {path: copy.deepcopy(list(vals)) for path, vals in self.sweep.items()}
+        if self.targets:
+            out["targets"] = {
+                k: list(v) if isinstance(v, tuple) else v for k, v in self.targets.items()
+            }
+        if self.report_path is not None:
+            out["report"] = {"path": self.report_path}
+        return out
+
+    def config_hash(self) -> str:
+        """sha256[:16] of the canonical JSON of to_yaml_dict() without HASH_IGNORES keys.
+
+        name, games, targets and report are left out: renaming a study, running
+        more games, moving the report or changing a target leaves every game's
+        result the same.
+        """
+        data = {k: v for k, v in self.to_yaml_dict().items() if k not in HASH_IGNORES}
+        return hashlib.sha256(_canonical_json(data).encode("ascii")).hexdigest()[:16]
+
+    def with_overrides(self, **dotted: Any) -> StudyConfig:
+        """A re-validated copy with dotted keys replaced, e.g. {"deck.sprayers": 6, "games": 100}.
+
+        Game settings take any existing dotted path; study keys are replaced whole
+        (`report.path` and `targets.<metric>` also work); None removes sweep,
+        targets or report. Changing `players` resizes a line-up of identical seats.
+        """
+        where = f"{self.source} (overrides)"
+        data = self.to_yaml_dict()
+        base = self.game.game_dict()
+        for key, value in dotted.items():
+            value = copy.deepcopy(value)
+            top, _, rest = key.partition(".")
+            if top in ("sweep", "targets", "report") and not rest and value is None:
+                data.pop(top, None)
+            elif top in STUDY_KEYS and not rest:
+                data[top] = value
+            elif top in ("targets", "report") and "." not in rest:
+                section = data.setdefault(top, {})
+                if not isinstance(section, dict):
+                    _fail(where, (top,), f"is {_show(section)}; set it whole")
+                section[rest] = value
+            elif top in STUDY_KEYS:
+                _fail(where, tuple(key.split(".")), f"set {top!r} as a whole")
+            else:
+                _set(data, _resolve(base, key, where, ()), value)
+        players = dotted.get("players")
+        if "seats" not in dotted and _is_int(players) and len(set(self.seats)) == 1:
+            data["seats"] = [self.seats[0].to_dict() for _ in range(max(players, 0))]
+        return _parse(data, self.source, where)
+
+    def sweep_points(self) -> list[dict[str, Any]]:
+        """Every sweep combination as {path: value}, in listing order ([{}] without a sweep).
+
+        Run one with `study.with_overrides(sweep=None, **point)`.
+        """
+        paths = list(self.sweep)
+        return [
+            dict(zip(paths, combo, strict=True))
+            for combo in itertools.product(*self.sweep.values())
+        ]
+
+
+def load_study(path: str | Path) -> StudyConfig:
+    """Read and validate a study YAML file; every mistake is one ConfigError line."""
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{where}: is a directory, not a study file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read: {exc.strerror}") from None
+    data = _load_yaml(text, where)
+    if data is None:
+        raise ConfigError(f"{where}: file is empty; expected study settings such as 'players: 4'")
+    return parse_study(data, where)
+
+
+def parse_study(data: Any, source: str) -> StudyConfig:
+    """Validate a parsed study mapping; `source` names it in errors and gives the default name."""
+    return _parse(data, source, source)
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """Split a CLI 'deck.sprayers=6' into ('deck.sprayers', 6); the value is read as YAML."""
+    key, eq, raw = text.partition("=")
+    if not eq or not key.strip():
+        raise ConfigError(f"override {text!r}: expected KEY=VALUE, e.g. deck.sprayers=6")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError as exc:
+        _, problem = _yaml_problem(exc)
+        raise ConfigError(f"override {text!r}: value is not valid YAML: {problem}") from None
+    return key.strip(), value
+
+
+def summarize(study: StudyConfig) -> str:
+    """One line for `sim validate`: 'configs/base.yaml: OK — base, 4 players, 70 cards, ...'."""
+    game, deck = study.game, study.game.deck
+    cards = sum(deck.boxes.values()) + sum(deck.toys.values()) + deck.sprayers + deck.princesses
+    counts: dict[str, int] = {}
+    for seat in study.seats:
+        counts[seat.label] = counts.get(seat.label, 0) + 1
+    seats = ", ".join(label if n == 1 else f"{label}×{n}" for label, n in counts.items())
+    parts = [
+        study.name,
+        f"{game.players} players",
+        f"{cards} cards",
+        f"{study.games} games",
+        f"seats {seats}" + ("" if study.rotate_seats else " (not rotated)"),
+    ]
+    if variants := game.rules.switched_on():
+        parts.append("variants " + ", ".join(f"{k}={_plain(v)}" for k, v in variants.items()))
+    if study.sweep:
+        parts.append("sweep " + " × ".join(f"{p} ({len(v)})" for p, v in study.sweep.items()))
+    return f"{study.source}: OK — " + ", ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Parsing a study mapping
+
+
+def _parse(data: Any, source: str, where: str) -> StudyConfig:
+    """parse_study with `where` (the error prefix) separate from `source` (stored)."""
+    if not isinstance(data, Mapping):
+        _fail(where, (), f"top level must be a mapping of settings (key: value), got {_show(data)}")
+    for key in data:
+        if not isinstance(key, str):
+            _fail(where, (), f"setting names must be text, got {_show(key)}")
+        if key not in STUDY_KEYS and key not in GAME_KEYS:
+            _fail(where, (key,), _unknown(key, STUDY_KEYS + GAME_KEYS, "key"))
+    game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
+    seats = _parse_seats(data.get("seats"), game.players, where)
+    fields: dict[str, Any] = {k: data[k] for k in ("games", "seed", "rotate_seats") if k in data}
+    fields["name"] = data["name"] if "name" in data else Path(source).stem
+    fields.update(
+        game=game,
+        seats=seats,
+        sweep=_parse_sweep(data.get("sweep"), game, seats, where),
+        targets=_parse_targets(data.get("targets"), where),
+        report_path=_parse_report(data.get("report"), where),
+        source=source,
+    )
+    try:
+        return StudyConfig.model_validate(fields)
+    except ValidationError as exc:
+        _fail(where, *_explain(exc, StudyConfig))
+
+
+def _validate_game(data: dict[str, Any], where: str) -> GameConfig:
+    """GameConfig.model_validate with the first error as a ConfigError line."""
+    try:
+        return GameConfig.model_validate(data)
+    except ValidationError as exc:
+        _fail(where, *_explain(exc, GameConfig))
+
+
+def _parse_seats(raw: Any, players: int, where: str) -> tuple[SeatSpec, ...]:
+    """One SeatSpec per player; default all random. Policy names are checked by the registry."""
+    from sim.policies.registry import check_seat  # late: policies may import this module
+
+    if raw is None:
+        return tuple(SeatSpec(policy="random") for _ in range(players))
+    if not isinstance(raw, list):
+        _fail(where, ("seats",), f"must be a list of {{policy: NAME}} seats, got {_show(raw)}")
+    if len(raw) != players:
+        _fail(where, ("seats",), _seat_count_problem(len(raw), players))
+    seats = []
+    for i, item in enumerate(raw):
+        at = ("seats", i)
+        if not isinstance(item, Mapping):
+            _fail(where, at, f"must be a mapping like {{policy: random}}, got {_show(item)}")
+        if "policy" not in item:
+            _fail(where, at, "no 'policy'; every seat needs one, e.g. {policy: random}")
+        policy = item["policy"]
+        if not isinstance(policy, str) or not policy:
+            _fail(where, (*at, "policy"), f"must be a policy name, got {_show(policy)}")
+        params = {k: copy.deepcopy(v) for k, v in item.items() if k != "policy"}
+        for key in params:
+            if not isinstance(key, str):
+                _fail(where, at, f"parameter names must be text, got {_show(key)}")
+        try:
+            check_seat(policy, dict(params))
+        except ValueError as exc:
+            _fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
+        seats.append(SeatSpec(policy=policy, params=params))
+    return tuple(seats)
+
+
+def _seat_count_problem(n_seats: int, players: int) -> str:
+    listed = "1 seat" if n_seats == 1 else f"{n_seats} seats"
+    return f"{listed} listed but players is {players}; list exactly one seat per player"
+
+
+def _parse_sweep(
+    raw: Any, game: GameConfig, seats: tuple[SeatSpec, ...], where: str
+) -> dict[str, tuple[Any, ...]]:
+    """Check 1 or 2 dotted game settings -> value lists by validating every grid point."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        _fail(
+            where,
+            ("sweep",),
+            f"must map settings to value lists like {{deck.sprayers: [0, 2]}}, got {_show(raw)}",
+        )
+    if not 1 <= len(raw) <= 2:
+        _fail(where, ("sweep",), f"give 1 or 2 settings to sweep, got {len(raw)}")
+    base = game.game_dict()
+    out: dict[tuple[str, ...], tuple[Any, ...]] = {}
+    for key, values in raw.items():
+        if not isinstance(key, str):
+            _fail(
+                where,
+                ("sweep",),
+                f"setting names must be text like 'deck.sprayers', got {_show(key)}",
+            )
+        path = _resolve(base, key, where, ("sweep",))
+        at = ("sweep", *path)
+        for other in out:
+            if other[: len(path)] == path or path[: len(other)] == other:
+                _fail(where, at, f"overlaps {_join(other)!r}; sweep two separate settings")
+        if not isinstance(values, list) or not values:
+            _fail(where, at, f"must be a non-empty list of values, got {_show(values)}")
+        clean: list[Any] = []
+        for i, value in enumerate(values):
+            resolved = _get(_sweep_game(base, {path: value}, where, (*at, i)).game_dict(), path)
+            if resolved in clean:
+                _fail(where, (*at, i), f"{_show(value)} is already in the list")
+            clean.append(resolved)
+        out[path] = tuple(clean)
+    if len(out) == 2:
+        (p1, v1), (p2, v2) = out.items()
+        for a, b in itertools.product(v1, v2):
+            _sweep_game(base, {p1: a, p2: b}, where, ("sweep",))
+    if ("players",) in out and len(set(seats)) > 1:
+        _fail(
+            where,
+            ("sweep", "players"),
+            "sweeping players needs all seats alike (one line-up copied per player count)",
+        )
+    return {_join(path): vals for path, vals in out.items()}
+
+
+def _sweep_game(
+    base: dict, changes: dict[tuple[str, ...], Any], where: str, at: tuple
+) -> GameConfig:
+    """Validate base with `changes` applied; name the sweep entry `at` on failure."""
+    data = copy.deepcopy(base)
+    for path, value in changes.items():
+        _set(data, path, copy.deepcopy(value))
+    try:
+        return GameConfig.model_validate(data)
+    except ValidationError as exc:
+        loc, problem = _explain(exc, GameConfig)
+    if len(changes) == 1:
+        ((path, value),) = changes.items()
+        if loc[: len(path)] == path:  # the swept value itself is wrong
+            _fail(where, at + loc[len(path) :], problem)
+    point = " with ".join(f"{_join(p)}={_show(v)}" for p, v in changes.items())
+    _fail(where, at, f"{point} gives an invalid game: {_fmt_path(loc) or 'game'}: {problem}")
+
+
+def _parse_targets(raw: Any, where: str) -> dict[str, float | tuple[float, float]]:
+    """metric -> number or [lo, hi]; metric names from METRICS."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        _fail(where, ("targets",), f"must map metrics to a number or [lo, hi], got {_show(raw)}")
+    out: dict[str, float | tuple[float, float]] = {}
+    for metric, target in raw.items():
+        at = ("targets", metric)
+        if metric not in METRICS:
+            _fail(where, at, _unknown(metric, METRICS, "metric"))
+        if _is_number(target):
+            out[metric] = float(target)
+        elif isinstance(target, list) and len(target) == 2 and all(map(_is_number, target)):
+            lo, hi = float(target[0]), float(target[1])
+            if lo > hi:
+                _fail(where, at, f"range [lo, hi] needs lo <= hi, got {_show(target)}")
+            out[metric] = (lo, hi)
+        else:
+            _fail(where, at, f"must be a number or a range [lo, hi], got {_show(target)}")
+    return out
+
+
+def _parse_report(raw: Any, where: str) -> str | None:
+    """report: {path: str} -> the path (None when absent)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        _fail(
+            where,
+            ("report",),
+            f"must be a mapping like {{path: reports/base.html}}, got {_show(raw)}",
+        )
+    for key in raw:
+        if key != "path":
+            _fail(where, ("report", key), _unknown(key, ("path",), "key"))
+    path = raw.get("path")
+    if not isinstance(path, str) or not path.strip():
+        _fail(where, ("report", "path"), f"must be a file path, got {_show(path)}")
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Dotted paths into the YAML layout
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _fmt_path(loc: tuple) -> str:
+    """('seats', 2, 'policy') -> 'seats[2].policy'; odd keys quoted: deck.boxes.''."""
+    out = ""
+    for seg in loc:
+        if isinstance(seg, int) and not isinstance(seg, bool):
+            out += f"[{seg}]"
+        else:
+            text = seg if isinstance(seg, str) and _PLAIN_KEY.fullmatch(seg) else repr(seg)
+            out += f".{text}" if out else text
+    return out
+
+
+def _join(path: tuple[str, ...]) -> str:
+    """The canonical dotted name of a game setting, as used for sweep keys."""
+    return _fmt_path(path)
+
+
+def _resolve(base: dict, dotted: str, where: str, prefix: tuple) -> tuple[str, ...]:
+    """Turn 'deck.toys.yarn' into a key path that exists in the game dict `base`."""
+    parts = [
+        p[1:-1] if len(p) >= 2 and p[0] == p[-1] and p[0] in "'\"" else p for p in dotted.split(".")
+    ]
+    node: Any = base
+    path: tuple[str, ...] = ()
+    for part in parts:
+        if not isinstance(node, dict):
+            _fail(where, prefix + path, f"is a single setting; it has no {part!r}")
+        if path == ("deck", "boxes"):
+            part = _box_key(node, part, where, prefix + path)
+        elif part not in node:
+            here = (*prefix, *path, part)
+            if not path and part in STUDY_KEYS:
+                _fail(where, here, "not a game setting; sweep game settings such as deck.sprayers")
+            close = difflib.get_close_matches(dotted, _all_paths(base), n=1)
+            if close:
+                _fail(where, here, f"unknown setting; did you mean {close[0]!r}?")
+            valid = ", ".join(_join((*path, k)) for k in node)
+            _fail(where, here, f"unknown setting; valid here: {valid}")
+        path = (*path, part)
+        node = node[part]
+    return path
+
+
+def _box_key(boxes: dict, text: str, where: str, at: tuple) -> str:
+    """The deck.boxes key naming the same card as `text` (letters in any order)."""
+    try:
+        mask = _walls(text)
+    except _Invalid as exc:
+        _fail(where, at, exc.problem)
+    for key in boxes:
+        if parse_walls(key) == mask:
+            return key
+        if canonical(parse_walls(key)) == canonical(mask):
+            _fail(
+                where, (*at, text), f"is {key!r} turned by 180 degrees (R1.3); use deck.boxes.{key}"
+            )
+    _fail(
+        where,
+        (*at, text),
+        "the deck has no such box card; add it to deck.boxes (count 0 is fine) to vary it",
+    )
+
+
+def _all_paths(node: dict, path: tuple[str, ...] = ()) -> list[str]:
+    """Every dotted setting path in a game dict, mappings included."""
+    out = []
+    for key, value in node.items():
+        out.append(_join((*path, key)))
+        if isinstance(value, dict):
+            out.extend(_all_paths(value, (*path, key)))
+    return out
+
+
+def _get(data: dict, path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+def _set(data: dict, path: tuple[str, ...], value: Any) -> None:
+    for key in path[:-1]:
+        data = data[key]
+    data[path[-1]] = value
+
+
+# ---------------------------------------------------------------------------
+# Error lines
+
+
+def _fail(where: str, loc: tuple, problem: str) -> NoReturn:
+    """Raise the one-line ConfigError '<where>: <dotted.path>: <problem>'."""
+    path = _fmt_path(loc)
+    text = f"{where}: {path}: {problem}" if path else f"{where}: {problem}"
+    raise ConfigError(" ".join(text.split()))
+
+
+def _unknown(key: Any, valid: tuple[str, ...] | list[str], what: str) -> str:
+    """'unknown key; did you mean ...?' or, when nothing is close, the valid names."""
+    hint = _HINTS.get(key) if what == "key" else None
+    if hint:
+        return f"unknown key; {hint}"
+    close = difflib.get_close_matches(str(key), list(valid), n=1)
+    if close:
+        return f"unknown {what}; did you mean {close[0]!r}?"
+    return f"unknown {what}; valid {what}s: {', '.join(valid)}"
+
+
+_HINTS = {
+    "game": "game settings go at the top level (players: 4, deck: {...}), not under 'game'",
+    "report_path": "write report: {path: ...}",
+}
+
+
+def _explain(exc: ValidationError, root: type[BaseModel]) -> tuple[tuple, str]:
+    """The first pydantic error as (key path, human problem): no URLs, no [type=...]."""
+    err = exc.errors()[0]
+    loc, kind, ctx = tuple(err["loc"]), err["type"], err.get("ctx") or {}
+    got = _show(err["input"])
+    if loc and loc[-1] == "[key]":
+        return loc[:-2], f"key {_show(loc[-2])} must be text"
+    if kind == "value_error" and isinstance(ctx.get("error"), _Invalid):
+        return loc + ctx["error"].at, ctx["error"].problem
+    if kind == "extra_forbidden":
+        model = _model_at(root, loc[:-1])
+        return loc, _unknown(loc[-1], tuple(model.model_fields) if model else (), "key")
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        return loc, f"{_bounds(root, loc, kind, ctx)}, got {got}"
+    simple = {
+        "int_type": "must be an integer",
+        "bool_type": "must be true or false",
+        "string_type": "must be text",
+        "float_type": "must be a number",
+        "dict_type": "must be a mapping (key: value)",
+        "model_type": "must be a mapping (key: value)",
+        "model_attributes_type": "must be a mapping (key: value)",
+        "string_too_short": "must not be empty",
+        "missing": "is required",
+    }
+    if kind in simple:
+        return loc, f"{simple[kind]}, got {got}" if kind != "missing" else simple[kind]
+    if kind == "literal_error":
+        return loc, f"must be {ctx['expected']}, got {got}"
+    message = err["msg"].removeprefix("Value error, ")
+    return loc, f"{message[:1].lower()}{message[1:]}, got {got}"
+
+
+def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    """The model class whose fields sit at `loc` below `root` (None below a plain dict)."""
+    model = root
+    for seg in loc:
+        field = model.model_fields.get(seg) if isinstance(seg, str) else None
+        ann = field.annotation if field else None
+        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+            return None
+        model = ann
+    return model
+
+
+def _bounds(root: type[BaseModel], loc: tuple, kind: str, ctx: dict) -> str:
+    """'must be >= 0', or 'must be from 2 to 5' when the field has both bounds."""
+    model = _model_at(root, loc[:-1])
+    field = model.model_fields.get(loc[-1]) if model and isinstance(loc[-1], str) else None
+    ge = next((m.ge for m in field.metadata if hasattr(m, "ge")), None) if field else None
+    le = next((m.le for m in field.metadata if hasattr(m, "le")), None) if field else None
+    if ge is not None and le is not None:
+        return f"must be from {ge} to {le}"
+    sign = {"greater_than_equal": ">=", "less_than_equal": "<=", "greater_than": ">"}.get(kind, "<")
+    return f"must be {sign} {next(iter(ctx.values()))}"
+
+
+def _show(value: Any) -> str:
+    """A value as a YAML user would write it, short: 'four', 4.0, true, null, a list [1, 2]."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str | int | float):
+        return repr(value)
+    kind = (
+        "a list "
+        if isinstance(value, list | tuple)
+        else "a mapping "
+        if isinstance(value, Mapping)
+        else ""
+    )
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return kind + (text if len(text) <= 50 else text[:47] + "...")
+
+
+def _plain(value: Any) -> str:
+    return _show(value).strip("'")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _canonical_json(data: Any) -> str:
+    """Key-sorted compact JSON: the same text in every process."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+
+
+# ---------------------------------------------------------------------------
+# YAML
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            first = seen.setdefault(key, key_node.start_mark.line)
+        except TypeError:
+            continue  # unhashable key: construct_mapping reports it
+        if first != key_node.start_mark.line:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"duplicate key {key!r} (first given on line {first + 1})",
+                key_node.start_mark,
+            )
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _load_yaml(text: str, where: str) -> Any:
+    """yaml load with syntax errors as one line that carries the line number."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        at, problem = _yaml_problem(exc)
+        raise ConfigError(" ".join(f"{where}: {at}invalid YAML: {problem}".split())) from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, str]:
+    """('line 3, column 5: ', problem) from a PyYAML error, whose str() spans lines."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return "", " ".join(str(exc).split())
+    mark = exc.problem_mark or exc.context_mark
+    at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    problem = exc.problem or exc.context or "unreadable"
+    if exc.context and exc.problem:
+        started = f" on line {exc.context_mark.line + 1}" if exc.context_mark else ""
+        problem += f" ({exc.context}{started})"
+    return at, problem

@@ -1,0 +1,45 @@
+"""Policy names and their parameters, checked when a study config is loaded.
+
+Minimal placeholder: only `random` exists so far. `KNOWN` maps each policy
+name to the parameter names it accepts. `check_seat` raises `SeatError` (a
+ValueError) whose `key` names the seat key at fault, so the config loader can
+point at `seats[i].policy` or `seats[i].<param>`.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+KNOWN: dict[str, set[str]] = {"random": set()}
+
+
+class SeatError(ValueError):
+    """A seat spec is invalid; `key` is 'policy' or the offending parameter name."""
+
+    def __init__(self, message: str, key: str = "policy") -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _hint(word: str, choices: list[str]) -> str:
+    """A 'did you mean' for a close match, else nothing."""
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def check_seat(policy: str, params: dict) -> None:
+    """Reject an unknown policy name or a parameter the policy does not take."""
+    names = sorted(KNOWN)
+    if policy not in KNOWN:
+        raise SeatError(
+            f"unknown policy {policy!r}{_hint(policy, names)} (known: {', '.join(names)})"
+        )
+    allowed = sorted(KNOWN[policy])
+    for key in params:
+        if key not in KNOWN[policy]:
+            takes = ", ".join(allowed) if allowed else "no parameters"
+            raise SeatError(
+                f"policy {policy!r} has no parameter {key!r}{_hint(str(key), allowed)}"
+                f" (it takes {takes})",
+                key=str(key),
+            )
