@@ -6,48 +6,47 @@ import numpy as np
 from numba import njit
 
 from sim.engine.rng import WORD_SEAT0, game_words, randint
-from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT
-from sim.engine.turns import apply_action, legal_actions, setup
+from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
+from sim.engine.turns import (
+    apply_action,
+    count_play_actions,
+    legal_actions,
+    nth_play_action,
+    setup,
+)
 
 
 @njit(cache=True)
-def play_random(st, pr, words, buf):
+def play_random(s, pr, words, buf):
     """Play one game with every seat uniform over legal actions (the random policy)."""
-    setup(st, pr, words)
+    setup(s, pr, words)
     streams = np.empty((pr.players, 1), np.uint64)
-    for s in range(pr.players):
-        streams[s, 0] = words[WORD_SEAT0 + s]
-    while st.sc[SC_DECISION] != DEC_OVER:
-        n = legal_actions(st, pr, buf)
-        if n == 1:
-            a = buf[0]
-        else:
-            a = buf[randint(streams[st.sc[SC_SEAT]], n)]
-        apply_action(st, pr, a)
+    for p in range(pr.players):
+        streams[p, 0] = words[WORD_SEAT0 + p]
+    while s[SC_DECISION] != DEC_OVER:
+        apply_action(s, pr, random_action(s, pr, streams[s[SC_SEAT]], buf))
 
 
 @njit(cache=True)
-def reset_state(st):
-    """Clear a state for reuse without allocating (new_state's initial values)."""
-    st.sc[:] = 0
-    st.walls[:] = -1
-    st.parent[:] = -1
-    st.occupant[:] = -1
-    st.seam_item[:] = -1
-    st.front_pos[:] = -1
-    st.hands[:] = 0
-    st.stats[:] = 0
-    st.seat_stats[:] = 0
+def random_action(s, pr, stream, buf):
+    """Uniform over the legal actions; at a plain play decision, without listing them."""
+    n = count_play_actions(s, pr)
+    if n > 1:
+        return nth_play_action(s, pr, randint(stream, n))
+    n = legal_actions(s, pr, buf)
+    if n == 1:
+        return buf[0]
+    return buf[randint(stream, n)]
 
 
 @njit(cache=True)
-def bench_random(pr, st, root, first, count):
+def bench_random(pr, blank, root, first, count):
     """Play `count` random games from game index `first`; return total turns."""
     buf = np.empty(pr.max_actions, np.int32)
+    s = blank.copy()
     turns = 0
     for i in range(first, first + count):
-        reset_state(st)
-        words = game_words(root, i, 2 + pr.players)
-        play_random(st, pr, words, buf)
-        turns += st.sc[7]
+        s[: pr.o_scratch] = blank[: pr.o_scratch]
+        play_random(s, pr, game_words(root, i, 2 + pr.players), buf)
+        turns += s[SC_TURNS]
     return turns

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import namedtuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -64,6 +65,7 @@ SC_NDISCARD = 19
 SC_TRIGGER_TURN = 20
 SC_PRINCESSES = 21  # Princesses on the table
 SC_DECK_LEN = 22  # cards in the deck after setup (the deck is deck[SC_DECK_POS:SC_DECK_LEN])
+SC_FREE_SEAMS = 23  # open seams without an item (R5.3 needs only whether one exists)
 N_SC = 24
 
 # Per (seat, card type) counters for the results.
@@ -80,28 +82,32 @@ EV_SETUP, EV_TURN, EV_DRAW, EV_ITEM, EV_WASTED, EV_PLACE = 0, 1, 2, 3, 4, 5
 EV_CAT, EV_SLEEPING, EV_PRINCESS, EV_DISCARD, EV_TRIGGER, EV_END = 6, 7, 8, 9, 10, 11
 EV_WIDTH = 6
 
+# Params holds only ints; the state is one int32 buffer. A compiled call then
+# moves a single array, which keeps numba's reference counting (atomic
+# increments per array argument) off the hot path: that alone was a 17x
+# speed-up over a tuple of arrays. The buffer starts with the scalar slots,
+# then a constant lookup table (per card type: kind, walls, toy index, name
+# salt; per physical card: type and copy number; the neighbour offsets),
+# then the mutable parts of the game.
+TAB_PARTS = ("t_kind", "t_walls", "t_toy", "t_salt", "t_deck_type", "t_deck_copy", "t_row", "t_col")
+
 Params = namedtuple(
     "Params",
     [
-        "players", "rows", "cols", "width", "ncells", "origin", "ntoys", "ntypes",
+        "players", "rows", "cols", "width", "ncells", "origin", "ntoys", "ntypes", "ndeck",
         "hand_size", "cats", "sleeps", "sleep_walls",
         "match_sides", "entry_any", "evict_discard", "sleep_majority",
-        "type_kind", "type_walls", "type_toy", "type_salt",
-        "deck_types", "deck_copies", "offsets", "max_actions", "max_events",
+        "max_cats", "max_actions", "max_events",
+        # where the lookup table's parts start in the state buffer
+        "t_kind", "t_walls", "t_toy", "t_salt", "t_deck_type", "t_deck_copy", "t_row", "t_col",
+        # offsets into the state buffer
+        "o_sc", "o_tab", "o_walls", "o_parent", "o_occ", "o_open", "o_size", "o_spray", "o_toys",
+        "o_awake", "o_sleep", "o_seam", "o_front", "o_fpos", "o_placed",
+        "o_cat_cell", "o_cat_owner", "o_princess", "o_deck", "o_hands",
+        "o_supply_awake", "o_supply_sleep", "o_stats", "o_seat_stats", "o_scratch", "o_events",
+        "state_size",
     ],
 )
-
-State = namedtuple(
-    "State",
-    [
-        "sc", "walls", "parent", "occupant",
-        "box_open", "box_size", "box_toys", "box_spray", "box_awake", "box_sleep",
-        "seam_item", "front", "front_pos", "placed",
-        "cat_cell", "cat_owner", "princess_cell",
-        "deck", "hands", "awake", "asleep", "stats", "seat_stats", "events",
-    ],
-)
-
 
 class CardTypes:
     """Names and kinds of the card types of one config, in a fixed order.
@@ -142,12 +148,32 @@ class CardTypes:
 
 
 def card_salt(name: str) -> int:
-    """A stable 64-bit key per card name, so a card's shuffle key never depends on the others."""
-    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "little")
+    """A stable 31-bit key per card name, so a card's shuffle key never depends on the others."""
+    digest = hashlib.blake2b(name.encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "little") & 0x7FFFFFFF
 
 
-def make_params(config: GameConfig) -> Params:
-    """Compile a validated config into the engine's flat parameters."""
+def _lookup_table(types: CardTypes, deck_types: list[int], deck_copies: list[int],
+                  rows: int, cols: int):
+    """The constant part of the state buffer and where each part starts within it.
+
+    Cell rows and columns are tabulated because an integer division per cell
+    check cost a fifth of a random game.
+    """
+    width = 2 * cols + 1
+    ncells = (2 * rows + 1) * width
+    salts = [card_salt(n) for n in types.names]
+    parts = [types.kinds, types.walls, types.toy_index, salts, deck_types, deck_copies,
+             [x // width - rows for x in range(ncells)], [x % width - cols for x in range(ncells)]]
+    offsets, tab = [], []
+    for part in parts:
+        offsets.append(len(tab))
+        tab += part
+    return offsets, tab
+
+
+def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
+    """Compile a validated config into the engine's flat parameters and lookup table."""
     types = CardTypes(config)
     rows, cols = config.table.rows, config.table.columns
     width = 2 * cols + 1
@@ -156,72 +182,108 @@ def make_params(config: GameConfig) -> Params:
     for t, count in enumerate(types.counts):
         deck_types += [t] * count
         deck_copies += list(range(count))
-    n_cards = len(deck_types)
-    players = config.players
+    ndeck = len(deck_types)
+    players, ntypes = config.players, len(types)
+    ntoys = max(1, len(types.toy_kinds))
+    tab_offsets, tab = _lookup_table(types, deck_types, deck_copies, rows, cols)
+    max_cats = players * config.cats_per_player + 1
+    # Parts that setup needs in their blank state come first, up to o_scratch;
+    # the rest is written before it is read (per-box data when a card is laid,
+    # list entries when they are appended), so a new game copies only the head.
+    sizes = [
+        ("o_sc", N_SC), ("o_walls", ncells), ("o_occ", ncells),
+        ("o_seam", 2 * ncells), ("o_fpos", ncells),
+        ("o_deck", ndeck), ("o_hands", players * ntypes),
+        ("o_supply_awake", players), ("o_supply_sleep", players),
+        ("o_stats", players * ntypes * N_ST), ("o_seat_stats", players * N_PS),
+        ("o_scratch", 0),
+        ("o_parent", ncells), ("o_open", ncells), ("o_size", ncells), ("o_spray", ncells),
+        ("o_toys", ncells * ntoys), ("o_awake", ncells * players), ("o_sleep", ncells * players),
+        ("o_front", ncells), ("o_placed", ncells),
+        ("o_cat_cell", max_cats), ("o_cat_owner", max_cats), ("o_princess", ndeck + 1),
+        ("o_tab", len(tab)),  # constant: never written during a game
+    ]
+    offsets, at = {}, 0
+    for name, size in sizes:
+        offsets[name] = at
+        at += size
     rules = config.rules
     return Params(
-        players=players,
-        rows=rows,
-        cols=cols,
-        width=width,
-        ncells=ncells,
-        origin=rows * width + cols,
-        ntoys=max(1, len(types.toy_kinds)),
-        ntypes=len(types),
-        hand_size=config.hand_size,
-        cats=config.cats_per_player,
-        sleeps=config.sleeping_per_player,
-        sleep_walls=parse_walls(config.sleeping_card_walls),
+        players=players, rows=rows, cols=cols, width=width, ncells=ncells,
+        origin=rows * width + cols, ntoys=ntoys, ntypes=ntypes, ndeck=ndeck,
+        hand_size=config.hand_size, cats=config.cats_per_player,
+        sleeps=config.sleeping_per_player, sleep_walls=parse_walls(config.sleeping_card_walls),
         match_sides=int(rules.match_sides == "matching"),
         entry_any=int(rules.cat_entry == "any"),
         evict_discard=int(rules.evicted_cat == "discard"),
         sleep_majority=int(rules.sleeping_counts_for_majority),
-        type_kind=np.array(types.kinds, np.int8),
-        type_walls=np.array(types.walls, np.int8),
-        type_toy=np.array(types.toy_index, np.int8),
-        type_salt=np.array([card_salt(n) for n in types.names], np.uint64),
-        deck_types=np.array(deck_types, np.int8),
-        deck_copies=np.array(deck_copies, np.int16),
-        offsets=np.array([-width, 1, width, -1], np.int64),
+        max_cats=max_cats,
         max_actions=2 * ncells * (config.hand_size + 2) + 64,
-        max_events=12 * (n_cards + players * (config.cats_per_player + config.sleeping_per_player))
-        + 8 * players * (config.hand_size + 2)
-        + 64,
-    )
+        max_events=12 * (ndeck + players * (config.cats_per_player + config.sleeping_per_player))
+        + 8 * players * (config.hand_size + 2) + 64,
+        **{name: offsets["o_tab"] + at for name, at in zip(TAB_PARTS, tab_offsets, strict=True)},
+        o_events=at, state_size=at,
+        **offsets,
+    ), tab
 
 
-def new_state(pr: Params) -> State:
-    """An empty state shaped for these parameters (setup fills it)."""
-    n, players, ntypes = pr.ncells, pr.players, pr.ntypes
-    max_cats = players * pr.cats + 1
-    return State(
-        sc=np.zeros(N_SC, np.int64),
-        walls=np.full(n, -1, np.int8),
-        parent=np.full(n, -1, np.int16),
-        occupant=np.full(n, FREE, np.int8),
-        box_open=np.zeros(n, np.int16),
-        box_size=np.zeros(n, np.int16),
-        box_toys=np.zeros((n, pr.ntoys), np.int16),
-        box_spray=np.zeros(n, np.int16),
-        box_awake=np.zeros((n, players), np.int16),
-        box_sleep=np.zeros((n, players), np.int16),
-        seam_item=np.full(2 * n, -1, np.int8),
-        front=np.zeros(n, np.int16),
-        front_pos=np.full(n, -1, np.int16),
-        placed=np.zeros(n, np.int16),
-        cat_cell=np.zeros(max_cats, np.int16),
-        cat_owner=np.zeros(max_cats, np.int8),
-        princess_cell=np.zeros(len(pr.deck_types) + 1, np.int16),
-        deck=np.zeros(len(pr.deck_types), np.int8),
-        hands=np.zeros((players, ntypes), np.int8),
-        awake=np.zeros(players, np.int16),
-        asleep=np.zeros(players, np.int16),
-        stats=np.zeros((players, ntypes, N_ST), np.int32),
-        seat_stats=np.zeros((players, N_PS), np.int32),
-        events=np.zeros((pr.max_events, EV_WIDTH), np.int32),
-    )
+@dataclass(frozen=True, eq=False)
+class Engine:
+    """A config compiled for the engine: parameters, card types, and a blank state."""
+
+    config: GameConfig
+    types: CardTypes
+    pr: Params
+    blank: np.ndarray  # an empty state with the lookup table filled in
+
+    def new_state(self, *, log: bool = False) -> np.ndarray:
+        """A fresh state buffer (setup fills it); with room for events if `log`."""
+        if not log:
+            return self.blank.copy()
+        s = np.zeros(self.pr.state_size + self.pr.max_events * EV_WIDTH, np.int32)
+        s[: self.pr.state_size] = self.blank
+        s[SC_LOG] = 1
+        return s
 
 
-def copy_state(st: State) -> State:
-    """A deep copy, for look-ahead (cheap: a few small arrays)."""
-    return State(*(a.copy() for a in st))
+def make_engine(config: GameConfig) -> Engine:
+    """Compile a validated config once; the result is shared by every game of a run."""
+    pr, tab = _make_params(config)
+    blank = np.zeros(pr.state_size, np.int32)
+    blank[pr.o_tab : pr.o_tab + len(tab)] = tab
+    for off, n in ((pr.o_walls, pr.ncells), (pr.o_occ, pr.ncells), (pr.o_seam, 2 * pr.ncells),
+                   (pr.o_fpos, pr.ncells)):
+        blank[off:off + n] = -1
+    blank.setflags(write=False)
+    return Engine(config=config, types=CardTypes(config), pr=pr, blank=blank)
+
+
+class StateView:
+    """Named numpy views into a state buffer, for Python code and tests (not the hot path)."""
+
+    def __init__(self, s: np.ndarray, pr: Params) -> None:
+        n, players, ntypes = pr.ncells, pr.players, pr.ntypes
+        self.sc = s[pr.o_sc:pr.o_sc + N_SC]
+        self.walls = s[pr.o_walls:pr.o_walls + n]
+        self.parent = s[pr.o_parent:pr.o_parent + n]
+        self.occupant = s[pr.o_occ:pr.o_occ + n]
+        self.box_open = s[pr.o_open:pr.o_open + n]
+        self.box_size = s[pr.o_size:pr.o_size + n]
+        self.box_spray = s[pr.o_spray:pr.o_spray + n]
+        self.box_toys = s[pr.o_toys:pr.o_toys + n * pr.ntoys].reshape(n, pr.ntoys)
+        self.box_awake = s[pr.o_awake:pr.o_awake + n * players].reshape(n, players)
+        self.box_sleep = s[pr.o_sleep:pr.o_sleep + n * players].reshape(n, players)
+        self.seam_item = s[pr.o_seam:pr.o_seam + 2 * n]
+        self.front = s[pr.o_front:pr.o_front + n]
+        self.placed = s[pr.o_placed:pr.o_placed + n]
+        self.cat_cell = s[pr.o_cat_cell:pr.o_cat_cell + pr.max_cats]
+        self.cat_owner = s[pr.o_cat_owner:pr.o_cat_owner + pr.max_cats]
+        self.princess_cell = s[pr.o_princess:pr.o_princess + pr.ndeck + 1]
+        self.deck = s[pr.o_deck:pr.o_deck + pr.ndeck]
+        self.hands = s[pr.o_hands:pr.o_hands + players * ntypes].reshape(players, ntypes)
+        self.awake = s[pr.o_supply_awake:pr.o_supply_awake + players]
+        self.asleep = s[pr.o_supply_sleep:pr.o_supply_sleep + players]
+        self.stats = s[pr.o_stats:pr.o_stats + players * ntypes * N_ST].reshape(players, ntypes, N_ST)
+        self.seat_stats = s[pr.o_seat_stats:pr.o_seat_stats + players * N_PS].reshape(players, N_PS)
+        n_ev = (len(s) - pr.o_events) // EV_WIDTH
+        self.events = s[pr.o_events:pr.o_events + n_ev * EV_WIDTH].reshape(n_ev, EV_WIDTH)

@@ -3,6 +3,8 @@
 Boxes are kept incrementally: each box root carries its size, the number of
 open sides that touch no card (R1.8: closed iff zero), its toys per kind,
 sprayers, and cats per seat, so scoring never walks the layout.
+
+All functions work on the flat state buffer `s` with the offsets in `pr`.
 """
 
 from __future__ import annotations
@@ -22,309 +24,348 @@ from sim.engine.state import (
     SC_NCATS,
     SC_NFRONT,
     SC_NPLACED,
+    SC_FREE_SEAMS,
     SC_PRINCESSES,
     SLEEP_BASE,
 )
 
+INLINE = {"cache": True, "inline": "always"}
 
-@njit(cache=True, inline="always")
+
+@njit(**INLINE)
 def turned(mask):
     """Walls of a card turned by 180 degrees: N<->S, E<->W (R1.3)."""
     return ((mask & 3) << 2) | ((mask >> 2) & 3)
 
 
-@njit(cache=True, inline="always")
-def find(parent, x):
-    """Root of x's box, halving paths as it goes."""
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
+@njit(**INLINE)
+def offset(pr, d):
+    """Cell-index step to the neighbour on side d: N -width, E +1, S +width, W -1."""
+    return (1 - (d & 1)) * pr.width * (d - 1) + (d & 1) * (2 - d)
+
+
+@njit(**INLINE)
+def walls_at(s, pr, x):
+    """Walls of the card on x as laid, -1 when empty."""
+    return s[pr.o_walls + x]
+
+
+@njit(**INLINE)
+def find(s, pr, x):
+    """Root of x's box, halving paths as it goes (R1.7)."""
+    par = pr.o_parent
+    while s[par + x] != x:
+        s[par + x] = s[par + s[par + x]]
+        x = s[par + x]
     return x
 
 
-@njit(cache=True, inline="always")
-def cell_row(pr, x):
-    return x // pr.width - pr.rows
+@njit(**INLINE)
+def cell_row(s, pr, x):
+    return s[pr.t_row + x]
 
 
-@njit(cache=True, inline="always")
-def cell_col(pr, x):
-    return x % pr.width - pr.cols
+@njit(**INLINE)
+def cell_col(s, pr, x):
+    return s[pr.t_col + x]
 
 
-@njit(cache=True, inline="always")
+@njit(**INLINE)
 def cell_at(pr, r, c):
     return (r + pr.rows) * pr.width + (c + pr.cols)
 
 
-@njit(cache=True, inline="always")
-def fits_table(st, pr, x):
+@njit(**INLINE)
+def fits_table(s, pr, x):
     """R1.5: the bounding rectangle with x added fits columns x rows."""
-    r = cell_row(pr, x)
-    c = cell_col(pr, x)
-    sc = st.sc
+    r = cell_row(s, pr, x)
+    c = cell_col(s, pr, x)
     return (
-        max(sc[SC_MAXR], r) - min(sc[SC_MINR], r) < pr.rows
-        and max(sc[SC_MAXC], c) - min(sc[SC_MINC], c) < pr.cols
+        max(s[SC_MAXR], r) - min(s[SC_MINR], r) < pr.rows
+        and max(s[SC_MAXC], c) - min(s[SC_MINC], c) < pr.cols
     )
 
 
-@njit(cache=True, inline="always")
-def sides_match(st, pr, x, mask):
+@njit(**INLINE)
+def sides_match(s, pr, x, mask):
     """Variant match_sides=matching: every touching pair is open-open or wall-wall."""
     for d in range(4):
-        y = x + pr.offsets[d]
-        wy = st.walls[y]
+        wy = s[pr.o_walls + x + offset(pr, d)]
         if wy >= 0 and ((mask >> d) & 1) != ((wy >> (d ^ 2)) & 1):
             return False
     return True
 
 
-@njit(cache=True, inline="always")
-def can_place(st, pr, x, mask):
+@njit(**INLINE)
+def can_place(s, pr, x, mask):
     """R1.4, R1.5 (and the matching variant): may a card with these walls go on x?"""
-    if st.front_pos[x] < 0 or not fits_table(st, pr, x):
+    if s[pr.o_fpos + x] < 0 or not fits_table(s, pr, x):
         return False
-    return pr.match_sides == 0 or sides_match(st, pr, x, mask)
+    return pr.match_sides == 0 or sides_match(s, pr, x, mask)
 
 
-@njit(cache=True, inline="always")
-def _front_add(st, y):
-    if st.front_pos[y] < 0:
-        n = st.sc[SC_NFRONT]
-        st.front[n] = y
-        st.front_pos[y] = n
-        st.sc[SC_NFRONT] = n + 1
+@njit(**INLINE)
+def _front_add(s, pr, y):
+    if s[pr.o_fpos + y] < 0:
+        n = s[SC_NFRONT]
+        s[pr.o_front + n] = y
+        s[pr.o_fpos + y] = n
+        s[SC_NFRONT] = n + 1
 
 
-@njit(cache=True, inline="always")
-def _front_remove(st, x):
-    i = st.front_pos[x]
+@njit(**INLINE)
+def _front_remove(s, pr, x):
+    i = s[pr.o_fpos + x]
     if i >= 0:
-        last = st.sc[SC_NFRONT] - 1
-        y = st.front[last]
-        st.front[i] = y
-        st.front_pos[y] = i
-        st.front_pos[x] = -1
-        st.sc[SC_NFRONT] = last
+        last = s[SC_NFRONT] - 1
+        y = s[pr.o_front + last]
+        s[pr.o_front + i] = y
+        s[pr.o_fpos + y] = i
+        s[pr.o_fpos + x] = -1
+        s[SC_NFRONT] = last
 
 
-@njit(cache=True)
-def _union(st, a, b):
+@njit(**INLINE)
+def _union(s, pr, a, b):
     """Merge the boxes rooted at a and b (R1.7); returns the new root."""
     if a == b:
         return a
-    if st.box_size[a] < st.box_size[b]:
+    if s[pr.o_size + a] < s[pr.o_size + b]:
         a, b = b, a
-    st.parent[b] = a
-    st.box_size[a] += st.box_size[b]
-    st.box_open[a] += st.box_open[b]
-    st.box_spray[a] += st.box_spray[b]
-    st.box_toys[a, :] += st.box_toys[b, :]
-    st.box_awake[a, :] += st.box_awake[b, :]
-    st.box_sleep[a, :] += st.box_sleep[b, :]
+    s[pr.o_parent + b] = a
+    s[pr.o_size + a] += s[pr.o_size + b]
+    s[pr.o_open + a] += s[pr.o_open + b]
+    s[pr.o_spray + a] += s[pr.o_spray + b]
+    for k in range(pr.ntoys):
+        s[pr.o_toys + a * pr.ntoys + k] += s[pr.o_toys + b * pr.ntoys + k]
+    for q in range(pr.players):
+        s[pr.o_awake + a * pr.players + q] += s[pr.o_awake + b * pr.players + q]
+        s[pr.o_sleep + a * pr.players + q] += s[pr.o_sleep + b * pr.players + q]
     return a
 
 
-@njit(cache=True)
-def place_card(st, pr, x, mask):
+@njit(**INLINE)
+def place_card(s, pr, x, mask):
     """Lay a card with walls `mask` on empty cell x, merging boxes through open seams (R1.6, R1.7)."""
-    st.walls[x] = mask
-    st.parent[x] = x
-    st.box_size[x] = 1
-    st.box_open[x] = 0
-    st.box_spray[x] = 0
-    st.box_toys[x, :] = 0
-    st.box_awake[x, :] = 0
-    st.box_sleep[x, :] = 0
-    _front_remove(st, x)
-    n = st.sc[SC_NPLACED]
-    st.placed[n] = x
-    st.sc[SC_NPLACED] = n + 1
-    r = cell_row(pr, x)
-    c = cell_col(pr, x)
+    s[pr.o_walls + x] = mask
+    s[pr.o_parent + x] = x
+    s[pr.o_size + x] = 1
+    s[pr.o_open + x] = 0
+    s[pr.o_spray + x] = 0
+    for k in range(pr.ntoys):
+        s[pr.o_toys + x * pr.ntoys + k] = 0
+    for q in range(pr.players):
+        s[pr.o_awake + x * pr.players + q] = 0
+        s[pr.o_sleep + x * pr.players + q] = 0
+    _front_remove(s, pr, x)
+    n = s[SC_NPLACED]
+    s[pr.o_placed + n] = x
+    s[SC_NPLACED] = n + 1
+    r = cell_row(s, pr, x)
+    c = cell_col(s, pr, x)
     if n == 0:
-        st.sc[SC_MINR] = r
-        st.sc[SC_MAXR] = r
-        st.sc[SC_MINC] = c
-        st.sc[SC_MAXC] = c
+        s[SC_MINR] = r
+        s[SC_MAXR] = r
+        s[SC_MINC] = c
+        s[SC_MAXC] = c
     else:
-        st.sc[SC_MINR] = min(st.sc[SC_MINR], r)
-        st.sc[SC_MAXR] = max(st.sc[SC_MAXR], r)
-        st.sc[SC_MINC] = min(st.sc[SC_MINC], c)
-        st.sc[SC_MAXC] = max(st.sc[SC_MAXC], c)
+        s[SC_MINR] = min(s[SC_MINR], r)
+        s[SC_MAXR] = max(s[SC_MAXR], r)
+        s[SC_MINC] = min(s[SC_MINC], c)
+        s[SC_MAXC] = max(s[SC_MAXC], c)
     root = x
     for d in range(4):
-        y = x + pr.offsets[d]
-        wy = st.walls[y]
+        y = x + offset(pr, d)
+        wy = s[pr.o_walls + y]
         mine_open = ((mask >> d) & 1) == 0
         if wy < 0:
             if mine_open:
-                st.box_open[root] += 1  # an open side touching no card (R1.8)
-            _front_add(st, y)
+                s[pr.o_open + root] += 1  # an open side touching no card (R1.8)
+            _front_add(s, pr, y)
             continue
         theirs_open = ((wy >> (d ^ 2)) & 1) == 0
-        ry = find(st.parent, y)
+        ry = find(s, pr, y)
         if theirs_open:
-            st.box_open[ry] -= 1  # their open side now touches a card: sealed or joined
+            s[pr.o_open + ry] -= 1  # their open side now touches a card: sealed or joined
         if mine_open and theirs_open:
-            root = _union(st, root, ry)  # an open seam joins the boxes (R1.6)
+            root = _union(s, pr, find(s, pr, root), ry)  # an open seam joins the boxes (R1.6)
+            s[SC_FREE_SEAMS] += 1
     return root
 
 
-@njit(cache=True, inline="always")
-def seam_cells(pr, x, dside):
-    """The two cells of seam (x, dside) where dside is DIR_E or DIR_S."""
-    return x, x + pr.offsets[dside]
+@njit(**INLINE)
+def seam_slot(pr, x, dside):
+    """Index of seam (x, dside) in the seam array; dside is DIR_E or DIR_S."""
+    return pr.o_seam + 2 * x + (0 if dside == DIR_E else 1)
 
 
-@njit(cache=True, inline="always")
-def seam_open(st, pr, x, dside):
+@njit(**INLINE)
+def seam_open(s, pr, x, dside):
     """R1.6: both cards exist and both touching sides are open."""
-    y = x + pr.offsets[dside]
-    wx = st.walls[x]
-    wy = st.walls[y]
+    wx = s[pr.o_walls + x]
+    wy = s[pr.o_walls + x + offset(pr, dside)]
     if wx < 0 or wy < 0:
         return False
     return ((wx >> dside) & 1) == 0 and ((wy >> (dside ^ 2)) & 1) == 0
 
 
-@njit(cache=True, inline="always")
-def seam_free(st, pr, x, dside):
+@njit(**INLINE)
+def seam_free(s, pr, x, dside):
     """R5.1, R5.2: an open seam without an item."""
-    slot = 2 * x + (0 if dside == DIR_E else 1)
-    return st.seam_item[slot] < 0 and seam_open(st, pr, x, dside)
+    return s[seam_slot(pr, x, dside)] < 0 and seam_open(s, pr, x, dside)
 
 
-@njit(cache=True)
-def place_item(st, pr, x, dside, t):
+@njit(**INLINE)
+def place_item(s, pr, x, dside, t):
     """Lay item card type t (a toy or a sprayer) across seam (x, dside) (R5.1)."""
-    slot = 2 * x + (0 if dside == DIR_E else 1)
-    st.seam_item[slot] = t
-    toy = pr.type_toy[t]
-    root = find(st.parent, x)
+    s[seam_slot(pr, x, dside)] = t
+    s[SC_FREE_SEAMS] -= 1
+    toy = s[pr.t_toy + t]
+    root = find(s, pr, x)
     if toy >= 0:
-        st.box_toys[root, toy] += 1
+        s[pr.o_toys + root * pr.ntoys + toy] += 1
     else:
-        st.box_spray[root] += 1
+        s[pr.o_spray + root] += 1
     return root
 
 
-@njit(cache=True, inline="always")
-def cat_spot_ok(st, pr, north, seat):
+@njit(**INLINE)
+def cats_of(s, pr, root, q):
+    """Seat q's awake plus sleeping cats in the box rooted at root."""
+    i = root * pr.players + q
+    return s[pr.o_awake + i] + s[pr.o_sleep + i]
+
+
+@njit(**INLINE)
+def cat_spot_ok(s, pr, north, seat):
     """R4.1, R4.3, R4.4: may seat's awake cat lie on north and the card south of it?"""
-    south = north + pr.offsets[DIR_S]
-    if not seam_open(st, pr, north, DIR_S):
+    south = north + offset(pr, DIR_S)
+    if not seam_open(s, pr, north, DIR_S):
         return False  # R4.1: a long seam with no wall
-    if st.occupant[north] != FREE or st.occupant[south] != FREE:
+    if s[pr.o_occ + north] != FREE or s[pr.o_occ + south] != FREE:
         return False  # R4.3
     if pr.entry_any:
         return True
-    root = find(st.parent, north)
+    root = find(s, pr, north)
     total = 0
     for q in range(pr.players):
-        total += st.box_awake[root, q] + st.box_sleep[root, q]
+        total += cats_of(s, pr, root, q)
     # R4.4: an empty box (the Princess ignored) or a friend of the seat's colour.
-    return total == 0 or st.box_awake[root, seat] + st.box_sleep[root, seat] > 0
+    return total == 0 or cats_of(s, pr, root, seat) > 0
 
 
-@njit(cache=True)
-def place_cat(st, pr, north, seat):
+@njit(**INLINE)
+def place_cat(s, pr, north, seat):
     """Lay seat's awake cat on north and its southern neighbour (R4)."""
-    south = north + pr.offsets[DIR_S]
-    st.occupant[north] = seat
-    st.occupant[south] = seat
-    st.box_awake[find(st.parent, north), seat] += 1
-    n = st.sc[SC_NCATS]
-    st.cat_cell[n] = north
-    st.cat_owner[n] = seat
-    st.sc[SC_NCATS] = n + 1
+    south = north + offset(pr, DIR_S)
+    s[pr.o_occ + north] = seat
+    s[pr.o_occ + south] = seat
+    s[pr.o_awake + find(s, pr, north) * pr.players + seat] += 1
+    n = s[SC_NCATS]
+    s[pr.o_cat_cell + n] = north
+    s[pr.o_cat_owner + n] = seat
+    s[SC_NCATS] = n + 1
 
 
-@njit(cache=True)
-def place_sleeping(st, pr, x, mask, seat):
+@njit(**INLINE)
+def place_sleeping(s, pr, x, mask, seat):
     """R3.2: a sleeping-cat card is a layout card carrying seat's sleeping cat."""
-    root = place_card(st, pr, x, mask)
-    st.occupant[x] = SLEEP_BASE + seat
-    st.box_sleep[root, seat] += 1
+    root = place_card(s, pr, x, mask)
+    s[pr.o_occ + x] = SLEEP_BASE + seat
+    s[pr.o_sleep + root * pr.players + seat] += 1
     return root
 
 
-@njit(cache=True)
-def evict_with_princess(st, pr, i):
+@njit(**INLINE)
+def evict_with_princess(s, pr, i):
     """R6.1: the Princess takes awake cat i's two cards; returns the evicted cat's owner."""
-    north = st.cat_cell[i]
-    owner = st.cat_owner[i]
-    south = north + pr.offsets[DIR_S]
-    st.occupant[north] = PRINCESS
-    st.occupant[south] = PRINCESS
-    st.box_awake[find(st.parent, north), owner] -= 1
-    last = st.sc[SC_NCATS] - 1
-    st.cat_cell[i] = st.cat_cell[last]
-    st.cat_owner[i] = st.cat_owner[last]
-    st.sc[SC_NCATS] = last
-    k = st.sc[SC_PRINCESSES]
-    st.princess_cell[k] = north
-    st.sc[SC_PRINCESSES] = k + 1
+    north = s[pr.o_cat_cell + i]
+    owner = s[pr.o_cat_owner + i]
+    south = north + offset(pr, DIR_S)
+    s[pr.o_occ + north] = PRINCESS
+    s[pr.o_occ + south] = PRINCESS
+    s[pr.o_awake + find(s, pr, north) * pr.players + owner] -= 1
+    last = s[SC_NCATS] - 1
+    s[pr.o_cat_cell + i] = s[pr.o_cat_cell + last]
+    s[pr.o_cat_owner + i] = s[pr.o_cat_owner + last]
+    s[SC_NCATS] = last
+    k = s[SC_PRINCESSES]
+    s[pr.o_princess + k] = north
+    s[SC_PRINCESSES] = k + 1
     return owner
 
 
-@njit(cache=True, inline="always")
-def box_value(st, pr, root):
+@njit(**INLINE)
+def box_value(s, pr, root):
     """R8.3, R8.4: most numerous toy kind minus sprayers, doubled when closed."""
     best = 0
-    for k in range(st.box_toys.shape[1]):
-        if st.box_toys[root, k] > best:
-            best = st.box_toys[root, k]
-    value = best - st.box_spray[root]
-    if st.box_open[root] == 0:
+    base = pr.o_toys + root * pr.ntoys
+    for k in range(pr.ntoys):
+        if s[base + k] > best:
+            best = s[base + k]
+    value = best - s[pr.o_spray + root]
+    if s[pr.o_open + root] == 0:
         value *= 2
     return value
 
 
-@njit(cache=True, inline="always")
-def box_majority(st, pr, root, q):
+@njit(**INLINE)
+def box_majority(s, pr, root, q):
     """R8.2: seat q's cats in the box (sleeping cats per the variant)."""
-    n = st.box_awake[root, q]
+    i = root * pr.players + q
+    n = s[pr.o_awake + i]
     if pr.sleep_majority:
-        n += st.box_sleep[root, q]
+        n += s[pr.o_sleep + i]
     return n
 
 
-@njit(cache=True, inline="always")
-def box_top_count(st, pr, root):
+@njit(**INLINE)
+def box_top_count(s, pr, root):
     """The leaders' cat count in the box (0: nobody leads)."""
     top = 0
     for q in range(pr.players):
-        m = box_majority(st, pr, root, q)
+        m = box_majority(s, pr, root, q)
         if m > top:
             top = m
     return top
 
 
+@njit(**INLINE)
+def leads(s, pr, root, p):
+    """Is seat p one of the box's leaders (R8.2)?"""
+    top = box_top_count(s, pr, root)
+    return top > 0 and box_majority(s, pr, root, p) == top
+
+
 @njit(cache=True)
-def box_points(st, pr, out):
+def box_points(s, pr, out):
     """R8.1, R8.2: add each box's value to each of its leaders in out[seat]."""
-    for i in range(st.sc[SC_NPLACED]):
-        x = st.placed[i]
-        if st.parent[x] != x:
+    for i in range(s[SC_NPLACED]):
+        x = s[pr.o_placed + i]
+        if s[pr.o_parent + x] != x:
             continue
-        top = box_top_count(st, pr, x)
+        top = box_top_count(s, pr, x)
         if top == 0:
             continue
-        value = box_value(st, pr, x)
+        value = box_value(s, pr, x)
         if value == 0:
             continue
         for q in range(pr.players):
-            if box_majority(st, pr, x, q) == top:
+            if box_majority(s, pr, x, q) == top:
                 out[q] += value
 
 
 @njit(cache=True)
-def final_scores(st, pr):
-    """R8: box points plus one point per awake cat on the table (R8.5)."""
+def cat_bonus(s, pr, out):
+    """R8.5: one point per awake cat on the table."""
+    for i in range(s[SC_NCATS]):
+        out[s[pr.o_cat_owner + i]] += 1
+
+
+@njit(cache=True)
+def final_scores(s, pr):
+    """R8: box points plus the cat bonus."""
     out = np.zeros(pr.players, np.int64)
-    box_points(st, pr, out)
-    for i in range(st.sc[SC_NCATS]):
-        out[st.cat_owner[i]] += 1
+    box_points(s, pr, out)
+    cat_bonus(s, pr, out)
     return out

@@ -23,6 +23,7 @@ from sim.engine.state import (
     DEC_PLAY,
     DEC_SLEEP,
     DIR_E,
+    DIR_N,
     DIR_S,
     EV_CAT,
     EV_DISCARD,
@@ -34,8 +35,11 @@ from sim.engine.state import (
     EV_TRIGGER,
     EV_TURN,
     EV_WASTED,
+    EV_WIDTH,
     KIND_BOX,
     KIND_PRINCESS,
+    N_PS,
+    N_ST,
     PHASE_FINAL,
     PHASE_NORMAL,
     PHASE_OVER,
@@ -48,6 +52,7 @@ from sim.engine.state import (
     SC_DECISION,
     SC_DECK_LEN,
     SC_DECK_POS,
+    SC_FREE_SEAMS,
     SC_ITEM,
     SC_LOG,
     SC_NCATS,
@@ -75,17 +80,19 @@ from sim.engine.state import (
     TRIGGER_NONE,
 )
 from sim.engine.table import (
-    box_majority,
-    box_top_count,
+    INLINE,
     can_place,
+    fits_table,
     cat_spot_ok,
     evict_with_princess,
-    find,
+    leads,
+    offset,
     place_card,
     place_cat,
     place_item,
     place_sleeping,
     seam_free,
+    sides_match,
     turned,
 )
 
@@ -93,7 +100,7 @@ from sim.engine.table import (
 A_BOX = 0  # choose the box action (R3.1)
 A_SLEEP_CHOICE = 1  # choose the sleeping-cat action (R3.2)
 A_PLACE = 2  # arg1 = 2*type + turned, arg2 = cell
-A_PRINCESS = 3  # arg2 = north cell of the evicted cat
+A_PRINCESS = 3  # arg1 = type, arg2 = north cell of the evicted cat
 A_DISCARD = 4  # arg1 = type
 A_CAT = 5  # arg2 = north cell of the cat
 A_NO_CAT = 6
@@ -103,71 +110,106 @@ ACTION_NAMES = (
     "box", "sleeping", "place", "princess", "discard", "cat", "no_cat", "item", "sleep_at",
 )
 
-# Turn event actions.
+# What a turn event says the turn was.
 TURN_BOX, TURN_SLEEPING, TURN_SKIP = 0, 1, 2
 
+# Steps of the automatic part of a turn; `_advance` runs them until a decision.
+STEP_DONE, STEP_BEGIN, STEP_DRAW, STEP_END = 0, 1, 2, 3
 
-@njit(cache=True, inline="always")
+
+@njit(**INLINE)
 def action(kind, arg1, arg2):
     return np.int32((kind << 26) | (arg1 << 13) | arg2)
 
 
-@njit(cache=True, inline="always")
+@njit(**INLINE)
 def action_kind(a):
     return a >> 26
 
 
-@njit(cache=True, inline="always")
+@njit(**INLINE)
 def action_arg1(a):
     return (a >> 13) & 0x1FFF
 
 
-@njit(cache=True, inline="always")
+@njit(**INLINE)
 def action_arg2(a):
     return a & 0x1FFF
 
 
-@njit(cache=True, inline="always")
-def log(st, kind, seat, a, b, c, d):
+@njit(**INLINE)
+def log(s, pr, kind, seat, a, b, c, d):
     """Record an event when logging is on (sim play --log, replays, tests)."""
-    if st.sc[SC_LOG] == 0:
+    if s[SC_LOG] == 0:
         return
-    n = st.sc[SC_NEVENTS]
-    ev = st.events[n]
-    ev[0] = kind
-    ev[1] = seat
-    ev[2] = a
-    ev[3] = b
-    ev[4] = c
-    ev[5] = d
-    st.sc[SC_NEVENTS] = n + 1
+    at = pr.o_events + s[SC_NEVENTS] * EV_WIDTH
+    s[at] = kind
+    s[at + 1] = seat
+    s[at + 2] = a
+    s[at + 3] = b
+    s[at + 4] = c
+    s[at + 5] = d
+    s[SC_NEVENTS] += 1
+
+
+@njit(**INLINE)
+def hand_at(pr, p, t):
+    """Index of seat p's count of card type t."""
+    return pr.o_hands + p * pr.ntypes + t
+
+
+@njit(**INLINE)
+def stat_at(pr, p, t, k):
+    """Index of counter k for seat p and card type t."""
+    return pr.o_stats + (p * pr.ntypes + t) * N_ST + k
+
+
+@njit(**INLINE)
+def seat_stat_at(pr, p, k):
+    return pr.o_seat_stats + p * N_PS + k
+
+
+@njit(**INLINE)
+def hand_count(s, pr, p):
+    n = 0
+    for t in range(pr.ntypes):
+        n += s[hand_at(pr, p, t)]
+    return n
+
+
+@njit(**INLINE)
+def kind_of(s, pr, t):
+    return s[pr.t_kind + t]
 
 
 # ---------------------------------------------------------------- setup (R2)
 
 
 @njit(cache=True)
-def _card_keys(pr, ids, word):
+def _card_keys(s, pr, ids, word):
     """One sort key per physical card from (stream word, card name, copy number)."""
     keys = np.empty(ids.shape[0], np.uint64)
     for i in range(ids.shape[0]):
         card = ids[i]
-        salt = pr.type_salt[pr.deck_types[card]]
-        keys[i] = mix64(word ^ mix64(salt + np.uint64(pr.deck_copies[card])))
+        salt = np.uint64(s[pr.t_salt + s[pr.t_deck_type + card]])
+        keys[i] = mix64(word ^ mix64(salt + np.uint64(s[pr.t_deck_copy + card])))
     return keys
 
 
 @njit(cache=True)
-def setup(st, pr, words):
+def setup(s, pr, words):
     """R2.2-R2.5: shuffle, start card, deal; returns (shuffled deck, aside) as card types."""
-    n = pr.deck_types.shape[0]
+    n = pr.ndeck
     ids = np.arange(n)
-    shuffled = ids[np.argsort(_card_keys(pr, ids, words[WORD_SHUFFLE]))]
+    shuffled = ids[np.argsort(_card_keys(s, pr, ids, words[WORD_SHUFFLE]))]
+    types = np.empty(n, np.int64)
+    for i in range(n):
+        types[i] = s[pr.t_deck_type + shuffled[i]]
     # R2.3: the first box card from the top starts the layout, unturned.
     start = 0
-    while pr.type_kind[pr.deck_types[shuffled[start]]] != KIND_BOX:
+    while kind_of(s, pr, types[start]) != KIND_BOX:
         start += 1
-    place_card(st, pr, pr.origin, pr.type_walls[pr.deck_types[shuffled[start]]])
+    place_card(s, pr, pr.origin, s[pr.t_walls + types[start]])
     rest = np.empty(n - 1, np.int64)
     rest[:start] = shuffled[:start]
     rest[start:] = shuffled[start + 1 :]
@@ -180,378 +222,398 @@ def setup(st, pr, words):
             while True:
                 card = rest[pos]
                 pos += 1
-                t = pr.deck_types[card]
-                if pr.type_kind[t] > KIND_PRINCESS:
+                t = s[pr.t_deck_type + card]
+                if kind_of(s, pr, t) > KIND_PRINCESS:
                     aside[n_aside] = card
                     n_aside += 1
                     continue
-                st.hands[p, t] += 1
-                st.stats[p, t, ST_DEALT] += 1
+                s[hand_at(pr, p, t)] += 1
+                s[stat_at(pr, p, t, ST_DEALT)] += 1
                 break
     # The rest and the aside items are reshuffled by a second key per card; a deck
     # already in random order stays uniformly random, so reshuffling always is
     # faithful, and it keeps each card's key independent of the others'.
     remaining = np.concatenate((rest[pos:], aside[:n_aside]))
-    remaining = remaining[np.argsort(_card_keys(pr, remaining, words[WORD_RESHUFFLE]))]
+    remaining = remaining[np.argsort(_card_keys(s, pr, remaining, words[WORD_RESHUFFLE]))]
     for i in range(remaining.shape[0]):
-        st.deck[i] = pr.deck_types[remaining[i]]
-    st.sc[SC_DECK_POS] = 0
-    st.sc[SC_DECK_LEN] = remaining.shape[0]
-    st.awake[:] = pr.cats
-    st.asleep[:] = pr.sleeps
-    st.sc[SC_PHASE] = PHASE_NORMAL
-    st.sc[SC_TRIGGER] = TRIGGER_NONE
-    st.sc[SC_TRIGGER_SEAT] = -1
+        s[pr.o_deck + i] = s[pr.t_deck_type + remaining[i]]
+    s[SC_DECK_POS] = 0
+    s[SC_DECK_LEN] = remaining.shape[0]
+    for p in range(pr.players):
+        s[pr.o_supply_awake + p] = pr.cats
+        s[pr.o_supply_sleep + p] = pr.sleeps
+    s[SC_PHASE] = PHASE_NORMAL
+    s[SC_TRIGGER] = TRIGGER_NONE
+    s[SC_TRIGGER_SEAT] = -1
     if remaining.shape[0] == 0:
-        _trigger(st, TRIGGER_DECK, -1)  # R7.1: setup itself emptied the deck
-        st.sc[SC_PHASE] = PHASE_FINAL
-    types_shuffled = np.empty(n, np.int8)
-    for i in range(n):
-        types_shuffled[i] = pr.deck_types[shuffled[i]]
-    types_aside = np.empty(n_aside, np.int8)
+        _trigger(s, pr, TRIGGER_DECK, -1)  # R7.1: setup itself emptied the deck
+        s[SC_PHASE] = PHASE_FINAL
+    types_aside = np.empty(n_aside, np.int64)
     for i in range(n_aside):
-        types_aside[i] = pr.deck_types[aside[i]]
-    st.sc[SC_SEAT] = 0  # R2.5
-    _advance(st, pr, STEP_BEGIN)
-    return types_shuffled, types_aside
+        types_aside[i] = s[pr.t_deck_type + aside[i]]
+    s[SC_SEAT] = 0  # R2.5
+    _advance(s, pr, STEP_BEGIN)
+    return types, types_aside
 
 
 # ---------------------------------------------------------------- turn flow
 
 
-@njit(cache=True, inline="always")
-def hand_count(st, p):
-    n = 0
-    for t in range(st.hands.shape[1]):
-        n += st.hands[p, t]
-    return n
-
-
-@njit(cache=True, inline="always")
-def _trigger(st, reason, p):
+@njit(**INLINE)
+def _trigger(s, pr, reason, p):
     """R7.1: the first trigger is the one recorded."""
-    if st.sc[SC_TRIGGER] == TRIGGER_NONE:
-        st.sc[SC_TRIGGER] = reason
-        st.sc[SC_TRIGGER_SEAT] = p
-        st.sc[SC_TRIGGER_TURN] = st.sc[SC_TURNS]
-        log(st, EV_TRIGGER, p, reason, 0, 0, 0)
+    if s[SC_TRIGGER] == TRIGGER_NONE:
+        s[SC_TRIGGER] = reason
+        s[SC_TRIGGER_SEAT] = p
+        s[SC_TRIGGER_TURN] = s[SC_TURNS]
+        log(s, pr, EV_TRIGGER, p, reason, 0, 0, 0)
 
 
-@njit(cache=True)
-def sleeping_possible(st, pr, p):
+@njit(**INLINE)
+def sleeping_possible(s, pr, p):
     """R3.2: the seat has a sleeping cat left and its card fits somewhere."""
-    if st.sc[SC_PHASE] != PHASE_NORMAL or st.asleep[p] == 0:
+    if s[SC_PHASE] != PHASE_NORMAL or s[pr.o_supply_sleep + p] == 0:
         return False
     m = pr.sleep_walls
     m2 = turned(m)
-    for i in range(st.sc[SC_NFRONT]):
-        x = st.front[i]
-        if can_place(st, pr, x, m) or (m2 != m and can_place(st, pr, x, m2)):
+    for i in range(s[SC_NFRONT]):
+        x = s[pr.o_front + i]
+        if can_place(s, pr, x, m) or (m2 != m and can_place(s, pr, x, m2)):
             return True
     return False
 
 
-# Steps of the automatic part of a turn; `_advance` runs them until a decision.
-STEP_DONE, STEP_BEGIN, STEP_DRAW, STEP_END = 0, 1, 2, 3
-
-
 @njit(cache=True)
-def _advance(st, pr, step):
+def _advance(s, pr, step):
     """Run automatic steps (draws, wasted items, turn changes, skips) up to the next decision."""
     while step != STEP_DONE:
         if step == STEP_END:
-            step = _end_turn(st, pr)
+            step = _end_turn(s, pr)
         elif step == STEP_BEGIN:
-            step = _begin_turn(st, pr)
+            step = _begin_turn(s, pr)
         else:
-            step = _draw(st, pr)
+            step = _draw(s, pr)
 
 
-@njit(cache=True)
-def _begin_turn(st, pr):
+@njit(**INLINE)
+def _begin_turn(s, pr):
     """Start the seat's turn, skipping empty hands in the final phase (R7.2, R7.3)."""
-    p = st.sc[SC_SEAT]
-    st.sc[SC_PLACED] = -1
-    while st.sc[SC_PHASE] == PHASE_FINAL:
+    p = s[SC_SEAT]
+    s[SC_PLACED] = -1
+    while s[SC_PHASE] == PHASE_FINAL:
         empty = True
         for q in range(pr.players):
-            if hand_count(st, q) > 0:
+            if hand_count(s, pr, q) > 0:
                 empty = False
                 break
         if empty:
-            st.sc[SC_PHASE] = PHASE_OVER  # R7.3: every hand is empty
-            st.sc[SC_DECISION] = DEC_OVER
+            s[SC_PHASE] = PHASE_OVER  # R7.3: every hand is empty
+            s[SC_DECISION] = DEC_OVER
             return STEP_DONE
-        st.sc[SC_SEAT] = p
-        if hand_count(st, p) > 0:
-            log(st, EV_TURN, p, PHASE_FINAL, TURN_BOX, 0, 0)
-            st.sc[SC_DECISION] = DEC_PLAY
+        s[SC_SEAT] = p
+        if hand_count(s, pr, p) > 0:
+            log(s, pr, EV_TURN, p, PHASE_FINAL, TURN_BOX, 0, 0)
+            s[SC_DECISION] = DEC_PLAY
             return STEP_DONE
-        log(st, EV_TURN, p, PHASE_FINAL, TURN_SKIP, 0, 0)
+        log(s, pr, EV_TURN, p, PHASE_FINAL, TURN_SKIP, 0, 0)
         p = (p + 1) % pr.players
-    if sleeping_possible(st, pr, p):
-        st.sc[SC_DECISION] = DEC_CHOOSE
+    if sleeping_possible(s, pr, p):
+        s[SC_DECISION] = DEC_CHOOSE
         return STEP_DONE
-    log(st, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
+    log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
     return STEP_DRAW
 
 
-@njit(cache=True)
-def _end_turn(st, pr):
-    p = st.sc[SC_SEAT]
-    st.sc[SC_TURNS] += 1
-    st.seat_stats[p, PS_TURNS] += 1
-    if st.sc[SC_TRIGGER] != TRIGGER_NONE and st.sc[SC_PHASE] == PHASE_NORMAL:
-        st.sc[SC_PHASE] = PHASE_FINAL  # R7.1: the turn in progress has finished
-    st.sc[SC_SEAT] = (p + 1) % pr.players  # R2.5
+@njit(**INLINE)
+def _end_turn(s, pr):
+    p = s[SC_SEAT]
+    s[SC_TURNS] += 1
+    s[seat_stat_at(pr, p, PS_TURNS)] += 1
+    if s[SC_TRIGGER] != TRIGGER_NONE and s[SC_PHASE] == PHASE_NORMAL:
+        s[SC_PHASE] = PHASE_FINAL  # R7.1: the turn in progress has finished
+    s[SC_SEAT] = (p + 1) % pr.players  # R2.5
     return STEP_BEGIN
 
 
-@njit(cache=True)
-def any_free_seam(st, pr):
-    for i in range(st.sc[SC_NPLACED]):
-        x = st.placed[i]
-        if seam_free(st, pr, x, DIR_E) or seam_free(st, pr, x, DIR_S):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _draw(st, pr):
+@njit(**INLINE)
+def _draw(s, pr):
     """R3.1.1: draw until a card reaches the hand or the deck is empty; items wait for a seam."""
-    p = st.sc[SC_SEAT]
-    while st.sc[SC_DECK_POS] < st.sc[SC_DECK_LEN]:
-        t = st.deck[st.sc[SC_DECK_POS]]
-        st.sc[SC_DECK_POS] += 1
-        st.stats[p, t, ST_DRAWN] += 1
-        log(st, EV_DRAW, p, t, 0, 0, 0)
-        if st.sc[SC_DECK_POS] == st.sc[SC_DECK_LEN]:
-            _trigger(st, TRIGGER_DECK, p)  # R7.1: even if the last card is an item
-        if pr.type_kind[t] <= KIND_PRINCESS:
-            st.hands[p, t] += 1
+    p = s[SC_SEAT]
+    while s[SC_DECK_POS] < s[SC_DECK_LEN]:
+        t = s[pr.o_deck + s[SC_DECK_POS]]
+        s[SC_DECK_POS] += 1
+        s[stat_at(pr, p, t, ST_DRAWN)] += 1
+        log(s, pr, EV_DRAW, p, t, 0, 0, 0)
+        if s[SC_DECK_POS] == s[SC_DECK_LEN]:
+            _trigger(s, pr, TRIGGER_DECK, p)  # R7.1: even if the last card is an item
+        if kind_of(s, pr, t) <= KIND_PRINCESS:
+            s[hand_at(pr, p, t)] += 1
             break
-        if any_free_seam(st, pr):
-            st.sc[SC_ITEM] = t
-            st.sc[SC_DECISION] = DEC_ITEM  # R5.1: placed at once by the drawer
+        if s[SC_FREE_SEAMS] > 0:
+            s[SC_ITEM] = t
+            s[SC_DECISION] = DEC_ITEM  # R5.1: placed at once by the drawer
             return STEP_DONE
-        st.stats[p, t, ST_WASTED] += 1  # R5.3: no free open seam
-        st.sc[SC_WASTED] += 1
-        log(st, EV_WASTED, p, t, 0, 0, 0)
-    if hand_count(st, p) == 0:
+        s[stat_at(pr, p, t, ST_WASTED)] += 1  # R5.3: no free open seam
+        s[SC_WASTED] += 1
+        log(s, pr, EV_WASTED, p, t, 0, 0, 0)
+    if hand_count(s, pr, p) == 0:
         return STEP_END
-    st.sc[SC_DECISION] = DEC_PLAY
+    s[SC_DECISION] = DEC_PLAY
     return STEP_DONE
 
 
 # ---------------------------------------------------------------- legal actions
 
 
-@njit(cache=True)
-def _placements(st, pr, p, out, n):
-    """Box cards from hand x empty cells x turnings (R1.3-R1.5), in type, cell, turn order."""
+@njit(**INLINE)
+def _placements(s, pr, p, out, n):
+    """Box cards from hand x empty cells x turnings (R1.3-R1.5), in cell, type, turn order."""
+    types = np.empty(pr.hand_size + 2, np.int64)
+    n_types = 0
     for t in range(pr.ntypes):
-        if st.hands[p, t] == 0 or pr.type_kind[t] != KIND_BOX:
+        if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
+            types[n_types] = t
+            n_types += 1
+    for i in range(s[SC_NFRONT]):
+        x = s[pr.o_front + i]
+        if not fits_table(s, pr, x):  # R1.5, the same for every card
             continue
-        m = pr.type_walls[t]
-        m2 = turned(m)
-        for i in range(st.sc[SC_NFRONT]):
-            x = st.front[i]
-            if can_place(st, pr, x, m):
+        for j in range(n_types):
+            t = types[j]
+            m = s[pr.t_walls + t]
+            m2 = turned(m)
+            if pr.match_sides == 0 or sides_match(s, pr, x, m):
                 out[n] = action(A_PLACE, 2 * t, x)
                 n += 1
-            if m2 != m and can_place(st, pr, x, m2):
+            if m2 != m and (pr.match_sides == 0 or sides_match(s, pr, x, m2)):
                 out[n] = action(A_PLACE, 2 * t + 1, x)
                 n += 1
     return n
 
 
 @njit(cache=True)
-def legal_actions(st, pr, out):
+def nth_play_action(s, pr, i):
+    """The i-th legal action at a play decision without enumerating the others.
+
+    Only for match_sides=any and a hand without a playable Princess, where every
+    fitting cell admits every card and turning; returns -1 when that shortcut
+    does not apply or i is out of range. Agrees with legal_actions' order.
+    """
+    p = s[SC_SEAT]
+    if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
+        return -1
+    per_cell = 0
+    for t in range(pr.ntypes):
+        if s[hand_at(pr, p, t)] > 0:
+            kind = kind_of(s, pr, t)
+            if kind == KIND_BOX:
+                m = s[pr.t_walls + t]
+                per_cell += 1 if turned(m) == m else 2
+            elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
+                return -1
+    if per_cell == 0:
+        return -1
+    cell_index = i // per_cell
+    rest = i - cell_index * per_cell
+    seen = 0
+    for j in range(s[SC_NFRONT]):
+        x = s[pr.o_front + j]
+        if not fits_table(s, pr, x):
+            continue
+        if seen == cell_index:
+            for t in range(pr.ntypes):
+                if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
+                    m = s[pr.t_walls + t]
+                    if rest == 0:
+                        return action(A_PLACE, 2 * t, x)
+                    if turned(m) != m:
+                        if rest == 1:
+                            return action(A_PLACE, 2 * t + 1, x)
+                        rest -= 1
+                    rest -= 1
+        seen += 1
+    return -1
+
+
+@njit(cache=True)
+def count_play_actions(s, pr):
+    """How many actions nth_play_action can index (0: use legal_actions instead)."""
+    p = s[SC_SEAT]
+    if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
+        return 0
+    per_cell = 0
+    for t in range(pr.ntypes):
+        if s[hand_at(pr, p, t)] > 0:
+            kind = kind_of(s, pr, t)
+            if kind == KIND_BOX:
+                m = s[pr.t_walls + t]
+                per_cell += 1 if turned(m) == m else 2
+            elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
+                return 0
+    cells = 0
+    for j in range(s[SC_NFRONT]):
+        if fits_table(s, pr, s[pr.o_front + j]):
+            cells += 1
+    return cells * per_cell
+
+
+@njit(cache=True)
+def legal_actions(s, pr, out):
     """Fill out[:n] with the legal actions at the current decision; return n."""
-    dec = st.sc[SC_DECISION]
-    p = st.sc[SC_SEAT]
+    dec = s[SC_DECISION]
+    p = s[SC_SEAT]
     n = 0
     if dec == DEC_CHOOSE:
         out[0] = action(A_BOX, 0, 0)
         out[1] = action(A_SLEEP_CHOICE, 0, 0)
         return 2
     if dec == DEC_ITEM:
-        for i in range(st.sc[SC_NPLACED]):
-            x = st.placed[i]
-            if seam_free(st, pr, x, DIR_E):
+        for i in range(s[SC_NPLACED]):
+            x = s[pr.o_placed + i]
+            if seam_free(s, pr, x, DIR_E):
                 out[n] = action(A_ITEM, DIR_E, x)
                 n += 1
-            if seam_free(st, pr, x, DIR_S):
+            if seam_free(s, pr, x, DIR_S):
                 out[n] = action(A_ITEM, DIR_S, x)
                 n += 1
         return n
     if dec == DEC_PLAY:
-        n = _placements(st, pr, p, out, 0)
-        if st.sc[SC_NCATS] > 0:
+        n = _placements(s, pr, p, out, 0)
+        if s[SC_NCATS] > 0:
             for t in range(pr.ntypes):
-                if pr.type_kind[t] == KIND_PRINCESS and st.hands[p, t] > 0:
-                    for i in range(st.sc[SC_NCATS]):  # R6.1: any awake cat, own included
-                        out[n] = action(A_PRINCESS, t, st.cat_cell[i])
+                if kind_of(s, pr, t) == KIND_PRINCESS and s[hand_at(pr, p, t)] > 0:
+                    for i in range(s[SC_NCATS]):  # R6.1: any awake cat, own included
+                        out[n] = action(A_PRINCESS, t, s[pr.o_cat_cell + i])
                         n += 1
         if n == 0:  # R3.1: discard only when nothing can be played
             for t in range(pr.ntypes):
-                if st.hands[p, t] > 0:
+                if s[hand_at(pr, p, t)] > 0:
                     out[n] = action(A_DISCARD, t, 0)
                     n += 1
         return n
     if dec == DEC_CAT:
         out[0] = action(A_NO_CAT, 0, 0)
-        n = 1
-        x = st.sc[SC_PLACED]
-        north = x + pr.offsets[0]
-        if st.walls[north] >= 0 and cat_spot_ok(st, pr, north, p):  # R4.2: fresh card is south
-            out[n] = action(A_CAT, 0, north)
-            n += 1
-        if st.walls[x + pr.offsets[DIR_S]] >= 0 and cat_spot_ok(st, pr, x, p):
-            out[n] = action(A_CAT, 0, x)
-            n += 1
-        return n
+        return _cat_spots(s, pr, p, s[SC_PLACED], out, 1)
     if dec == DEC_SLEEP:
         m = pr.sleep_walls
         m2 = turned(m)
-        for i in range(st.sc[SC_NFRONT]):
-            x = st.front[i]
-            if can_place(st, pr, x, m):
+        for i in range(s[SC_NFRONT]):
+            x = s[pr.o_front + i]
+            if can_place(s, pr, x, m):
                 out[n] = action(A_SLEEP, 0, x)
                 n += 1
-            if m2 != m and can_place(st, pr, x, m2):
+            if m2 != m and can_place(s, pr, x, m2):
                 out[n] = action(A_SLEEP, 1, x)
                 n += 1
         return n
     return 0
 
 
+@njit(**INLINE)
+def _cat_spots(s, pr, p, x, out, n):
+    """R4.2: cat spots with this turn's card x as the south or the north card."""
+    north = x + offset(pr, DIR_N)
+    if s[pr.o_walls + north] >= 0 and cat_spot_ok(s, pr, north, p):
+        out[n] = action(A_CAT, 0, north)
+        n += 1
+    if s[pr.o_walls + x + offset(pr, DIR_S)] >= 0 and cat_spot_ok(s, pr, x, p):
+        out[n] = action(A_CAT, 0, x)
+        n += 1
+    return n
+
+
+@njit(**INLINE)
+def _can_cat(s, pr, p, x):
+    if s[pr.o_supply_awake + p] == 0:
+        return False
+    north = x + offset(pr, DIR_N)
+    if s[pr.o_walls + north] >= 0 and cat_spot_ok(s, pr, north, p):
+        return True
+    return s[pr.o_walls + x + offset(pr, DIR_S)] >= 0 and cat_spot_ok(s, pr, x, p)
+
+
 # ---------------------------------------------------------------- effects
 
 
-@njit(cache=True, inline="always")
-def _leads(st, pr, root, p):
-    top = box_top_count(st, pr, root)
-    return top > 0 and box_majority(st, pr, root, p) == top
-
-
 @njit(cache=True)
-def _can_cat(st, pr, p, x):
-    if st.awake[p] == 0:
-        return False
-    north = x + pr.offsets[0]
-    if st.walls[north] >= 0 and cat_spot_ok(st, pr, north, p):
-        return True
-    return st.walls[x + pr.offsets[DIR_S]] >= 0 and cat_spot_ok(st, pr, x, p)
-
-
-@njit(cache=True)
-def apply_action(st, pr, a):
+def apply_action(s, pr, a):
     """Carry out a legal action and every automatic step up to the next decision."""
-    dec = st.sc[SC_DECISION]
-    p = st.sc[SC_SEAT]
+    dec = s[SC_DECISION]
+    p = s[SC_SEAT]
     kind = action_kind(a)
     if dec == DEC_CHOOSE:
         if kind == A_BOX:
-            log(st, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
-            _advance(st, pr, STEP_DRAW)
+            log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
+            _advance(s, pr, STEP_DRAW)
         else:
-            log(st, EV_TURN, p, PHASE_NORMAL, TURN_SLEEPING, 0, 0)
-            st.sc[SC_DECISION] = DEC_SLEEP
+            log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_SLEEPING, 0, 0)
+            s[SC_DECISION] = DEC_SLEEP
     elif dec == DEC_ITEM:
-        t = st.sc[SC_ITEM]
+        t = s[SC_ITEM]
         x = action_arg2(a)
         side = action_arg1(a)
-        root = place_item(st, pr, x, side, t)
-        if _leads(st, pr, root, p):
-            st.stats[p, t, ST_INTO_LED] += 1
-        else:
-            st.stats[p, t, ST_INTO_OTHER] += 1
-        log(st, EV_ITEM, p, t, x, side, 0)
-        _advance(st, pr, STEP_DRAW)
+        root = place_item(s, pr, x, side, t)
+        into = ST_INTO_LED if leads(s, pr, root, p) else ST_INTO_OTHER
+        s[stat_at(pr, p, t, into)] += 1
+        log(s, pr, EV_ITEM, p, t, x, side, 0)
+        _advance(s, pr, STEP_DRAW)
     elif dec == DEC_PLAY:
         if kind == A_PLACE:
             code = action_arg1(a)
             t = code >> 1
             x = action_arg2(a)
-            m = pr.type_walls[t]
+            m = s[pr.t_walls + t]
             if code & 1:
                 m = turned(m)
-            place_card(st, pr, x, m)
-            st.hands[p, t] -= 1
-            st.stats[p, t, ST_PLAYED] += 1
-            st.sc[SC_PLACED] = x
-            log(st, EV_PLACE, p, t, x, m, 0)
-            if _can_cat(st, pr, p, x):
-                st.sc[SC_DECISION] = DEC_CAT  # R3.1.3: an optional cat
+            place_card(s, pr, x, m)
+            s[hand_at(pr, p, t)] -= 1
+            s[stat_at(pr, p, t, ST_PLAYED)] += 1
+            s[SC_PLACED] = x
+            log(s, pr, EV_PLACE, p, t, x, m, 0)
+            if _can_cat(s, pr, p, x):
+                s[SC_DECISION] = DEC_CAT  # R3.1.3: an optional cat
             else:
-                _advance(st, pr, STEP_END)
+                _advance(s, pr, STEP_END)
         elif kind == A_PRINCESS:
             t = action_arg1(a)
             north = action_arg2(a)
             i = 0
-            while st.cat_cell[i] != north:
+            while s[pr.o_cat_cell + i] != north:
                 i += 1
-            owner = evict_with_princess(st, pr, i)
+            owner = evict_with_princess(s, pr, i)
             if pr.evict_discard == 0:
-                st.awake[owner] += 1  # R6.2: back to the owner's supply
-            st.hands[p, t] -= 1
-            st.stats[p, t, ST_PLAYED] += 1
-            st.seat_stats[p, PS_PRINCESS] += 1
-            st.seat_stats[owner, PS_EVICTED] += 1
-            log(st, EV_PRINCESS, p, north, owner, 0, 0)
-            _advance(st, pr, STEP_END)
+                s[pr.o_supply_awake + owner] += 1  # R6.2: back to the owner's supply
+            s[hand_at(pr, p, t)] -= 1
+            s[stat_at(pr, p, t, ST_PLAYED)] += 1
+            s[seat_stat_at(pr, p, PS_PRINCESS)] += 1
+            s[seat_stat_at(pr, owner, PS_EVICTED)] += 1
+            log(s, pr, EV_PRINCESS, p, north, owner, 0, 0)
+            _advance(s, pr, STEP_END)
         else:
             t = action_arg1(a)
-            st.hands[p, t] -= 1
-            st.stats[p, t, ST_DISCARDED] += 1
-            st.seat_stats[p, PS_DISCARDS] += 1
-            st.sc[SC_NDISCARD] += 1
-            log(st, EV_DISCARD, p, t, 0, 0, 0)
-            _advance(st, pr, STEP_END)
+            s[hand_at(pr, p, t)] -= 1
+            s[stat_at(pr, p, t, ST_DISCARDED)] += 1
+            s[seat_stat_at(pr, p, PS_DISCARDS)] += 1
+            s[SC_NDISCARD] += 1
+            log(s, pr, EV_DISCARD, p, t, 0, 0, 0)
+            _advance(s, pr, STEP_END)
     elif dec == DEC_CAT:
         if kind == A_CAT:
             north = action_arg2(a)
-            place_cat(st, pr, north, p)
-            st.awake[p] -= 1
-            st.seat_stats[p, PS_CATS] += 1
-            log(st, EV_CAT, p, north, 0, 0, 0)
-            if st.awake[p] == 0:
-                _trigger(st, TRIGGER_CAT, p)  # R7.1: the last awake cat
-        _advance(st, pr, STEP_END)
+            place_cat(s, pr, north, p)
+            s[pr.o_supply_awake + p] -= 1
+            s[seat_stat_at(pr, p, PS_CATS)] += 1
+            log(s, pr, EV_CAT, p, north, 0, 0, 0)
+            if s[pr.o_supply_awake + p] == 0:
+                _trigger(s, pr, TRIGGER_CAT, p)  # R7.1: the last awake cat
+        _advance(s, pr, STEP_END)
     elif dec == DEC_SLEEP:
         x = action_arg2(a)
         m = pr.sleep_walls
         if action_arg1(a):
             m = turned(m)
-        place_sleeping(st, pr, x, m, p)
-        st.asleep[p] -= 1
-        st.seat_stats[p, PS_SLEEPING] += 1
-        log(st, EV_SLEEPING, p, x, m, 0, 0)
-        _advance(st, pr, STEP_END)
-
-
-@njit(cache=True)
-def is_legal(st, pr, a, buf):
-    n = legal_actions(st, pr, buf)
-    for i in range(n):
-        if buf[i] == a:
-            return True
-    return False
-
-
-@njit(cache=True)
-def leader_of_box(st, pr, root):
-    """Seats leading the box as a bitmask (0: nobody)."""
-    top = box_top_count(st, pr, root)
-    mask = 0
-    if top > 0:
-        for q in range(pr.players):
-            if box_majority(st, pr, root, q) == top:
-                mask |= 1 << q
-    return mask
-
-
-@njit(cache=True, inline="always")
-def root_of(st, x):
-    return find(st.parent, x)
+        place_sleeping(s, pr, x, m, p)
+        s[pr.o_supply_sleep + p] -= 1
+        s[seat_stat_at(pr, p, PS_SLEEPING)] += 1
+        log(s, pr, EV_SLEEPING, p, x, m, 0, 0)
+        _advance(s, pr, STEP_END)
