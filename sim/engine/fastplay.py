@@ -40,13 +40,19 @@ def random_action(s, pr, stream, buf):
 
 
 @njit(cache=True)
-def bench_random(pr, blank, root, first, count):
-    """Play `count` random games from game index `first`; return total turns."""
+def random_turns(pr, blank, root, first, count):
+    """Play `count` random games from game index `first`; return each game's turns."""
     buf = np.empty(pr.max_actions, np.int32)
     s = blank.copy()
-    turns = 0
-    for i in range(first, first + count):
+    turns = np.empty(count, np.int64)
+    for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
-        play_random(s, pr, game_words(root, i, 2 + pr.players), buf)
-        turns += s[SC_TURNS]
+        play_random(s, pr, game_words(root, first + i, 2 + pr.players), buf)
+        turns[i] = s[SC_TURNS]
     return turns
+
+
+@njit(cache=True)
+def bench_random(pr, blank, root, first, count):
+    """Total turns of `count` random games (a warm-up and timing kernel)."""
+    return random_turns(pr, blank, root, first, count).sum()

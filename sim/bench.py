@@ -1,0 +1,46 @@
+"""`sim bench`: games per second of the compiled engine on one core."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from sim.config import load_study
+
+
+def bench_random_play(games: int = 20000, config_path: str = "configs/base.yaml") -> list[dict]:
+    """Random play at 2-5 players on the config's game; prints and returns one row each."""
+    from sim.engine.fastplay import bench_random
+    from sim.engine.state import make_engine
+
+    study = load_study(config_path)
+    t0 = time.perf_counter()
+    engine = make_engine(study.game)
+    bench_random(engine.pr, engine.blank, study.seed, 0, 1)
+    startup = time.perf_counter() - t0
+    print(f"start-up (import, compile or load the compile cache): {startup:.2f} s")
+    print(f"{'players':>7} {'games':>7} {'games/s':>9} {'median turns':>13}")
+    rows = []
+    for players in (2, 3, 4, 5):
+        game = study.game.model_copy(update={"players": players})
+        engine = make_engine(game)
+        bench_random(engine.pr, engine.blank, study.seed, 0, 1)  # warm: compile per shape
+        turns = np.empty(games, np.int64)
+        t = time.perf_counter()
+        chunk = 1000
+        for first in range(0, games, chunk):
+            n = min(chunk, games - first)
+            turns[first : first + n] = _turns_each(engine, study.seed, first, n)
+        rate = games / (time.perf_counter() - t)
+        row = {"players": players, "games": games, "games_per_s": rate,
+               "median_turns": float(np.median(turns))}
+        rows.append(row)
+        print(f"{players:>7} {games:>7} {rate:>9,.0f} {row['median_turns']:>13.0f}")
+    return rows
+
+
+def _turns_each(engine, seed: int, first: int, count: int) -> np.ndarray:
+    from sim.engine.fastplay import random_turns
+
+    return random_turns(engine.pr, engine.blank, seed, first, count)
