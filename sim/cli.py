@@ -60,6 +60,43 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from sim.config import load_study
+    from sim.runner import run
+
+    if args.config is None and args.resume is None:
+        raise SimError("sim run: give a CONFIG file, or --resume RUN_DIR")
+    study = load_study(args.config) if args.config is not None else None
+    overrides = {}
+    if args.games is not None:
+        overrides["games"] = args.games
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    if overrides and study is not None:
+        study = study.with_overrides(**overrides)
+    resume = Path(args.resume) if args.resume else None
+    result = run(study, jobs=args.jobs, out=Path(args.out) if args.out else None,
+                 resume=resume, quiet=args.quiet)
+    print(_run_summary(result))
+    return 0
+
+
+def _run_summary(result) -> str:
+    """A few lines a designer reads first: where the results are and who won how often."""
+    meta, players = result.meta, result.players
+    lines = [f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
+             f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"]
+    n = len(result.games)
+    for label, share in players.groupby("policy")["win_share"]:
+        rate = share.mean()
+        half = 1.96 * share.std(ddof=1) / max(len(share), 1) ** 0.5
+        lines.append(f"  {label:<20} win share {rate:6.1%} ± {half:.1%}  ({len(share)} seat-games)")
+    by_seat = players.groupby("seat")["win_share"].mean()
+    lines.append("  by seat: " + "  ".join(f"{s}: {v:.1%}" for s, v in by_seat.items())
+                 + f"  (fair {1 / players.seat.nunique():.1%}, n={n} games)")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sim", description="If It Fits balance simulator")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -78,6 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
     p.add_argument("--show", action="store_true", help="print the final table as text")
     p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("run", help="play a study's games in parallel and save the results")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--games", type=int, default=None, help="override the config's games")
+    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    p.add_argument("--out", default=None, help="run folder (default runs/<name>-<timestamp>)")
+    p.add_argument("--resume", default=None, metavar="RUN_DIR", help="finish an interrupted run")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")

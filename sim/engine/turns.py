@@ -495,18 +495,24 @@ def legal_actions(s, pr, out):
         out[0] = action(A_NO_CAT, 0, 0)
         return _cat_spots(s, pr, p, s[SC_PLACED], out, 1)
     if dec == DEC_SLEEP:
-        m = pr.sleep_walls
-        m2 = turned(m)
-        for i in range(s[SC_NFRONT]):
-            x = s[pr.o_front + i]
-            if can_place(s, pr, x, m):
-                out[n] = action(A_SLEEP, 0, x)
-                n += 1
-            if m2 != m and can_place(s, pr, x, m2):
-                out[n] = action(A_SLEEP, 1, x)
-                n += 1
-        return n
+        return sleeping_placements(s, pr, out, 0)
     return 0
+
+
+@njit(cache=True)
+def sleeping_placements(s, pr, out, n):
+    """R3.2: where the sleeping-cat card may go, appended to out from n; returns the new n."""
+    m = pr.sleep_walls
+    m2 = turned(m)
+    for i in range(s[SC_NFRONT]):
+        x = s[pr.o_front + i]
+        if can_place(s, pr, x, m):
+            out[n] = action(A_SLEEP, 0, x)
+            n += 1
+        if m2 != m and can_place(s, pr, x, m2):
+            out[n] = action(A_SLEEP, 1, x)
+            n += 1
+    return n
 
 
 @njit(**INLINE)

@@ -1,16 +1,18 @@
-"""Policy names and their parameters, checked when a study config is loaded.
+"""Policy names, their parameters, and the compiled code each built-in runs as.
 
-Minimal placeholder: only `random` exists so far. `KNOWN` maps each policy
-name to the parameter names it accepts. `check_seat` raises `SeatError` (a
-ValueError) whose `key` names the seat key at fault, so the config loader can
-point at `seats[i].policy` or `seats[i].<param>`.
+`KNOWN` maps each policy name to the parameter names it accepts; `check_seat`
+raises `SeatError` (a ValueError) whose `key` names the seat key at fault, so
+the config loader can point at `seats[i].policy` or `seats[i].<param>`.
 """
 
 from __future__ import annotations
 
 import difflib
 
-KNOWN: dict[str, set[str]] = {"random": set()}
+from sim.policies.compiled import POLICY_GREEDY, POLICY_RANDOM
+
+KNOWN: dict[str, set[str]] = {"random": set(), "greedy": set()}
+CODES: dict[str, int] = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
 
 
 class SeatError(ValueError):
@@ -43,3 +45,8 @@ def check_seat(policy: str, params: dict) -> None:
                 f" (it takes {takes})",
                 key=str(key),
             )
+
+
+def policy_code(policy: str) -> int:
+    """The compiled policy a seat's name runs as."""
+    return CODES[policy]

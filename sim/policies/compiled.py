@@ -1,0 +1,330 @@
+"""Built-in policies in compiled code: random and greedy (one-ply).
+
+A policy reads only what its seat may know: the table, its own hand (through
+the legal actions, which the engine derives from that hand alone), and public
+counts. None of these functions reads the deck or another seat's hand.
+
+Greedy scores a candidate by the change it makes to the boxes it touches,
+never by rescoring the whole table: see `_place_delta` and friends.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine.rng import randint
+from sim.engine.state import (
+    DEC_CAT,
+    DEC_CHOOSE,
+    DEC_ITEM,
+    DEC_PLAY,
+    DEC_SLEEP,
+    SC_DECISION,
+    SC_ITEM,
+    SC_SEAT,
+)
+from sim.engine.table import INLINE, box_points, cat_bonus, find, offset, turned
+from sim.engine.turns import (
+    A_CAT,
+    A_PLACE,
+    A_PRINCESS,
+    A_SLEEP,
+    action_arg1,
+    action_arg2,
+    action_kind,
+    count_play_actions,
+    legal_actions,
+    nth_play_action,
+    sleeping_placements,
+)
+
+POLICY_RANDOM = 0
+POLICY_GREEDY = 1
+
+# Layout of the int64 work array a game loop hands to greedy (no allocation per decision).
+W_DELTA = 0  # [P] score change per seat
+W_CUR = 1  # [P] scores as the table stands
+W_AWAKE = 2  # [P] merged box: awake cats
+W_SLEEP = 3  # [P] merged box: sleeping cats
+W_BLOCKS = 4  # then toys [K], roots [4], sealed [4], merged [4]
+
+
+def work_size(players: int, ntoys: int) -> int:
+    """Length of the work array for this game shape."""
+    return W_BLOCKS * players + ntoys + 12
+
+
+@njit(cache=True)
+def choose_random(s, pr, stream, buf):
+    """Uniform over the legal actions; at a plain play decision, without listing them."""
+    n = count_play_actions(s, pr)
+    if n > 1:
+        return nth_play_action(s, pr, randint(stream, n))
+    n = legal_actions(s, pr, buf)
+    if n == 1:
+        return buf[0]
+    return buf[randint(stream, n)]
+
+
+# ---------------------------------------------------------------- box arithmetic
+
+
+@njit(**INLINE)
+def _value(best_toy, sprayers, open_sides):
+    """R8.3, R8.4 for a box described by its sums."""
+    v = best_toy - sprayers
+    return 2 * v if open_sides == 0 else v
+
+
+@njit(**INLINE)
+def _root_best_toy(s, pr, r, extra_kind):
+    """Most numerous toy kind of root r, counting one more of extra_kind (-1: none)."""
+    best = 0
+    base = pr.o_toys + r * pr.ntoys
+    for k in range(pr.ntoys):
+        n = s[base + k] + (1 if k == extra_kind else 0)
+        if n > best:
+            best = n
+    return best
+
+
+@njit(**INLINE)
+def _majority(awake, sleep, sleep_majority):
+    return awake + sleep if sleep_majority else awake
+
+
+@njit(cache=True)
+def _credit_root(s, pr, r, value, seat_bump, bump, sign, d):
+    """Add sign*value to the leaders of root r, with seat_bump's awake count changed by bump."""
+    if value == 0:
+        return
+    top = 0
+    for q in range(pr.players):
+        i = r * pr.players + q
+        m = _majority(s[pr.o_awake + i] + (bump if q == seat_bump else 0),
+                      s[pr.o_sleep + i], pr.sleep_majority)
+        if m > top:
+            top = m
+    if top == 0:
+        return
+    for q in range(pr.players):
+        i = r * pr.players + q
+        m = _majority(s[pr.o_awake + i] + (bump if q == seat_bump else 0),
+                      s[pr.o_sleep + i], pr.sleep_majority)
+        if m == top:
+            d[q] += sign * value
+
+
+@njit(cache=True)
+def _root_value(s, pr, r, open_change):
+    return _value(_root_best_toy(s, pr, r, -1), s[pr.o_spray + r], s[pr.o_open + r] + open_change)
+
+
+@njit(cache=True)
+def _place_delta(s, pr, x, mask, sleeper, w):
+    """Score change per seat if a card with walls `mask` (and sleeper's sleeping cat, -1: none) went on x."""
+    players, ntoys = pr.players, pr.ntoys
+    d = w[W_DELTA * players : (W_DELTA + 1) * players]
+    awake = w[W_AWAKE * players : (W_AWAKE + 1) * players]
+    sleep = w[W_SLEEP * players : (W_SLEEP + 1) * players]
+    base = W_BLOCKS * players
+    toys = w[base : base + ntoys]
+    roots = w[base + ntoys : base + ntoys + 4]
+    sealed = w[base + ntoys + 4 : base + ntoys + 8]
+    merged = w[base + ntoys + 8 : base + ntoys + 12]
+    d[:] = 0
+    nroots = 0
+    new_open = 0
+    for dd in range(4):
+        y = x + offset(pr, dd)
+        wy = s[pr.o_walls + y]
+        mine_open = ((mask >> dd) & 1) == 0
+        if wy < 0:
+            if mine_open:
+                new_open += 1
+            continue
+        theirs_open = ((wy >> (dd ^ 2)) & 1) == 0
+        r = find(s, pr, y)
+        j = 0
+        while j < nroots and roots[j] != r:
+            j += 1
+        if j == nroots:
+            roots[j] = r
+            sealed[j] = 0
+            merged[j] = 0
+            nroots += 1
+        if theirs_open:
+            sealed[j] += 1
+        if mine_open and theirs_open:
+            merged[j] = 1
+    toys[:] = 0
+    awake[:] = 0
+    sleep[:] = 0
+    spray = 0
+    open_sides = new_open
+    any_merged = False
+    for j in range(nroots):
+        r = roots[j]
+        _credit_root(s, pr, r, _root_value(s, pr, r, 0), -1, 0, -1, d)
+        if merged[j] == 0:
+            if sealed[j] > 0:  # a neighbour box sealed by this card may close (R1.8)
+                _credit_root(s, pr, r, _root_value(s, pr, r, -sealed[j]), -1, 0, 1, d)
+            else:
+                _credit_root(s, pr, r, _root_value(s, pr, r, 0), -1, 0, 1, d)
+            continue
+        any_merged = True
+        for k in range(ntoys):
+            toys[k] += s[pr.o_toys + r * ntoys + k]
+        for q in range(players):
+            awake[q] += s[pr.o_awake + r * players + q]
+            sleep[q] += s[pr.o_sleep + r * players + q]
+        spray += s[pr.o_spray + r]
+        open_sides += s[pr.o_open + r] - sealed[j]
+    if not any_merged:
+        return  # the new card is a box of its own, with no items: worth 0
+    if sleeper >= 0:
+        sleep[sleeper] += 1
+    best = 0
+    for k in range(ntoys):
+        if toys[k] > best:
+            best = toys[k]
+    value = _value(best, spray, open_sides)
+    if value == 0:
+        return
+    top = 0
+    for q in range(players):
+        m = _majority(awake[q], sleep[q], pr.sleep_majority)
+        if m > top:
+            top = m
+    if top == 0:
+        return
+    for q in range(players):
+        if _majority(awake[q], sleep[q], pr.sleep_majority) == top:
+            d[q] += value
+
+
+@njit(cache=True)
+def _item_delta(s, pr, x, t, w):
+    """Score change per seat if item type t went on a seam of x's box."""
+    d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
+    d[:] = 0
+    r = find(s, pr, x)
+    toy = s[pr.t_toy + t]
+    old = _root_value(s, pr, r, 0)
+    spray = s[pr.o_spray + r] + (1 if toy < 0 else 0)
+    new = _value(_root_best_toy(s, pr, r, toy), spray, s[pr.o_open + r])
+    _credit_root(s, pr, r, new - old, -1, 0, 1, d)
+
+
+@njit(cache=True)
+def _cat_delta(s, pr, north, seat, bump, w):
+    """Score change per seat if seat's awake cats on north's box changed by bump (+1 cat, -1 eviction)."""
+    d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
+    d[:] = 0
+    r = find(s, pr, north)
+    value = _root_value(s, pr, r, 0)
+    _credit_root(s, pr, r, value, -1, 0, -1, d)
+    _credit_root(s, pr, r, value, seat, bump, 1, d)
+    d[seat] += bump  # R8.5: the cat bonus
+
+
+@njit(cache=True)
+def _objective(pr, w, me):
+    """Own score minus the best opponent's, after the candidate's change."""
+    d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
+    cur = w[W_CUR * pr.players : (W_CUR + 1) * pr.players]
+    best_other = -(1 << 40)
+    for q in range(pr.players):
+        if q != me and cur[q] + d[q] > best_other:
+            best_other = cur[q] + d[q]
+    return cur[me] + d[me] - best_other
+
+
+@njit(cache=True)
+def _evaluate(s, pr, a, me, w):
+    """Greedy's objective for legal action a at the current decision."""
+    dec = s[SC_DECISION]
+    kind = action_kind(a)
+    d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
+    if dec == DEC_PLAY and kind == A_PLACE:
+        code = action_arg1(a)
+        m = s[pr.t_walls + (code >> 1)]
+        _place_delta(s, pr, action_arg2(a), turned(m) if code & 1 else m, -1, w)
+    elif dec == DEC_PLAY and kind == A_PRINCESS:
+        north = action_arg2(a)
+        owner = s[pr.o_occ + north]
+        _cat_delta(s, pr, north, owner, -1, w)
+    elif dec == DEC_SLEEP and kind == A_SLEEP:
+        m = pr.sleep_walls
+        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w)
+    elif dec == DEC_CAT and kind == A_CAT:
+        _cat_delta(s, pr, action_arg2(a), me, 1, w)
+    elif dec == DEC_ITEM:
+        _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
+    else:
+        d[:] = 0  # discards, no cat, the box action: the table does not change
+    return _objective(pr, w, me)
+
+
+@njit(cache=True)
+def current_scores(s, pr, w):
+    """Fill the work array's current-score row (box points plus cat bonus)."""
+    cur = w[W_CUR * pr.players : (W_CUR + 1) * pr.players]
+    cur[:] = 0
+    box_points(s, pr, cur)
+    cat_bonus(s, pr, cur)
+
+
+@njit(cache=True)
+def choose_greedy(s, pr, stream, buf, w):
+    """One-ply greedy: maximise own minus best opponent's score as if scored now; ties at random."""
+    me = s[SC_SEAT]
+    n = legal_actions(s, pr, buf)
+    if n == 1:
+        return buf[0]
+    current_scores(s, pr, w)
+    if s[SC_DECISION] == DEC_CHOOSE:
+        return _choose_action_kind(s, pr, me, stream, buf, w)
+    best = -(1 << 40)
+    ties = 0
+    pick = buf[0]
+    for i in range(n):
+        v = _evaluate(s, pr, buf[i], me, w)
+        if v > best:
+            best = v
+            ties = 1
+            pick = buf[i]
+        elif v == best:
+            ties += 1
+            if randint(stream, ties) == 0:  # reservoir sampling: uniform among ties
+                pick = buf[i]
+    return pick
+
+
+@njit(cache=True)
+def _choose_action_kind(s, pr, me, stream, buf, w):
+    """Box action (the table unchanged now) or the sleeping-cat action at its best placement."""
+    d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
+    d[:] = 0
+    box = _objective(pr, w, me)
+    n = sleeping_placements(s, pr, buf, 2)  # buf[0:2] holds the two choices
+    best = -(1 << 40)
+    for i in range(2, n):
+        a = buf[i]
+        m = pr.sleep_walls
+        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w)
+        v = _objective(pr, w, me)
+        if v > best:
+            best = v
+    if best > box or (best == box and randint(stream, 2) == 1):
+        return buf[1]
+    return buf[0]
+
+
+@njit(cache=True)
+def choose(code, s, pr, stream, buf, w):
+    """Dispatch to a built-in policy by its code."""
+    if code == POLICY_GREEDY:
+        return choose_greedy(s, pr, stream, buf, w)
+    return choose_random(s, pr, stream, buf)

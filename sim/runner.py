@@ -1,0 +1,269 @@
+"""`sim run`: reproducible parallel Monte Carlo games, written chunk by chunk.
+
+Game i's randomness derives only from (seed, i); chunks are fixed ranges of
+game indices, so the result is the same for any number of workers and a
+resumed run equals an uninterrupted one. Each finished chunk is written
+at once (atomically), so an interrupted run keeps everything it finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+import sim
+from sim.config import StudyConfig, load_study
+from sim.engine.state import ENGINE_VERSION, STAT_NAMES, TRIGGER_NAMES, make_engine
+from sim.errors import SimError
+from sim.policies.compiled import work_size
+from sim.policies.loop import GAME_COLUMNS, SEAT_COLUMNS, play_chunk
+from sim.policies.registry import policy_code
+
+CHUNK_GAMES = 500
+TABLES = ("games", "players", "cards")
+
+
+@dataclass
+class RunResult:
+    """A finished run: its folder, metadata and the three tidy tables."""
+
+    run_dir: Path
+    meta: dict
+    games: pd.DataFrame
+    players: pd.DataFrame
+    cards: pd.DataFrame
+
+
+# ---------------------------------------------------------------- one chunk
+
+
+def seat_lineup(study: StudyConfig, game_index: int) -> np.ndarray:
+    """Which line-up slot each seat plays in this game (rotations in equal numbers)."""
+    players = study.game.players
+    shift = game_index % players if study.rotate_seats else 0
+    return (np.arange(players) + shift) % players
+
+
+def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
+    """Play games first..first+count-1 and return their tidy rows."""
+    engine = make_engine(study.game)
+    pr = engine.pr
+    players = pr.players
+    index = np.arange(first, first + count)
+    slots = np.stack([seat_lineup(study, int(i)) for i in index])
+    codes = np.array([policy_code(seat.policy) for seat in study.seats], np.int64)[slots]
+    games, seats, cards = play_chunk(
+        pr, engine.blank, study.seed, first, count, codes, work_size(players, pr.ntoys)
+    )
+    return _tables(study, engine, index, slots, games, seats, cards)
+
+
+def _tables(study, engine, index, slots, games, seats, cards) -> dict[str, pd.DataFrame]:
+    players = engine.pr.players
+    count = len(index)
+    scores = seats[:, :, 0]
+    best = scores.max(axis=1, keepdims=True)
+    winner = scores == best
+    n_winners = winner.sum(axis=1)
+    ranked = np.sort(scores, axis=1)[:, ::-1]
+    runner_up = np.where(n_winners < players, ranked[np.arange(count), np.minimum(n_winners, players - 1)], best[:, 0])
+    tag = {"config_hash": study.config_hash(), "engine_version": ENGINE_VERSION}
+
+    g = pd.DataFrame(games, columns=GAME_COLUMNS)
+    g.insert(0, "game", index)
+    g.insert(1, "seed", study.seed)
+    g.insert(2, "players", players)
+    g["end_trigger"] = pd.Categorical.from_codes(g.pop("trigger"), TRIGGER_NAMES)
+    g["winners"] = [",".join(map(str, np.flatnonzero(row))) for row in winner]
+    g["n_winners"] = n_winners
+    g["tie"] = n_winners > 1
+    g["margin"] = np.where(n_winners > 1, 0, best[:, 0] - runner_up)
+    g["rotation"] = slots[:, 0]
+    g = g.assign(**tag)
+
+    labels = np.array([seat.label for seat in study.seats])
+    p = pd.DataFrame(seats.reshape(count * players, -1), columns=SEAT_COLUMNS)
+    p.insert(0, "game", np.repeat(index, players))
+    p.insert(1, "seat", np.tile(np.arange(players), count))
+    p.insert(2, "slot", slots.reshape(-1))
+    p.insert(3, "policy", labels[slots.reshape(-1)])
+    # rank 1 is best; tied seats share the best rank they tie for
+    p["rank"] = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2).reshape(-1)
+    p["win_share"] = (winner / n_winners[:, None]).reshape(-1)
+    p = p.assign(**tag)
+
+    ntypes = len(engine.types)
+    c = pd.DataFrame(cards.reshape(count * players * ntypes, -1), columns=STAT_NAMES)
+    c.insert(0, "game", np.repeat(index, players * ntypes))
+    c.insert(1, "seat", np.tile(np.repeat(np.arange(players), ntypes), count))
+    c.insert(2, "card", np.tile(np.array(engine.types.names), count * players))
+    c = c.assign(**tag)
+    return {"games": g, "players": p, "cards": c}
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _chunks(games: int) -> list[tuple[int, int]]:
+    return [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
+
+
+def _chunk_path(run_dir: Path, first: int, table: str) -> Path:
+    return run_dir / "chunks" / f"{table}-{first:09d}.parquet"
+
+
+def _chunk_done(run_dir: Path, first: int) -> bool:
+    return all(_chunk_path(run_dir, first, t).exists() for t in TABLES)
+
+
+def _write_chunk(run_dir: Path, first: int, tables: dict[str, pd.DataFrame]) -> None:
+    """Write a chunk's tables atomically: a crash leaves either all or nothing usable."""
+    for name, frame in tables.items():
+        path = _chunk_path(run_dir, first, name)
+        tmp = path.with_suffix(".tmp")
+        frame.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+
+
+def _worker_chunk(study: StudyConfig, first: int, count: int):
+    return first, count, run_chunk(study, first, count)
+
+
+def run(
+    study: StudyConfig | None,
+    *,
+    jobs: int = -1,
+    out: Path | None = None,
+    resume: Path | None = None,
+    quiet: bool = False,
+) -> RunResult:
+    """Run every game of the study (or the rest of a resumed run) and return its tables.
+
+    With `resume`, the study is the one saved in the run folder (a given study
+    must match it).
+    """
+    if resume is not None:
+        run_dir = Path(resume)
+        study = _resumable(run_dir, study)
+    elif study is None:
+        raise SimError("run: give a study or a run folder to resume")
+    else:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(out) if out is not None else Path("runs") / f"{study.name}-{stamp}"
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise SimError(f"{run_dir}: run folder exists and is not empty; use --resume {run_dir} or another --out")
+    (run_dir / "chunks").mkdir(parents=True, exist_ok=True)
+    meta = _meta(study)
+    (run_dir / "run.json").write_text(json.dumps({**meta, "status": "running"}, indent=2))
+
+    todo = [(f, n) for f, n in _chunks(study.games) if not _chunk_done(run_dir, f)]
+    done_games = study.games - sum(n for _, n in todo)
+    t0 = time.perf_counter()
+    bar = _progress(study.games, done_games, quiet)
+    wins = []
+    try:
+        if todo:
+            tasks = (delayed(_worker_chunk)(study, f, n) for f, n in todo)
+            n_jobs = 1 if len(todo) == 1 else jobs
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            for first, count, tables in parallel(tasks):
+                _write_chunk(run_dir, first, tables)
+                p = tables["players"]
+                wins.append(p.loc[p.seat == 0, "win_share"].to_numpy())
+                if bar is not None:
+                    bar.update(count)
+                    bar.set_postfix_str(f"seat 0 wins {np.concatenate(wins).mean():.1%}")
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t0
+    result = _collect(run_dir, study)
+    played = study.games - done_games
+    meta.update(status="complete", wall_time_s=round(wall, 3),
+                games_per_s=round(played / wall, 1) if wall > 0 and played else None)
+    (run_dir / "run.json").write_text(json.dumps(meta, indent=2))
+    for name in TABLES:
+        getattr(result, name).to_parquet(run_dir / f"{name}.parquet", index=False)
+    (run_dir / "config.yaml").write_text(_yaml(study))
+    result.meta = meta
+    return result
+
+
+def _collect(run_dir: Path, study: StudyConfig) -> RunResult:
+    frames = {}
+    for name in TABLES:
+        parts = [pd.read_parquet(_chunk_path(run_dir, f, name)) for f, _ in _chunks(study.games)]
+        frames[name] = pd.concat(parts, ignore_index=True)
+    return RunResult(run_dir=run_dir, meta=_meta(study), **frames)
+
+
+def _meta(study: StudyConfig) -> dict:
+    return {
+        "name": study.name,
+        "config": study.to_yaml_dict(),
+        "config_hash": study.config_hash(),
+        "engine_version": ENGINE_VERSION,
+        "package_version": sim.__version__,
+        "seed": study.seed,
+        "games": study.games,
+        "chunk_games": CHUNK_GAMES,
+        "source": study.source,
+    }
+
+
+def _resumable(run_dir: Path, study: StudyConfig | None) -> StudyConfig:
+    """The study a run folder was started with; refuses a folder from another config."""
+    meta_path = run_dir / "run.json"
+    if not meta_path.exists():
+        raise SimError(f"{run_dir}: not a run folder (no run.json)")
+    meta = json.loads(meta_path.read_text())
+    from sim.config import parse_study
+
+    saved = parse_study(meta["config"], str(meta_path))
+    if meta.get("engine_version") != ENGINE_VERSION:
+        raise SimError(f"{run_dir}: made by engine version {meta.get('engine_version')}, this is {ENGINE_VERSION}")
+    if study is not None and study.config_hash() != saved.config_hash():
+        raise SimError(f"{run_dir}: was started from a different config (hash {saved.config_hash()})")
+    return saved
+
+
+def load_run(run_dir: str | Path) -> RunResult:
+    """Open a finished run folder's tables (for `sim report` and notebooks)."""
+    run_dir = Path(run_dir)
+    meta_path = run_dir / "run.json"
+    if not meta_path.exists():
+        raise SimError(f"{run_dir}: not a run folder (no run.json)")
+    meta = json.loads(meta_path.read_text())
+    missing = [t for t in TABLES if not (run_dir / f"{t}.parquet").exists()]
+    if missing:
+        raise SimError(f"{run_dir}: run is not complete (missing {', '.join(missing)}); finish it with sim run --resume {run_dir}")
+    frames = {t: pd.read_parquet(run_dir / f"{t}.parquet") for t in TABLES}
+    return RunResult(run_dir=run_dir, meta=meta, **frames)
+
+
+def _progress(total: int, done: int, quiet: bool):
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, unit="game", smoothing=0.1, dynamic_ncols=True)
+
+
+def _yaml(study: StudyConfig) -> str:
+    import yaml
+
+    return yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True)
+
+
+def run_path(path: str, **kwargs) -> RunResult:
+    """Load a config file and run it (the Python API behind `sim run`)."""
+    return run(load_study(path), **kwargs)
