@@ -44,3 +44,50 @@ def _turns_each(engine, seed: int, first: int, count: int) -> np.ndarray:
     from sim.engine.fastplay import random_turns
 
     return random_turns(engine.pr, engine.blank, seed, first, count)
+
+
+def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> list[dict]:
+    """Bare compiled games vs the runner on 1 and 2 workers, for three line-ups."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from sim.policies.compiled import work_size
+    from sim.policies.loop import play_chunk
+    from sim.runner import run, seat_lineup
+    from sim.policies.registry import policy_code
+    from sim.engine.state import make_engine
+
+    base = load_study(config_path)
+    players = base.game.players
+    lineups = {
+        "config": base,
+        "all random": base.with_overrides(seats=[{"policy": "random"}] * players),
+        "all greedy": base.with_overrides(seats=[{"policy": "greedy"}] * players),
+    }
+    print(f"{'line-up':<12} {'bare 1 core':>12} {'runner 1':>10} {'runner 2':>10} {'overhead':>9} {'2 vs 1':>7}")
+    rows = []
+    for name, study in lineups.items():
+        study = study.with_overrides(games=games)
+        engine = make_engine(study.game)
+        slots = np.stack([seat_lineup(study, i) for i in range(games)])
+        codes = np.array([policy_code(s.policy) for s in study.seats], np.int64)[slots]
+        wl = work_size(players, engine.pr.ntoys)
+        play_chunk(engine.pr, engine.blank, study.seed, 0, 2, codes[:2], wl)
+        t = time.perf_counter()
+        play_chunk(engine.pr, engine.blank, study.seed, 0, games, codes, wl)
+        bare = games / (time.perf_counter() - t)
+        rates = []
+        for jobs in (1, 2):
+            out = Path(tempfile.mkdtemp())
+            try:
+                t = time.perf_counter()
+                run(study, jobs=jobs, out=out / "run", quiet=True)
+                rates.append(games / (time.perf_counter() - t))
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+        row = {"lineup": name, "bare": bare, "runner_1": rates[0], "runner_2": rates[1]}
+        rows.append(row)
+        print(f"{name:<12} {bare:>12,.0f} {rates[0]:>10,.0f} {rates[1]:>10,.0f}"
+              f" {1 - rates[0] / bare:>9.1%} {rates[1] / rates[0]:>7.2f}")
+    return rows

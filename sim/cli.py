@@ -54,9 +54,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from sim.bench import bench_random_play
+    from sim.bench import bench_random_play, bench_runner
 
-    bench_random_play(games=args.games, config_path=args.config)
+    if args.runner:
+        bench_runner(games=args.games, config_path=args.config)
+    else:
+        bench_random_play(games=args.games, config_path=args.config)
     return 0
 
 
@@ -76,7 +79,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         study = study.with_overrides(**overrides)
     resume = Path(args.resume) if args.resume else None
     result = run(study, jobs=args.jobs, out=Path(args.out) if args.out else None,
-                 resume=resume, quiet=args.quiet)
+                 resume=resume, quiet=args.quiet, backend=args.backend, scheduler=args.scheduler)
     print(_run_summary(result))
     return 0
 
@@ -124,11 +127,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run folder (default runs/<name>-<timestamp>)")
     p.add_argument("--resume", default=None, metavar="RUN_DIR", help="finish an interrupted run")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                   help="local worker processes (default) or a Dask cluster")
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")
     p.add_argument("--config", default="configs/base.yaml")
+    p.add_argument("--runner", action="store_true",
+                   help="compare bare compiled games with the runner on 1 and 2 workers")
     p.set_defaults(func=_cmd_bench)
     return parser
 

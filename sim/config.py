@@ -216,7 +216,7 @@ class StudyConfig(_Frozen):
 
     name: str = Field(min_length=1)
     games: int = Field(10000, ge=1)
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, le=2**63 - 1)
     game: GameConfig = Field(default_factory=GameConfig)
     seats: tuple[SeatSpec, ...]
     rotate_seats: bool = True

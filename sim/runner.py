@@ -145,6 +145,8 @@ def run(
     out: Path | None = None,
     resume: Path | None = None,
     quiet: bool = False,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> RunResult:
     """Run every game of the study (or the rest of a resumed run) and return its tables.
 
@@ -173,9 +175,7 @@ def run(
     try:
         if todo:
             tasks = (delayed(_worker_chunk)(study, f, n) for f, n in todo)
-            n_jobs = 1 if len(todo) == 1 else jobs
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for first, count, tables in parallel(tasks):
+            for first, count, tables in _parallel(tasks, len(todo), jobs, backend, scheduler):
                 _write_chunk(run_dir, first, tables)
                 p = tables["players"]
                 wins.append(p.loc[p.seat == 0, "win_share"].to_numpy())
@@ -196,6 +196,30 @@ def run(
     (run_dir / "config.yaml").write_text(_yaml(study))
     result.meta = meta
     return result
+
+
+def _parallel(tasks, n_tasks: int, jobs: int, backend: str, scheduler: str | None):
+    """Results of the chunk tasks as they finish, on local processes or a Dask cluster."""
+    if backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise SimError("--backend dask needs the dask extra: pip install '.[dask]'") from None
+        from joblib import parallel_config
+
+        if scheduler is None:
+            raise SimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+        try:
+            client = Client(scheduler, timeout=10)
+        except OSError as exc:
+            raise SimError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        with client, parallel_config(backend="dask"):
+            yield from Parallel(return_as="generator_unordered")(tasks)
+        return
+    if backend != "loky":
+        raise SimError(f"unknown backend {backend!r} (known: loky, dask)")
+    n_jobs = 1 if n_tasks == 1 else jobs
+    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
 
 
 def _collect(run_dir: Path, study: StudyConfig) -> RunResult:

@@ -55,7 +55,7 @@ def test_base_yaml_is_the_default_game():
     study = load_study(BASE)
     assert study.game == GameConfig()
     assert (study.name, study.games, study.seed) == ("base", 10000, 20261129)
-    assert study.seats == (SeatSpec(policy="random"),) * 4
+    assert study.seats == (SeatSpec(policy="greedy"),) * 2 + (SeatSpec(policy="random"),) * 2
     assert study.rotate_seats is True
     assert (study.sweep, study.targets, study.report_path) == ({}, {}, None)
     assert study.source == str(BASE)
@@ -71,7 +71,7 @@ def test_base_yaml_writes_out_every_game_setting():
 
 def test_summarize_base():
     line = summarize(load_study(BASE))
-    assert line == f"{BASE}: OK — base, 4 players, 70 cards, 10000 games, seats random×4"
+    assert line == f"{BASE}: OK — base, 4 players, 70 cards, 10000 games, seats greedy×2, random×2"
 
 
 def test_defaults_when_keys_are_left_out():
@@ -160,8 +160,10 @@ def test_with_overrides_errors_name_the_key():
 
 
 def test_with_overrides_players_resizes_a_uniform_line_up():
-    study = load_study(BASE).with_overrides(players=3)
-    assert len(study.seats) == 3
+    uniform = load_study(BASE).with_overrides(seats=[{"policy": "random"}] * 4)
+    assert len(uniform.with_overrides(players=3).seats) == 3
+    with pytest.raises(ConfigError, match="4 seats listed but players is 3"):
+        load_study(BASE).with_overrides(players=3)  # a mixed line-up is not guessed
 
 
 def test_with_overrides_sections():
@@ -234,9 +236,9 @@ CASES = [
     ),
     ("seats: [{}, {}, {}, {}]\n", "seats[0]", "no 'policy'"),
     (
-        "seats: [{policy: random}, {policy: random}, {policy: greedy}, {policy: random}]",
+        "seats: [{policy: random}, {policy: random}, {policy: gredy}, {policy: random}]",
         "seats[2].policy",
-        "unknown policy 'greedy' (known: random)",
+        "unknown policy 'gredy'; did you mean 'greedy'? (known: greedy, random)",
     ),
     (
         "seats: [{policy: random}, {policy: random}, {policy: random, depth: 2}, {}]",

@@ -105,3 +105,12 @@ def test_resume_refuses_a_different_config(one_worker, small_study):
 def test_greedy_seats_beat_random_seats(one_worker):
     by_policy = one_worker.players.groupby("policy").win_share.mean()
     assert by_policy["greedy"] > 2 * by_policy["random"]
+
+
+def test_dask_backend_gives_the_same_tables(small_study, one_worker, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        on_dask = run(small_study, out=tmp_path / "dask", quiet=True, backend="dask",
+                      scheduler=cluster.scheduler_address)
+    _assert_same(one_worker, on_dask)
