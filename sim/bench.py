@@ -33,8 +33,12 @@ def bench_random_play(games: int = 20000, config_path: str = "configs/base.yaml"
             n = min(chunk, games - first)
             turns[first : first + n] = _turns_each(engine, study.seed, first, n)
         rate = games / (time.perf_counter() - t)
-        row = {"players": players, "games": games, "games_per_s": rate,
-               "median_turns": float(np.median(turns))}
+        row = {
+            "players": players,
+            "games": games,
+            "games_per_s": rate,
+            "median_turns": float(np.median(turns)),
+        }
         rows.append(row)
         print(f"{players:>7} {games:>7} {rate:>9,.0f} {row['median_turns']:>13.0f}")
     return rows
@@ -52,11 +56,11 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
     import tempfile
     from pathlib import Path
 
+    from sim.engine.state import make_engine
     from sim.policies.compiled import work_size
     from sim.policies.loop import play_chunk
-    from sim.runner import run, seat_lineup
     from sim.policies.registry import policy_code
-    from sim.engine.state import make_engine
+    from sim.runner import run, seat_lineup
 
     base = load_study(config_path)
     players = base.game.players
@@ -65,7 +69,10 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
         "all random": base.with_overrides(seats=[{"policy": "random"}] * players),
         "all greedy": base.with_overrides(seats=[{"policy": "greedy"}] * players),
     }
-    print(f"{'line-up':<12} {'bare 1 core':>12} {'runner 1':>10} {'runner 2':>10} {'overhead':>9} {'2 vs 1':>7}")
+    print(
+        f"{'line-up':<12} {'bare 1 core':>12} {'runner 1':>10} {'runner 2':>10}"
+        f" {'overhead':>9} {'2 vs 1':>7}"
+    )
     rows = []
     for name, study in lineups.items():
         study = study.with_overrides(games=games)
@@ -88,6 +95,8 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
                 shutil.rmtree(out, ignore_errors=True)
         row = {"lineup": name, "bare": bare, "runner_1": rates[0], "runner_2": rates[1]}
         rows.append(row)
-        print(f"{name:<12} {bare:>12,.0f} {rates[0]:>10,.0f} {rates[1]:>10,.0f}"
-              f" {1 - rates[0] / bare:>9.1%} {rates[1] / rates[0]:>7.2f}")
+        print(
+            f"{name:<12} {bare:>12,.0f} {rates[0]:>10,.0f} {rates[1]:>10,.0f}"
+            f" {1 - rates[0] / bare:>9.1%} {rates[1] / rates[0]:>7.2f}"
+        )
     return rows

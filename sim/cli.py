@@ -78,8 +78,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if overrides and study is not None:
         study = study.with_overrides(**overrides)
     resume = Path(args.resume) if args.resume else None
-    result = run(study, jobs=args.jobs, out=Path(args.out) if args.out else None,
-                 resume=resume, quiet=args.quiet, backend=args.backend, scheduler=args.scheduler)
+    result = run(
+        study,
+        jobs=args.jobs,
+        out=Path(args.out) if args.out else None,
+        resume=resume,
+        quiet=args.quiet,
+        backend=args.backend,
+        scheduler=args.scheduler,
+    )
     print(_run_summary(result))
     return 0
 
@@ -87,16 +94,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _run_summary(result) -> str:
     """A few lines a designer reads first: where the results are and who won how often."""
     meta, players = result.meta, result.players
-    lines = [f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
-             f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"]
+    lines = [
+        f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
+        f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"
+    ]
     n = len(result.games)
     for label, share in players.groupby("policy")["win_share"]:
         rate = share.mean()
         half = 1.96 * share.std(ddof=1) / max(len(share), 1) ** 0.5
         lines.append(f"  {label:<20} win share {rate:6.1%} ± {half:.1%}  ({len(share)} seat-games)")
     by_seat = players.groupby("seat")["win_share"].mean()
-    lines.append("  by seat: " + "  ".join(f"{s}: {v:.1%}" for s, v in by_seat.items())
-                 + f"  (fair {1 / players.seat.nunique():.1%}, n={n} games)")
+    lines.append(
+        "  by seat: "
+        + "  ".join(f"{s}: {v:.1%}" for s, v in by_seat.items())
+        + f"  (fair {1 / players.seat.nunique():.1%}, n={n} games)"
+    )
     return "\n".join(lines)
 
 
@@ -127,16 +139,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run folder (default runs/<name>-<timestamp>)")
     p.add_argument("--resume", default=None, metavar="RUN_DIR", help="finish an interrupted run")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                   help="local worker processes (default) or a Dask cluster")
+    p.add_argument(
+        "--backend",
+        choices=("loky", "dask"),
+        default="loky",
+        help="local worker processes (default) or a Dask cluster",
+    )
     p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")
     p.add_argument("--config", default="configs/base.yaml")
-    p.add_argument("--runner", action="store_true",
-                   help="compare bare compiled games with the runner on 1 and 2 workers")
+    p.add_argument(
+        "--runner",
+        action="store_true",
+        help="compare bare compiled games with the runner on 1 and 2 workers",
+    )
     p.set_defaults(func=_cmd_bench)
     return parser
 

@@ -75,7 +75,11 @@ def _tables(study, engine, index, slots, games, seats, cards) -> dict[str, pd.Da
     winner = scores == best
     n_winners = winner.sum(axis=1)
     ranked = np.sort(scores, axis=1)[:, ::-1]
-    runner_up = np.where(n_winners < players, ranked[np.arange(count), np.minimum(n_winners, players - 1)], best[:, 0])
+    runner_up = np.where(
+        n_winners < players,
+        ranked[np.arange(count), np.minimum(n_winners, players - 1)],
+        best[:, 0],
+    )
     tag = {"config_hash": study.config_hash(), "engine_version": ENGINE_VERSION}
 
     g = pd.DataFrame(games, columns=GAME_COLUMNS)
@@ -162,7 +166,10 @@ def run(
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         run_dir = Path(out) if out is not None else Path("runs") / f"{study.name}-{stamp}"
         if run_dir.exists() and any(run_dir.iterdir()):
-            raise SimError(f"{run_dir}: run folder exists and is not empty; use --resume {run_dir} or another --out")
+            raise SimError(
+                f"{run_dir}: run folder exists and is not empty;"
+                f" use --resume {run_dir} or another --out"
+            )
     (run_dir / "chunks").mkdir(parents=True, exist_ok=True)
     meta = _meta(study)
     (run_dir / "run.json").write_text(json.dumps({**meta, "status": "running"}, indent=2))
@@ -188,8 +195,11 @@ def run(
     wall = time.perf_counter() - t0
     result = _collect(run_dir, study)
     played = study.games - done_games
-    meta.update(status="complete", wall_time_s=round(wall, 3),
-                games_per_s=round(played / wall, 1) if wall > 0 and played else None)
+    meta.update(
+        status="complete",
+        wall_time_s=round(wall, 3),
+        games_per_s=round(played / wall, 1) if wall > 0 and played else None,
+    )
     (run_dir / "run.json").write_text(json.dumps(meta, indent=2))
     for name in TABLES:
         getattr(result, name).to_parquet(run_dir / f"{name}.parquet", index=False)
@@ -254,9 +264,14 @@ def _resumable(run_dir: Path, study: StudyConfig | None) -> StudyConfig:
 
     saved = parse_study(meta["config"], str(meta_path))
     if meta.get("engine_version") != ENGINE_VERSION:
-        raise SimError(f"{run_dir}: made by engine version {meta.get('engine_version')}, this is {ENGINE_VERSION}")
+        raise SimError(
+            f"{run_dir}: made by engine version {meta.get('engine_version')},"
+            f" this is {ENGINE_VERSION}"
+        )
     if study is not None and study.config_hash() != saved.config_hash():
-        raise SimError(f"{run_dir}: was started from a different config (hash {saved.config_hash()})")
+        raise SimError(
+            f"{run_dir}: was started from a different config (hash {saved.config_hash()})"
+        )
     return saved
 
 
@@ -269,7 +284,10 @@ def load_run(run_dir: str | Path) -> RunResult:
     meta = json.loads(meta_path.read_text())
     missing = [t for t in TABLES if not (run_dir / f"{t}.parquet").exists()]
     if missing:
-        raise SimError(f"{run_dir}: run is not complete (missing {', '.join(missing)}); finish it with sim run --resume {run_dir}")
+        raise SimError(
+            f"{run_dir}: run is not complete (missing {', '.join(missing)});"
+            f" finish it with sim run --resume {run_dir}"
+        )
     frames = {t: pd.read_parquet(run_dir / f"{t}.parquet") for t in TABLES}
     return RunResult(run_dir=run_dir, meta=meta, **frames)
 

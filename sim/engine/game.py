@@ -124,7 +124,9 @@ class Game:
         if self.over:
             raise IllegalAction("the game is over")
         if int(action) not in set(self.legal().tolist()):
-            raise IllegalAction(f"{self.describe(action)} is not legal at this {self.decision} decision")
+            raise IllegalAction(
+                f"{self.describe(action)} is not legal at this {self.decision} decision"
+            )
         apply_action(self.s, self.pr, np.int32(action))
 
     def seat_stream(self, seat: int) -> np.ndarray:
@@ -190,13 +192,18 @@ class Game:
             if FREE != v.occupant[x] and SLEEP_BASE <= v.occupant[x] < PRINCESS
         }
         cats = tuple(
-            AwakeCat(int(v.cat_owner[i]), tuple(self.cell(v.cat_cell[i])),
-                     tuple(self.cell(v.cat_cell[i] + pr.width)))
+            AwakeCat(
+                int(v.cat_owner[i]),
+                tuple(self.cell(v.cat_cell[i])),
+                tuple(self.cell(v.cat_cell[i] + pr.width)),
+            )
             for i in range(self.s[SC_NCATS])
         )
         princesses = tuple(
-            Princess(tuple(self.cell(v.princess_cell[i])),
-                     tuple(self.cell(v.princess_cell[i] + pr.width)))
+            Princess(
+                tuple(self.cell(v.princess_cell[i])),
+                tuple(self.cell(v.princess_cell[i] + pr.width)),
+            )
             for i in range(self.s[SC_PRINCESSES])
         )
         items = []
@@ -207,8 +214,13 @@ class Game:
                     a, b = self.seam(x, side)
                     items.append(Item(self.engine.types.item_name(t), tuple(a), tuple(b)))
         return Position(
-            players=pr.players, cards=cards, sleeping=sleeping, cats=cats,
-            princesses=princesses, items=tuple(items), rules=self.engine.config.rules,
+            players=pr.players,
+            cards=cards,
+            sleeping=sleeping,
+            cats=cats,
+            princesses=princesses,
+            items=tuple(items),
+            rules=self.engine.config.rules,
         )
 
     # ------------------------------------------------------------ public facts
@@ -254,11 +266,9 @@ class Game:
     # ------------------------------------------------------------ the log
 
     def setup_event(self) -> dict:
-        """The `setup` log record: config, deck before setup, start card, hands, aside, deck after."""
+        """The `setup` log record: config, deck, start card, hands, aside, deck after setup."""
         start = self.position().cards[(0, 0)]
-        start_type = next(
-            t for t in self.deck_before if self.card_name(t).startswith("box:")
-        )
+        start_type = next(t for t in self.deck_before if self.card_name(t).startswith("box:"))
         return {
             "event": "setup",
             "seed": self.seed,
@@ -288,8 +298,14 @@ class Game:
             out.append(self._event(int(kind), int(seat), int(a), int(b), int(c)))
         if self.over:
             result = self.outcome()
-            out.append({"event": "end", "scores": list(result.scores),
-                        "cat_bonus": list(result.cat_bonus), "winners": list(result.winners)})
+            out.append(
+                {
+                    "event": "end",
+                    "scores": list(result.scores),
+                    "cat_bonus": list(result.cat_bonus),
+                    "winners": list(result.winners),
+                }
+            )
         return out
 
     def _event(self, kind: int, seat: int, a: int, b: int, c: int) -> dict:
@@ -299,20 +315,37 @@ class Game:
         if kind == EV_DRAW:
             return {"event": "draw", "seat": seat, "card": self.card_name(a)}
         if kind == EV_ITEM:
-            return {"event": "item", "seat": seat, "kind": self.engine.types.item_name(a),
-                    "between": self.seam(b, c)}
+            return {
+                "event": "item",
+                "seat": seat,
+                "kind": self.engine.types.item_name(a),
+                "between": self.seam(b, c),
+            }
         if kind == EV_WASTED:
             return {"event": "item_wasted", "seat": seat, "kind": self.engine.types.item_name(a)}
         if kind == EV_PLACE:
-            return {"event": "place", "seat": seat, "card": self.card_name(a), "at": self.cell(b),
-                    "walls": walls_str(c)}
+            return {
+                "event": "place",
+                "seat": seat,
+                "card": self.card_name(a),
+                "at": self.cell(b),
+                "walls": walls_str(c),
+            }
         if kind == EV_CAT:
-            return {"event": "cat", "seat": seat, "at": [self.cell(a), self.cell(a + self.pr.width)]}
+            return {
+                "event": "cat",
+                "seat": seat,
+                "at": [self.cell(a), self.cell(a + self.pr.width)],
+            }
         if kind == EV_SLEEPING:
             return {"event": "sleeping", "seat": seat, "at": self.cell(a), "walls": walls_str(b)}
         if kind == EV_PRINCESS:
-            return {"event": "princess", "seat": seat,
-                    "at": [self.cell(a), self.cell(a + self.pr.width)], "evicted": b}
+            return {
+                "event": "princess",
+                "seat": seat,
+                "at": [self.cell(a), self.cell(a + self.pr.width)],
+                "evicted": b,
+            }
         if kind == EV_DISCARD:
             return {"event": "discard", "seat": seat, "card": self.card_name(a)}
         if kind == EV_TRIGGER:

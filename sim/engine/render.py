@@ -36,12 +36,15 @@ def render(pos: Position) -> str:
             top.append("+" + ("-----" if walls & N else "     ") + "+")
             bottom.append("+" + ("-----" if walls & S else "     ") + "+")
             mid.append(
-                ("|" if walls & W else " ") + f" {occupant.get((r, c), '  '):2}  " + ("|" if walls & E else " ")
+                ("|" if walls & W else " ")
+                + f" {occupant.get((r, c), '  '):2}  "
+                + ("|" if walls & E else " ")
             )
         lines += ["".join(top), "".join(mid), "".join(bottom)]
     if pos.items:
-        lines.append("items: " + ", ".join(
-            f"{item.kind} {list(item.a)}|{list(item.b)}" for item in pos.items
-        ))
+        lines.append(
+            "items: "
+            + ", ".join(f"{item.kind} {list(item.a)}|{list(item.b)}" for item in pos.items)
+        )
     lines.append("A<seat> awake cat, Z<seat> sleeping cat, PR Princess; lines are walls")
     return "\n".join(lines)

@@ -103,7 +103,7 @@ def next_u64(stream):
 @njit(cache=True, inline="always")
 def randint(stream, n):
     """A uniform integer in [0, n) (Lemire's multiply-shift on 32 bits; n < 2**31)."""
-    return np.int64((((next_u64(stream) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)))
+    return np.int64(((next_u64(stream) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True, inline="always")

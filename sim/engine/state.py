@@ -94,20 +94,66 @@ TAB_PARTS = ("t_kind", "t_walls", "t_toy", "t_salt", "t_deck_type", "t_deck_copy
 Params = namedtuple(
     "Params",
     [
-        "players", "rows", "cols", "width", "ncells", "origin", "ntoys", "ntypes", "ndeck",
-        "hand_size", "cats", "sleeps", "sleep_walls",
-        "match_sides", "entry_any", "evict_discard", "sleep_majority",
-        "max_cats", "max_actions", "max_events",
+        "players",
+        "rows",
+        "cols",
+        "width",
+        "ncells",
+        "origin",
+        "ntoys",
+        "ntypes",
+        "ndeck",
+        "hand_size",
+        "cats",
+        "sleeps",
+        "sleep_walls",
+        "match_sides",
+        "entry_any",
+        "evict_discard",
+        "sleep_majority",
+        "max_cats",
+        "max_actions",
+        "max_events",
         # where the lookup table's parts start in the state buffer
-        "t_kind", "t_walls", "t_toy", "t_salt", "t_deck_type", "t_deck_copy", "t_row", "t_col",
+        "t_kind",
+        "t_walls",
+        "t_toy",
+        "t_salt",
+        "t_deck_type",
+        "t_deck_copy",
+        "t_row",
+        "t_col",
         # offsets into the state buffer
-        "o_sc", "o_tab", "o_walls", "o_parent", "o_occ", "o_open", "o_size", "o_spray", "o_toys",
-        "o_awake", "o_sleep", "o_seam", "o_front", "o_fpos", "o_placed",
-        "o_cat_cell", "o_cat_owner", "o_princess", "o_deck", "o_hands",
-        "o_supply_awake", "o_supply_sleep", "o_stats", "o_seat_stats", "o_scratch", "o_events",
+        "o_sc",
+        "o_tab",
+        "o_walls",
+        "o_parent",
+        "o_occ",
+        "o_open",
+        "o_size",
+        "o_spray",
+        "o_toys",
+        "o_awake",
+        "o_sleep",
+        "o_seam",
+        "o_front",
+        "o_fpos",
+        "o_placed",
+        "o_cat_cell",
+        "o_cat_owner",
+        "o_princess",
+        "o_deck",
+        "o_hands",
+        "o_supply_awake",
+        "o_supply_sleep",
+        "o_stats",
+        "o_seat_stats",
+        "o_scratch",
+        "o_events",
         "state_size",
     ],
 )
+
 
 class CardTypes:
     """Names and kinds of the card types of one config, in a fixed order.
@@ -153,8 +199,9 @@ def card_salt(name: str) -> int:
     return int.from_bytes(digest, "little") & 0x7FFFFFFF
 
 
-def _lookup_table(types: CardTypes, deck_types: list[int], deck_copies: list[int],
-                  rows: int, cols: int):
+def _lookup_table(
+    types: CardTypes, deck_types: list[int], deck_copies: list[int], rows: int, cols: int
+):
     """The constant part of the state buffer and where each part starts within it.
 
     Cell rows and columns are tabulated because an integer division per cell
@@ -163,8 +210,16 @@ def _lookup_table(types: CardTypes, deck_types: list[int], deck_copies: list[int
     width = 2 * cols + 1
     ncells = (2 * rows + 1) * width
     salts = [card_salt(n) for n in types.names]
-    parts = [types.kinds, types.walls, types.toy_index, salts, deck_types, deck_copies,
-             [x // width - rows for x in range(ncells)], [x % width - cols for x in range(ncells)]]
+    parts = [
+        types.kinds,
+        types.walls,
+        types.toy_index,
+        salts,
+        deck_types,
+        deck_copies,
+        [x // width - rows for x in range(ncells)],
+        [x % width - cols for x in range(ncells)],
+    ]
     offsets, tab = [], []
     for part in parts:
         offsets.append(len(tab))
@@ -191,16 +246,30 @@ def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
     # the rest is written before it is read (per-box data when a card is laid,
     # list entries when they are appended), so a new game copies only the head.
     sizes = [
-        ("o_sc", N_SC), ("o_walls", ncells), ("o_occ", ncells),
-        ("o_seam", 2 * ncells), ("o_fpos", ncells),
-        ("o_deck", ndeck), ("o_hands", players * ntypes),
-        ("o_supply_awake", players), ("o_supply_sleep", players),
-        ("o_stats", players * ntypes * N_ST), ("o_seat_stats", players * N_PS),
+        ("o_sc", N_SC),
+        ("o_walls", ncells),
+        ("o_occ", ncells),
+        ("o_seam", 2 * ncells),
+        ("o_fpos", ncells),
+        ("o_deck", ndeck),
+        ("o_hands", players * ntypes),
+        ("o_supply_awake", players),
+        ("o_supply_sleep", players),
+        ("o_stats", players * ntypes * N_ST),
+        ("o_seat_stats", players * N_PS),
         ("o_scratch", 0),
-        ("o_parent", ncells), ("o_open", ncells), ("o_size", ncells), ("o_spray", ncells),
-        ("o_toys", ncells * ntoys), ("o_awake", ncells * players), ("o_sleep", ncells * players),
-        ("o_front", ncells), ("o_placed", ncells),
-        ("o_cat_cell", max_cats), ("o_cat_owner", max_cats), ("o_princess", ndeck + 1),
+        ("o_parent", ncells),
+        ("o_open", ncells),
+        ("o_size", ncells),
+        ("o_spray", ncells),
+        ("o_toys", ncells * ntoys),
+        ("o_awake", ncells * players),
+        ("o_sleep", ncells * players),
+        ("o_front", ncells),
+        ("o_placed", ncells),
+        ("o_cat_cell", max_cats),
+        ("o_cat_owner", max_cats),
+        ("o_princess", ndeck + 1),
         ("o_tab", len(tab)),  # constant: never written during a game
     ]
     offsets, at = {}, 0
@@ -209,10 +278,19 @@ def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
         at += size
     rules = config.rules
     return Params(
-        players=players, rows=rows, cols=cols, width=width, ncells=ncells,
-        origin=rows * width + cols, ntoys=ntoys, ntypes=ntypes, ndeck=ndeck,
-        hand_size=config.hand_size, cats=config.cats_per_player,
-        sleeps=config.sleeping_per_player, sleep_walls=parse_walls(config.sleeping_card_walls),
+        players=players,
+        rows=rows,
+        cols=cols,
+        width=width,
+        ncells=ncells,
+        origin=rows * width + cols,
+        ntoys=ntoys,
+        ntypes=ntypes,
+        ndeck=ndeck,
+        hand_size=config.hand_size,
+        cats=config.cats_per_player,
+        sleeps=config.sleeping_per_player,
+        sleep_walls=parse_walls(config.sleeping_card_walls),
         match_sides=int(rules.match_sides == "matching"),
         entry_any=int(rules.cat_entry == "any"),
         evict_discard=int(rules.evicted_cat == "discard"),
@@ -220,9 +298,11 @@ def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
         max_cats=max_cats,
         max_actions=2 * ncells * (config.hand_size + 2) + 64,
         max_events=12 * (ndeck + players * (config.cats_per_player + config.sleeping_per_player))
-        + 8 * players * (config.hand_size + 2) + 64,
+        + 8 * players * (config.hand_size + 2)
+        + 64,
         **{name: offsets["o_tab"] + at for name, at in zip(TAB_PARTS, tab_offsets, strict=True)},
-        o_events=at, state_size=at,
+        o_events=at,
+        state_size=at,
         **offsets,
     ), tab
 
@@ -251,9 +331,13 @@ def make_engine(config: GameConfig) -> Engine:
     pr, tab = _make_params(config)
     blank = np.zeros(pr.state_size, np.int32)
     blank[pr.o_tab : pr.o_tab + len(tab)] = tab
-    for off, n in ((pr.o_walls, pr.ncells), (pr.o_occ, pr.ncells), (pr.o_seam, 2 * pr.ncells),
-                   (pr.o_fpos, pr.ncells)):
-        blank[off:off + n] = -1
+    for off, n in (
+        (pr.o_walls, pr.ncells),
+        (pr.o_occ, pr.ncells),
+        (pr.o_seam, 2 * pr.ncells),
+        (pr.o_fpos, pr.ncells),
+    ):
+        blank[off : off + n] = -1
     blank.setflags(write=False)
     return Engine(config=config, types=CardTypes(config), pr=pr, blank=blank)
 
@@ -263,27 +347,31 @@ class StateView:
 
     def __init__(self, s: np.ndarray, pr: Params) -> None:
         n, players, ntypes = pr.ncells, pr.players, pr.ntypes
-        self.sc = s[pr.o_sc:pr.o_sc + N_SC]
-        self.walls = s[pr.o_walls:pr.o_walls + n]
-        self.parent = s[pr.o_parent:pr.o_parent + n]
-        self.occupant = s[pr.o_occ:pr.o_occ + n]
-        self.box_open = s[pr.o_open:pr.o_open + n]
-        self.box_size = s[pr.o_size:pr.o_size + n]
-        self.box_spray = s[pr.o_spray:pr.o_spray + n]
-        self.box_toys = s[pr.o_toys:pr.o_toys + n * pr.ntoys].reshape(n, pr.ntoys)
-        self.box_awake = s[pr.o_awake:pr.o_awake + n * players].reshape(n, players)
-        self.box_sleep = s[pr.o_sleep:pr.o_sleep + n * players].reshape(n, players)
-        self.seam_item = s[pr.o_seam:pr.o_seam + 2 * n]
-        self.front = s[pr.o_front:pr.o_front + n]
-        self.placed = s[pr.o_placed:pr.o_placed + n]
-        self.cat_cell = s[pr.o_cat_cell:pr.o_cat_cell + pr.max_cats]
-        self.cat_owner = s[pr.o_cat_owner:pr.o_cat_owner + pr.max_cats]
-        self.princess_cell = s[pr.o_princess:pr.o_princess + pr.ndeck + 1]
-        self.deck = s[pr.o_deck:pr.o_deck + pr.ndeck]
-        self.hands = s[pr.o_hands:pr.o_hands + players * ntypes].reshape(players, ntypes)
-        self.awake = s[pr.o_supply_awake:pr.o_supply_awake + players]
-        self.asleep = s[pr.o_supply_sleep:pr.o_supply_sleep + players]
-        self.stats = s[pr.o_stats:pr.o_stats + players * ntypes * N_ST].reshape(players, ntypes, N_ST)
-        self.seat_stats = s[pr.o_seat_stats:pr.o_seat_stats + players * N_PS].reshape(players, N_PS)
+        self.sc = s[pr.o_sc : pr.o_sc + N_SC]
+        self.walls = s[pr.o_walls : pr.o_walls + n]
+        self.parent = s[pr.o_parent : pr.o_parent + n]
+        self.occupant = s[pr.o_occ : pr.o_occ + n]
+        self.box_open = s[pr.o_open : pr.o_open + n]
+        self.box_size = s[pr.o_size : pr.o_size + n]
+        self.box_spray = s[pr.o_spray : pr.o_spray + n]
+        self.box_toys = s[pr.o_toys : pr.o_toys + n * pr.ntoys].reshape(n, pr.ntoys)
+        self.box_awake = s[pr.o_awake : pr.o_awake + n * players].reshape(n, players)
+        self.box_sleep = s[pr.o_sleep : pr.o_sleep + n * players].reshape(n, players)
+        self.seam_item = s[pr.o_seam : pr.o_seam + 2 * n]
+        self.front = s[pr.o_front : pr.o_front + n]
+        self.placed = s[pr.o_placed : pr.o_placed + n]
+        self.cat_cell = s[pr.o_cat_cell : pr.o_cat_cell + pr.max_cats]
+        self.cat_owner = s[pr.o_cat_owner : pr.o_cat_owner + pr.max_cats]
+        self.princess_cell = s[pr.o_princess : pr.o_princess + pr.ndeck + 1]
+        self.deck = s[pr.o_deck : pr.o_deck + pr.ndeck]
+        self.hands = s[pr.o_hands : pr.o_hands + players * ntypes].reshape(players, ntypes)
+        self.awake = s[pr.o_supply_awake : pr.o_supply_awake + players]
+        self.asleep = s[pr.o_supply_sleep : pr.o_supply_sleep + players]
+        self.stats = s[pr.o_stats : pr.o_stats + players * ntypes * N_ST].reshape(
+            players, ntypes, N_ST
+        )
+        self.seat_stats = s[pr.o_seat_stats : pr.o_seat_stats + players * N_PS].reshape(
+            players, N_PS
+        )
         n_ev = (len(s) - pr.o_events) // EV_WIDTH
-        self.events = s[pr.o_events:pr.o_events + n_ev * EV_WIDTH].reshape(n_ev, EV_WIDTH)
+        self.events = s[pr.o_events : pr.o_events + n_ev * EV_WIDTH].reshape(n_ev, EV_WIDTH)

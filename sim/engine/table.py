@@ -17,6 +17,7 @@ from sim.engine.state import (
     DIR_S,
     FREE,
     PRINCESS,
+    SC_FREE_SEAMS,
     SC_MAXC,
     SC_MAXR,
     SC_MINC,
@@ -24,7 +25,6 @@ from sim.engine.state import (
     SC_NCATS,
     SC_NFRONT,
     SC_NPLACED,
-    SC_FREE_SEAMS,
     SC_PRINCESSES,
     SLEEP_BASE,
 )
@@ -146,7 +146,7 @@ def _union(s, pr, a, b):
 
 @njit(**INLINE)
 def place_card(s, pr, x, mask):
-    """Lay a card with walls `mask` on empty cell x, merging boxes through open seams (R1.6, R1.7)."""
+    """Lay a card with walls `mask` on empty cell x; open seams merge boxes (R1.6, R1.7)."""
     s[pr.o_walls + x] = mask
     s[pr.o_parent + x] = x
     s[pr.o_size + x] = 1

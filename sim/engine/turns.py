@@ -82,9 +82,9 @@ from sim.engine.state import (
 from sim.engine.table import (
     INLINE,
     can_place,
-    fits_table,
     cat_spot_ok,
     evict_with_princess,
+    fits_table,
     leads,
     offset,
     place_card,
@@ -107,7 +107,15 @@ A_NO_CAT = 6
 A_ITEM = 7  # arg1 = seam side (DIR_E or DIR_S), arg2 = cell
 A_SLEEP = 8  # arg1 = turned, arg2 = cell
 ACTION_NAMES = (
-    "box", "sleeping", "place", "princess", "discard", "cat", "no_cat", "item", "sleep_at",
+    "box",
+    "sleeping",
+    "place",
+    "princess",
+    "discard",
+    "cat",
+    "no_cat",
+    "item",
+    "sleep_at",
 )
 
 # What a turn event says the turn was.

@@ -21,7 +21,9 @@ def parse_walls(text: str, *, where: str = "walls", error: type[Exception] = Con
     for letter in text:
         bit = SIDE_BITS.get(letter)
         if bit is None:
-            raise error(f"{where}: malformed wall string {text!r}: {letter!r} is not one of N, E, S, W")
+            raise error(
+                f"{where}: malformed wall string {text!r}: {letter!r} is not one of N, E, S, W"
+            )
         if mask & bit:
             raise error(f"{where}: malformed wall string {text!r}: {letter!r} appears twice")
         mask |= bit

@@ -10,7 +10,6 @@ never by rescoring the whole table: see `_place_delta` and friends.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from sim.engine.rng import randint
@@ -102,16 +101,22 @@ def _credit_root(s, pr, r, value, seat_bump, bump, sign, d):
     top = 0
     for q in range(pr.players):
         i = r * pr.players + q
-        m = _majority(s[pr.o_awake + i] + (bump if q == seat_bump else 0),
-                      s[pr.o_sleep + i], pr.sleep_majority)
+        m = _majority(
+            s[pr.o_awake + i] + (bump if q == seat_bump else 0),
+            s[pr.o_sleep + i],
+            pr.sleep_majority,
+        )
         if m > top:
             top = m
     if top == 0:
         return
     for q in range(pr.players):
         i = r * pr.players + q
-        m = _majority(s[pr.o_awake + i] + (bump if q == seat_bump else 0),
-                      s[pr.o_sleep + i], pr.sleep_majority)
+        m = _majority(
+            s[pr.o_awake + i] + (bump if q == seat_bump else 0),
+            s[pr.o_sleep + i],
+            pr.sleep_majority,
+        )
         if m == top:
             d[q] += sign * value
 
@@ -123,7 +128,7 @@ def _root_value(s, pr, r, open_change):
 
 @njit(cache=True)
 def _place_delta(s, pr, x, mask, sleeper, w):
-    """Score change per seat if a card with walls `mask` (and sleeper's sleeping cat, -1: none) went on x."""
+    """Score change per seat if walls `mask` went on x (with sleeper's sleeping cat; -1: none)."""
     players, ntoys = pr.players, pr.ntoys
     d = w[W_DELTA * players : (W_DELTA + 1) * players]
     awake = w[W_AWAKE * players : (W_AWAKE + 1) * players]
@@ -219,7 +224,7 @@ def _item_delta(s, pr, x, t, w):
 
 @njit(cache=True)
 def _cat_delta(s, pr, north, seat, bump, w):
-    """Score change per seat if seat's awake cats on north's box changed by bump (+1 cat, -1 eviction)."""
+    """Score change per seat if seat's awake cats in north's box changed by bump (+1 or -1)."""
     d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
     d[:] = 0
     r = find(s, pr, north)

@@ -30,16 +30,38 @@ from sim.policies.compiled import choose
 G_TURNS, G_TRIGGER, G_TRIGGER_SEAT, G_TRIGGER_TURN, G_WASTED, G_BOXES, G_CLOSED = range(7)
 G_DISCARDS, G_CATS_ON_TABLE, G_PRINCESSES, G_CARDS = 7, 8, 9, 10
 N_G = 11
-GAME_COLUMNS = ("turns", "trigger", "trigger_seat", "trigger_turn", "items_wasted", "boxes",
-                "closed_boxes", "discards", "cats_on_table", "princesses_on_table", "cards_on_table")
+GAME_COLUMNS = (
+    "turns",
+    "trigger",
+    "trigger_seat",
+    "trigger_turn",
+    "items_wasted",
+    "boxes",
+    "closed_boxes",
+    "discards",
+    "cats_on_table",
+    "princesses_on_table",
+    "cards_on_table",
+)
 
 # Columns of the per-seat result array.
 P_SCORE, P_BOX_POINTS, P_CAT_BONUS, P_BOXES_LED, P_CLOSED_LED, P_NEGATIVE, P_DOUBLED = range(7)
 N_P = 7 + N_PS
-SEAT_COLUMNS = ("score", "box_points", "cat_bonus", "boxes_led", "closed_boxes_led",
-                "negative_points", "doubling_points",
-                "cats_placed", "sleeping_placed", "princesses_played", "cats_evicted", "discards",
-                "turns_taken")
+SEAT_COLUMNS = (
+    "score",
+    "box_points",
+    "cat_bonus",
+    "boxes_led",
+    "closed_boxes_led",
+    "negative_points",
+    "doubling_points",
+    "cats_placed",
+    "sleeping_placed",
+    "princesses_played",
+    "cats_evicted",
+    "discards",
+    "turns_taken",
+)
 
 
 @njit(cache=True)
@@ -56,7 +78,7 @@ def play_game(s, pr, words, codes, buf, w):
 
 @njit(cache=True)
 def summarize_game(s, pr, g, seats, cards):
-    """Fill one game's row g, its seat rows seats[p] and card rows cards[p, t] from a finished state."""
+    """Fill game row g, seat rows seats[p] and card rows cards[p, t] from a finished state."""
     g[G_TURNS] = s[SC_TURNS]
     g[G_TRIGGER] = s[SC_TRIGGER]
     g[G_TRIGGER_SEAT] = s[SC_TRIGGER_SEAT]
@@ -113,7 +135,8 @@ def play_chunk(pr, blank, root, first, count, codes_by_game, work_len):
     cards = np.zeros((count, pr.players, pr.ntypes, N_ST), np.int64)
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
-        play_game(s, pr, game_words(root, first + i, WORD_SEAT0 + pr.players),
-                  codes_by_game[i], buf, w)
+        play_game(
+            s, pr, game_words(root, first + i, WORD_SEAT0 + pr.players), codes_by_game[i], buf, w
+        )
         summarize_game(s, pr, games[i], seats[i], cards[i])
     return games, seats, cards
