@@ -83,6 +83,28 @@ class Outcome:
     winners: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class PlayerView:
+    """What one seat may know (R2.4): own hand, the table, public counts; never the deck order
+    or another seat's cards."""
+
+    seat: int
+    players: int
+    phase: str
+    decision: str
+    pending_item: str | None
+    hand: tuple[str, ...]
+    table: Position
+    awake_supply: tuple[int, ...]
+    sleeping_supply: tuple[int, ...]
+    deck_size: int
+    hand_sizes: tuple[int, ...]
+    discarded: dict[str, int]
+    wasted: dict[str, int]
+    turns: int
+    end_triggered: str
+
+
 class Game:
     """A game of one config, set up from (seed, game index) as the runner does it."""
 
@@ -132,6 +154,30 @@ class Game:
     def seat_stream(self, seat: int) -> np.ndarray:
         """Seat's random stream seed word, for a policy's own generator."""
         return np.array([self.words[WORD_SEAT0 + seat]], np.uint64)
+
+    def view(self, seat: int) -> PlayerView:
+        """The seat's player view: built from public parts of the state and its own hand only."""
+        v = self.view_
+        names = self.engine.types.names
+        discarded = v.stats[:, :, 3].sum(axis=0)
+        wasted = v.stats[:, :, 4].sum(axis=0)
+        return PlayerView(
+            seat=seat,
+            players=self.pr.players,
+            phase=self.phase,
+            decision=self.decision,
+            pending_item=self.pending_item if seat == self.seat else None,
+            hand=tuple(self.hand(seat)),
+            table=self.position(),
+            awake_supply=tuple(int(n) for n in v.awake),
+            sleeping_supply=tuple(int(n) for n in v.asleep),
+            deck_size=self.deck_size,
+            hand_sizes=tuple(int(n) for n in v.hands.sum(axis=1)),
+            discarded={names[t]: int(n) for t, n in enumerate(discarded) if n},
+            wasted={names[t]: int(n) for t, n in enumerate(wasted) if n},
+            turns=self.turns,
+            end_triggered=self.trigger,
+        )
 
     # ------------------------------------------------------------ names
 
