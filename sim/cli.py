@@ -31,7 +31,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from sim.play import play_one
 
     study = load_study(args.config)
-    seed = study.seed if args.seed is None else args.seed
+    if args.seed is not None:
+        study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
+    seed = study.seed
     game = play_one(study, seed, log=args.log is not None)
     result = game.outcome()
     if args.log is not None:

@@ -20,15 +20,18 @@ CASES = {
     "two rotations": (BASE.replace("NE: 6", "NE: 3\n    SW: 3"), "R1.3"),
     "malformed walls": (BASE.replace("NE: 6", "NX: 6"), "malformed wall string"),
     "unknown policy": (BASE.replace("{policy: random}", "{policy: rnadom}", 1), "unknown policy"),
-    "unknown variant value": (BASE.replace("match_sides: any", "match_sides: sometimes"),
-                              "match_sides"),
+    "unknown variant value": (
+        BASE.replace("match_sides: any", "match_sides: sometimes"),
+        "match_sides",
+    ),
     "broken yaml": ("players: [4\n", "YAML"),
 }
 
 
 def _sim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -57,8 +60,15 @@ def test_run_into_a_used_folder_keeps_it(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("finished results")
-    done = _sim("run", str(Path(__file__).resolve().parents[1] / "configs" / "base.yaml"),
-                "--games", "10", "--out", str(out), "--quiet")
+    done = _sim(
+        "run",
+        str(Path(__file__).resolve().parents[1] / "configs" / "base.yaml"),
+        "--games",
+        "10",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert done.returncode == 2 and "--resume" in done.stderr
     assert (out / "keep.txt").read_text() == "finished results"
 

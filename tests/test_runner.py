@@ -79,8 +79,20 @@ def test_resume_after_killed_process_equals_uninterrupted(tmp_path):
     study = load_study(BASE).with_overrides(games=12 * CHUNK_GAMES)
     full = run(study, jobs=1, out=tmp_path / "full", quiet=True)
     killed = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "sim.cli", "run", str(BASE), "--games", str(study.games),
-           "--jobs", "1", "--out", str(killed), "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sim.cli",
+        "run",
+        str(BASE),
+        "--games",
+        str(study.games),
+        "--jobs",
+        "1",
+        "--out",
+        str(killed),
+        "--quiet",
+    ]
     proc = subprocess.Popen(cmd, start_new_session=True)
     deadline = time.time() + 120
     while time.time() < deadline and len(list((killed / "chunks").glob("games-*.parquet"))) < 2:
@@ -109,8 +121,14 @@ def test_greedy_seats_beat_random_seats(one_worker):
 
 def test_dask_backend_gives_the_same_tables(small_study, one_worker, tmp_path):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        on_dask = run(small_study, out=tmp_path / "dask", quiet=True, backend="dask",
-                      scheduler=cluster.scheduler_address)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        on_dask = run(
+            small_study,
+            out=tmp_path / "dask",
+            quiet=True,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+        )
     _assert_same(one_worker, on_dask)
