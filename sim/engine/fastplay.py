@@ -1,19 +1,14 @@
-"""Whole games in compiled code, for the runner and the benchmark."""
+"""Whole random games in compiled code: the engine's benchmark kernel (`sim bench`)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from sim.engine.rng import WORD_SEAT0, game_words, randint
+from sim.engine.rng import WORD_SEAT0, game_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
-from sim.engine.turns import (
-    apply_action,
-    count_play_actions,
-    legal_actions,
-    nth_play_action,
-    setup,
-)
+from sim.engine.turns import apply_action, setup
+from sim.policies.compiled import choose_random
 
 
 @njit(cache=True)
@@ -24,19 +19,7 @@ def play_random(s, pr, words, buf):
     for p in range(pr.players):
         streams[p, 0] = words[WORD_SEAT0 + p]
     while s[SC_DECISION] != DEC_OVER:
-        apply_action(s, pr, random_action(s, pr, streams[s[SC_SEAT]], buf))
-
-
-@njit(cache=True)
-def random_action(s, pr, stream, buf):
-    """Uniform over the legal actions; at a plain play decision, without listing them."""
-    n = count_play_actions(s, pr)
-    if n > 1:
-        return nth_play_action(s, pr, randint(stream, n))
-    n = legal_actions(s, pr, buf)
-    if n == 1:
-        return buf[0]
-    return buf[randint(stream, n)]
+        apply_action(s, pr, choose_random(s, pr, streams[s[SC_SEAT]], buf))
 
 
 @njit(cache=True)

@@ -399,17 +399,16 @@ def _placements(s, pr, p, out, n):
     return n
 
 
-@njit(cache=True)
-def nth_play_action(s, pr, i):
-    """The i-th legal action at a play decision without enumerating the others.
+@njit(**INLINE)
+def _placements_per_cell(s, pr):
+    """Cards-and-turnings each fitting cell admits at a plain play decision; -1 if not plain.
 
-    Only for match_sides=any and a hand without a playable Princess, where every
-    fitting cell admits every card and turning; returns -1 when that shortcut
-    does not apply or i is out of range. Agrees with legal_actions' order.
+    Plain: match_sides=any (every fitting cell takes every card and turning) and
+    no playable Princess in hand.
     """
-    p = s[SC_SEAT]
     if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
         return -1
+    p = s[SC_SEAT]
     per_cell = 0
     for t in range(pr.ntypes):
         if s[hand_at(pr, p, t)] > 0:
@@ -419,7 +418,20 @@ def nth_play_action(s, pr, i):
                 per_cell += 1 if turned(m) == m else 2
             elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
                 return -1
-    if per_cell == 0:
+    return per_cell
+
+
+@njit(cache=True)
+def nth_play_action(s, pr, i):
+    """The i-th legal action at a play decision without enumerating the others.
+
+    Only for match_sides=any and a hand without a playable Princess, where every
+    fitting cell admits every card and turning; returns -1 when that shortcut
+    does not apply or i is out of range. Agrees with legal_actions' order.
+    """
+    p = s[SC_SEAT]
+    per_cell = _placements_per_cell(s, pr)
+    if per_cell <= 0:
         return -1
     cell_index = i // per_cell
     rest = i - cell_index * per_cell
@@ -446,18 +458,9 @@ def nth_play_action(s, pr, i):
 @njit(cache=True)
 def count_play_actions(s, pr):
     """How many actions nth_play_action can index (0: use legal_actions instead)."""
-    p = s[SC_SEAT]
-    if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
+    per_cell = _placements_per_cell(s, pr)
+    if per_cell <= 0:
         return 0
-    per_cell = 0
-    for t in range(pr.ntypes):
-        if s[hand_at(pr, p, t)] > 0:
-            kind = kind_of(s, pr, t)
-            if kind == KIND_BOX:
-                m = s[pr.t_walls + t]
-                per_cell += 1 if turned(m) == m else 2
-            elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
-                return 0
     cells = 0
     for j in range(s[SC_NFRONT]):
         if fits_table(s, pr, s[pr.o_front + j]):

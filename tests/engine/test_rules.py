@@ -1449,7 +1449,7 @@ def test_r8_5_one_point_per_awake_cat_sleeping_cats_give_nothing():
 
 def random_final(cfg: GameConfig, seed: int) -> Game:
     """A random game played to the end as `sim play` plays it (seat streams, random_action)."""
-    from sim.engine.fastplay import random_action
+    from sim.policies.compiled import choose_random as random_action
 
     game = Game(make_engine(cfg), seed)
     streams = [game.seat_stream(p) for p in range(game.pr.players)]
