@@ -59,8 +59,7 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
     from sim.engine.state import make_engine
     from sim.policies.compiled import work_size
     from sim.policies.loop import play_chunk
-    from sim.policies.registry import policy_code
-    from sim.runner import run, seat_lineup
+    from sim.runner import lineup_codes, run
 
     base = load_study(config_path)
     players = base.game.players
@@ -77,8 +76,7 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
     for name, study in lineups.items():
         study = study.with_overrides(games=games)
         engine = make_engine(study.game)
-        slots = np.stack([seat_lineup(study, i) for i in range(games)])
-        codes = np.array([policy_code(s.policy) for s in study.seats], np.int64)[slots]
+        _, codes = lineup_codes(study, 0, games)
         wl = work_size(players, engine.pr.ntoys)
         play_chunk(engine.pr, engine.blank, study.seed, 0, 2, codes[:2], wl)
         t = time.perf_counter()

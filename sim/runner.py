@@ -53,14 +53,20 @@ def seat_lineup(study: StudyConfig, game_index: int) -> np.ndarray:
     return (np.arange(players) + shift) % players
 
 
+def lineup_codes(study: StudyConfig, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Line-up slot and compiled policy code of every seat in games first..first+count-1."""
+    slots = np.stack([seat_lineup(study, i) for i in range(first, first + count)])
+    codes = np.array([policy_code(seat.policy) for seat in study.seats], np.int64)[slots]
+    return slots, codes
+
+
 def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
     """Play games first..first+count-1 and return their tidy rows."""
     engine = make_engine(study.game)
     pr = engine.pr
     players = pr.players
     index = np.arange(first, first + count)
-    slots = np.stack([seat_lineup(study, int(i)) for i in index])
-    codes = np.array([policy_code(seat.policy) for seat in study.seats], np.int64)[slots]
+    slots, codes = lineup_codes(study, first, count)
     games, seats, cards = play_chunk(
         pr, engine.blank, study.seed, first, count, codes, work_size(players, pr.ntoys)
     )

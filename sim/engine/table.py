@@ -296,17 +296,28 @@ def evict_with_princess(s, pr, i):
 
 
 @njit(**INLINE)
-def box_value(s, pr, root):
-    """R8.3, R8.4: most numerous toy kind minus sprayers, doubled when closed."""
+def best_toy(s, pr, root, extra_kind):
+    """R8.3: count of the most numerous toy kind, with one more of extra_kind (-1: none)."""
     best = 0
     base = pr.o_toys + root * pr.ntoys
     for k in range(pr.ntoys):
-        if s[base + k] > best:
-            best = s[base + k]
-    value = best - s[pr.o_spray + root]
-    if s[pr.o_open + root] == 0:
-        value *= 2
-    return value
+        n = s[base + k] + (1 if k == extra_kind else 0)
+        if n > best:
+            best = n
+    return best
+
+
+@njit(**INLINE)
+def value_of(best, sprayers, open_sides):
+    """R8.3, R8.4: most numerous toy kind minus sprayers, doubled when no open side is left."""
+    value = best - sprayers
+    return 2 * value if open_sides == 0 else value
+
+
+@njit(**INLINE)
+def box_value(s, pr, root):
+    """The value of the box rooted at root (R8.3, R8.4)."""
+    return value_of(best_toy(s, pr, root, -1), s[pr.o_spray + root], s[pr.o_open + root])
 
 
 @njit(**INLINE)

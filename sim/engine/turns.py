@@ -528,12 +528,15 @@ def sleeping_placements(s, pr, out, n):
 
 @njit(**INLINE)
 def _cat_spots(s, pr, p, x, out, n):
-    """R4.2: cat spots with this turn's card x as the south or the north card."""
+    """R4.2: cat spots with this turn's card x as the south or the north card.
+
+    cat_spot_ok checks that both cards exist (an open seam needs two cards).
+    """
     north = x + offset(pr, DIR_N)
-    if s[pr.o_walls + north] >= 0 and cat_spot_ok(s, pr, north, p):
+    if cat_spot_ok(s, pr, north, p):
         out[n] = action(A_CAT, 0, north)
         n += 1
-    if s[pr.o_walls + x + offset(pr, DIR_S)] >= 0 and cat_spot_ok(s, pr, x, p):
+    if cat_spot_ok(s, pr, x, p):
         out[n] = action(A_CAT, 0, x)
         n += 1
     return n
@@ -541,12 +544,10 @@ def _cat_spots(s, pr, p, x, out, n):
 
 @njit(**INLINE)
 def _can_cat(s, pr, p, x):
+    """R3.1.3: is a cat decision worth offering (a cat in supply and a spot for it)?"""
     if s[pr.o_supply_awake + p] == 0:
         return False
-    north = x + offset(pr, DIR_N)
-    if s[pr.o_walls + north] >= 0 and cat_spot_ok(s, pr, north, p):
-        return True
-    return s[pr.o_walls + x + offset(pr, DIR_S)] >= 0 and cat_spot_ok(s, pr, x, p)
+    return cat_spot_ok(s, pr, x + offset(pr, DIR_N), p) or cat_spot_ok(s, pr, x, p)
 
 
 # ---------------------------------------------------------------- effects

@@ -23,7 +23,17 @@ from sim.engine.state import (
     SC_ITEM,
     SC_SEAT,
 )
-from sim.engine.table import INLINE, box_points, cat_bonus, find, offset, turned
+from sim.engine.table import (
+    INLINE,
+    best_toy,
+    box_majority,
+    box_points,
+    cat_bonus,
+    find,
+    offset,
+    turned,
+    value_of,
+)
 from sim.engine.turns import (
     A_CAT,
     A_PLACE,
@@ -70,27 +80,15 @@ def choose_random(s, pr, stream, buf):
 
 
 @njit(**INLINE)
-def _value(best_toy, sprayers, open_sides):
-    """R8.3, R8.4 for a box described by its sums."""
-    v = best_toy - sprayers
-    return 2 * v if open_sides == 0 else v
-
-
-@njit(**INLINE)
-def _root_best_toy(s, pr, r, extra_kind):
-    """Most numerous toy kind of root r, counting one more of extra_kind (-1: none)."""
-    best = 0
-    base = pr.o_toys + r * pr.ntoys
-    for k in range(pr.ntoys):
-        n = s[base + k] + (1 if k == extra_kind else 0)
-        if n > best:
-            best = n
-    return best
-
-
-@njit(**INLINE)
 def _majority(awake, sleep, sleep_majority):
+    """R8.2 for a box described by its sums."""
     return awake + sleep if sleep_majority else awake
+
+
+@njit(**INLINE)
+def _bumped_majority(s, pr, r, q, seat_bump, bump):
+    """Seat q's majority count in root r, with seat_bump's awake cats changed by bump."""
+    return box_majority(s, pr, r, q) + (bump if q == seat_bump else 0)
 
 
 @njit(cache=True)
@@ -100,30 +98,17 @@ def _credit_root(s, pr, r, value, seat_bump, bump, sign, d):
         return
     top = 0
     for q in range(pr.players):
-        i = r * pr.players + q
-        m = _majority(
-            s[pr.o_awake + i] + (bump if q == seat_bump else 0),
-            s[pr.o_sleep + i],
-            pr.sleep_majority,
-        )
-        if m > top:
-            top = m
+        top = max(top, _bumped_majority(s, pr, r, q, seat_bump, bump))
     if top == 0:
         return
     for q in range(pr.players):
-        i = r * pr.players + q
-        m = _majority(
-            s[pr.o_awake + i] + (bump if q == seat_bump else 0),
-            s[pr.o_sleep + i],
-            pr.sleep_majority,
-        )
-        if m == top:
+        if _bumped_majority(s, pr, r, q, seat_bump, bump) == top:
             d[q] += sign * value
 
 
 @njit(cache=True)
 def _root_value(s, pr, r, open_change):
-    return _value(_root_best_toy(s, pr, r, -1), s[pr.o_spray + r], s[pr.o_open + r] + open_change)
+    return value_of(best_toy(s, pr, r, -1), s[pr.o_spray + r], s[pr.o_open + r] + open_change)
 
 
 @njit(cache=True)
@@ -171,13 +156,14 @@ def _place_delta(s, pr, x, mask, sleeper, w):
     any_merged = False
     for j in range(nroots):
         r = roots[j]
-        _credit_root(s, pr, r, _root_value(s, pr, r, 0), -1, 0, -1, d)
         if merged[j] == 0:
-            if sealed[j] > 0:  # a neighbour box sealed by this card may close (R1.8)
-                _credit_root(s, pr, r, _root_value(s, pr, r, -sealed[j]), -1, 0, 1, d)
-            else:
-                _credit_root(s, pr, r, _root_value(s, pr, r, 0), -1, 0, 1, d)
+            # A neighbour box this card only touches: its value changes only if the
+            # card seals its last open sides (R1.8); its leaders stay.
+            if sealed[j] > 0:
+                change = _root_value(s, pr, r, -sealed[j]) - _root_value(s, pr, r, 0)
+                _credit_root(s, pr, r, change, -1, 0, 1, d)
             continue
+        _credit_root(s, pr, r, _root_value(s, pr, r, 0), -1, 0, -1, d)  # it joins the new box
         any_merged = True
         for k in range(ntoys):
             toys[k] += s[pr.o_toys + r * ntoys + k]
@@ -194,7 +180,7 @@ def _place_delta(s, pr, x, mask, sleeper, w):
     for k in range(ntoys):
         if toys[k] > best:
             best = toys[k]
-    value = _value(best, spray, open_sides)
+    value = value_of(best, spray, open_sides)
     if value == 0:
         return
     top = 0
@@ -218,7 +204,7 @@ def _item_delta(s, pr, x, t, w):
     toy = s[pr.t_toy + t]
     old = _root_value(s, pr, r, 0)
     spray = s[pr.o_spray + r] + (1 if toy < 0 else 0)
-    new = _value(_root_best_toy(s, pr, r, toy), spray, s[pr.o_open + r])
+    new = value_of(best_toy(s, pr, r, toy), spray, s[pr.o_open + r])
     _credit_root(s, pr, r, new - old, -1, 0, 1, d)
 
 
