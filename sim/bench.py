@@ -57,9 +57,8 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
     from pathlib import Path
 
     from sim.engine.state import make_engine
-    from sim.policies.compiled import work_size
     from sim.policies.loop import play_chunk
-    from sim.runner import lineup_codes, run
+    from sim.runner import lineup_policies, lineup_slots, run
 
     base = load_study(config_path)
     players = base.game.players
@@ -76,11 +75,11 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
     for name, study in lineups.items():
         study = study.with_overrides(games=games)
         engine = make_engine(study.game)
-        _, codes = lineup_codes(study, 0, games)
-        wl = work_size(players, engine.pr.ntoys)
-        play_chunk(engine.pr, engine.blank, study.seed, 0, 2, codes[:2], wl)
+        slots = lineup_slots(study, 0, games)
+        codes, params = lineup_policies(study)
+        play_chunk(engine.pr, engine.blank, study.seed, 0, 2, slots[:2], codes, params)
         t = time.perf_counter()
-        play_chunk(engine.pr, engine.blank, study.seed, 0, games, codes, wl)
+        play_chunk(engine.pr, engine.blank, study.seed, 0, games, slots, codes, params)
         bare = games / (time.perf_counter() - t)
         rates = []
         for jobs in (1, 2):

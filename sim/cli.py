@@ -90,6 +90,60 @@ def _cmd_run(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
     )
     print(_run_summary(result))
+    if not args.no_report:
+        from sim.report import write_report
+
+        print(f"report: {write_report(result, args.report)}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    folder = Path(args.run_dir)
+    if (folder / "study.json").exists():  # a sweep or comparison folder
+        from sim.report.study_report import build_study_report
+
+        print(build_study_report(folder, args.out))
+    else:
+        from sim.report import build_report
+
+        print(build_report(folder, args.out))
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from sim.studies import sweep_file
+
+    if args.config is None and args.resume is None:
+        raise SimError("sim sweep: give a CONFIG file, or --resume SWEEP_DIR")
+    _, _, text = sweep_file(
+        args.config,
+        games=args.games,
+        seed=args.seed,
+        jobs=args.jobs,
+        out=args.out,
+        resume=args.resume,
+        report=args.report,
+        quiet=args.quiet,
+    )
+    print(text)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from sim.studies import compare_files
+
+    labels = tuple(args.labels) if args.labels else None
+    _, _, text = compare_files(
+        args.a,
+        args.b,
+        labels=labels,
+        games=args.games,
+        jobs=args.jobs,
+        out=args.out,
+        report=args.report,
+        quiet=args.quiet,
+    )
+    print(text)
     return 0
 
 
@@ -148,7 +202,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="local worker processes (default) or a Dask cluster",
     )
     p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
+    p.add_argument("--report", default=None, help="report path (default reports/<name>.html)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
+    p.add_argument("run_dir")
+    p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
+    p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--games", type=int, default=None, help="games per point")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--jobs", type=int, default=-1)
+    p.add_argument("--out", default=None, help="sweep folder (default runs/<name>-sweep-<time>)")
+    p.add_argument("--resume", default=None, metavar="SWEEP_DIR")
+    p.add_argument("--report", default=None, help="report path")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--labels", nargs=2, default=None, metavar=("A", "B"))
+    p.add_argument("--games", type=int, default=None)
+    p.add_argument("--jobs", type=int, default=-1)
+    p.add_argument("--out", default=None)
+    p.add_argument("--report", default=None, help="report path")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")

@@ -1,14 +1,48 @@
-"""One game from a study config, driven from Python (for `sim play` and tests)."""
+"""Games driven from Python: `sim play`, tests, and studies with a designer's own policy.
+
+Built-in seats run the same compiled policies as the runner, from the same
+per-seat streams, so a game played here equals the runner's game of the same
+(seed, index). A plugged-in seat gets its PlayerView, the legal actions and
+its own numpy Generator.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.config import StudyConfig
+from sim.config import SeatSpec, StudyConfig
 from sim.engine.game import Game
 from sim.engine.state import make_engine
-from sim.policies.compiled import choose, work_size
-from sim.policies.registry import policy_code
+from sim.errors import IllegalAction
+from sim.policies.base import LegalAction
+from sim.policies.dispatch import PolicyScratch
+from sim.policies.registry import PLUGIN, load_plugin, policy_code, seat_params
+
+
+class Seat:
+    """One seat's player in a Python-driven game."""
+
+    def __init__(self, spec: SeatSpec, game: Game, seat: int) -> None:
+        self.spec = spec
+        self.code = policy_code(spec.policy)
+        self.params = seat_params(spec.policy, spec.params)
+        self.stream = game.seat_stream(seat)
+        self.plugin = load_plugin(spec.policy)(**spec.params) if self.code == PLUGIN else None
+        self.rng = np.random.Generator(np.random.PCG64(int(self.stream[0])))
+
+    def choose(self, game: Game, scratch: PolicyScratch) -> int:
+        """This seat's action at the game's pending decision."""
+        if self.plugin is None:
+            return scratch.choose(self.code, game.s, game.pr, self.stream, game.buf, self.params)
+        legal = [LegalAction(int(a), game.describe(int(a))) for a in game.legal()]
+        if len(legal) == 1:
+            return legal[0].code  # like the compiled loop: no choice, no call
+        action = self.plugin.choose(game.view(game.seat), legal, self.rng)
+        if int(action) not in {a.code for a in legal}:
+            raise IllegalAction(
+                f"policy {self.spec.policy} chose {game.describe(int(action))}, which is not legal"
+            )
+        return int(action)
 
 
 def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False) -> Game:
@@ -18,10 +52,8 @@ def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False
     engine = make_engine(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
-    codes = [policy_code(study.seats[slot].policy) for slot in slots]
-    streams = [game.seat_stream(p) for p in range(engine.pr.players)]
-    work = np.zeros(work_size(engine.pr.players, engine.pr.ntoys), np.int64)
+    seats = [Seat(study.seats[slot], game, p) for p, slot in enumerate(slots)]
+    scratch = PolicyScratch.for_params(engine.pr)
     while not game.over:
-        seat = game.seat
-        game.apply(choose(codes[seat], game.s, game.pr, streams[seat], game.buf, work))
+        game.apply(seats[game.seat].choose(game, scratch))
     return game

@@ -22,11 +22,10 @@ from joblib import Parallel, delayed
 
 import sim
 from sim.config import StudyConfig, load_study
-from sim.engine.state import ENGINE_VERSION, STAT_NAMES, TRIGGER_NAMES, make_engine
+from sim.engine.state import ENGINE_VERSION, N_ST, STAT_NAMES, TRIGGER_NAMES, make_engine
 from sim.errors import SimError
-from sim.policies.compiled import work_size
-from sim.policies.loop import GAME_COLUMNS, SEAT_COLUMNS, play_chunk
-from sim.policies.registry import policy_code
+from sim.policies.loop import GAME_COLUMNS, N_G, N_P, SEAT_COLUMNS, play_chunk, summarize_game
+from sim.policies.registry import PLUGIN, policy_code, seat_params
 
 CHUNK_GAMES = 500
 TABLES = ("games", "players", "cards")
@@ -53,24 +52,46 @@ def seat_lineup(study: StudyConfig, game_index: int) -> np.ndarray:
     return (np.arange(players) + shift) % players
 
 
-def lineup_codes(study: StudyConfig, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Line-up slot and compiled policy code of every seat in games first..first+count-1."""
-    slots = np.stack([seat_lineup(study, i) for i in range(first, first + count)])
-    codes = np.array([policy_code(seat.policy) for seat in study.seats], np.int64)[slots]
-    return slots, codes
+def lineup_slots(study: StudyConfig, first: int, count: int) -> np.ndarray:
+    """The line-up slot of every seat in games first..first+count-1."""
+    return np.stack([seat_lineup(study, i) for i in range(first, first + count)])
+
+
+def lineup_policies(study: StudyConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Each line-up slot's compiled policy code and parameter vector."""
+    codes = np.array([policy_code(seat.policy) for seat in study.seats], np.int64)
+    params = np.stack([seat_params(seat.policy, seat.params) for seat in study.seats])
+    return codes, params
 
 
 def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
     """Play games first..first+count-1 and return their tidy rows."""
     engine = make_engine(study.game)
     pr = engine.pr
-    players = pr.players
     index = np.arange(first, first + count)
-    slots, codes = lineup_codes(study, first, count)
-    games, seats, cards = play_chunk(
-        pr, engine.blank, study.seed, first, count, codes, work_size(players, pr.ntoys)
-    )
+    slots = lineup_slots(study, first, count)
+    codes, params = lineup_policies(study)
+    if (codes == PLUGIN).any():
+        games, seats, cards = _play_chunk_python(study, engine, first, count)
+    else:
+        games, seats, cards = play_chunk(
+            pr, engine.blank, study.seed, first, count, slots, codes, params
+        )
     return _tables(study, engine, index, slots, games, seats, cards)
+
+
+def _play_chunk_python(study: StudyConfig, engine, first: int, count: int):
+    """The chunk's games driven from Python, for line-ups with a designer's own policy."""
+    from sim.play import play_one
+
+    pr = engine.pr
+    games = np.zeros((count, N_G), np.int64)
+    seats = np.zeros((count, pr.players, N_P), np.int64)
+    cards = np.zeros((count, pr.players, pr.ntypes, N_ST), np.int64)
+    for i in range(count):
+        game = play_one(study, study.seed, first + i)
+        summarize_game(game.s, pr, games[i], seats[i], cards[i])
+    return games, seats, cards
 
 
 def _tables(study, engine, index, slots, games, seats, cards) -> dict[str, pd.DataFrame]:
@@ -123,7 +144,7 @@ def _tables(study, engine, index, slots, games, seats, cards) -> dict[str, pd.Da
 # ---------------------------------------------------------------- the run
 
 
-def _chunks(games: int) -> list[tuple[int, int]]:
+def chunk_ranges(games: int) -> list[tuple[int, int]]:
     return [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
 
 
@@ -131,11 +152,11 @@ def _chunk_path(run_dir: Path, first: int, table: str) -> Path:
     return run_dir / "chunks" / f"{table}-{first:09d}.parquet"
 
 
-def _chunk_done(run_dir: Path, first: int) -> bool:
+def chunk_done(run_dir: Path, first: int) -> bool:
     return all(_chunk_path(run_dir, first, t).exists() for t in TABLES)
 
 
-def _write_chunk(run_dir: Path, first: int, tables: dict[str, pd.DataFrame]) -> None:
+def write_chunk(run_dir: Path, first: int, tables: dict[str, pd.DataFrame]) -> None:
     """Write a chunk's tables atomically: a crash leaves either all or nothing usable."""
     for name, frame in tables.items():
         path = _chunk_path(run_dir, first, name)
@@ -177,19 +198,20 @@ def run(
                 f" use --resume {run_dir} or another --out"
             )
     (run_dir / "chunks").mkdir(parents=True, exist_ok=True)
-    meta = _meta(study)
+    meta = run_meta(study)
     (run_dir / "run.json").write_text(json.dumps({**meta, "status": "running"}, indent=2))
 
-    todo = [(f, n) for f, n in _chunks(study.games) if not _chunk_done(run_dir, f)]
+    todo = [(f, n) for f, n in chunk_ranges(study.games) if not chunk_done(run_dir, f)]
     done_games = study.games - sum(n for _, n in todo)
     t0 = time.perf_counter()
-    bar = _progress(study.games, done_games, quiet)
+    bar = progress_bar(study.games, done_games, quiet)
     wins = []
     try:
         if todo:
             tasks = (delayed(_worker_chunk)(study, f, n) for f, n in todo)
-            for first, count, tables in _parallel(tasks, len(todo), jobs, backend, scheduler):
-                _write_chunk(run_dir, first, tables)
+            results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
+            for first, count, tables in results:
+                write_chunk(run_dir, first, tables)
                 p = tables["players"]
                 wins.append(p.loc[p.seat == 0, "win_share"].to_numpy())
                 if bar is not None:
@@ -199,7 +221,7 @@ def run(
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - t0
-    result = _collect(run_dir, study)
+    result = collect_chunks(run_dir, study)
     played = study.games - done_games
     meta.update(
         status="complete",
@@ -209,12 +231,12 @@ def run(
     (run_dir / "run.json").write_text(json.dumps(meta, indent=2))
     for name in TABLES:
         getattr(result, name).to_parquet(run_dir / f"{name}.parquet", index=False)
-    (run_dir / "config.yaml").write_text(_yaml(study))
+    (run_dir / "config.yaml").write_text(study_yaml(study))
     result.meta = meta
     return result
 
 
-def _parallel(tasks, n_tasks: int, jobs: int, backend: str, scheduler: str | None):
+def parallel_results(tasks, n_tasks: int, jobs: int, backend: str, scheduler: str | None):
     """Results of the chunk tasks as they finish, on local processes or a Dask cluster."""
     if backend == "dask":
         try:
@@ -238,15 +260,16 @@ def _parallel(tasks, n_tasks: int, jobs: int, backend: str, scheduler: str | Non
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
 
 
-def _collect(run_dir: Path, study: StudyConfig) -> RunResult:
+def collect_chunks(run_dir: Path, study: StudyConfig) -> RunResult:
     frames = {}
     for name in TABLES:
-        parts = [pd.read_parquet(_chunk_path(run_dir, f, name)) for f, _ in _chunks(study.games)]
+        ranges = chunk_ranges(study.games)
+        parts = [pd.read_parquet(_chunk_path(run_dir, f, name)) for f, _ in ranges]
         frames[name] = pd.concat(parts, ignore_index=True)
-    return RunResult(run_dir=run_dir, meta=_meta(study), **frames)
+    return RunResult(run_dir=run_dir, meta=run_meta(study), **frames)
 
 
-def _meta(study: StudyConfig) -> dict:
+def run_meta(study: StudyConfig) -> dict:
     return {
         "name": study.name,
         "config": study.to_yaml_dict(),
@@ -298,7 +321,7 @@ def load_run(run_dir: str | Path) -> RunResult:
     return RunResult(run_dir=run_dir, meta=meta, **frames)
 
 
-def _progress(total: int, done: int, quiet: bool):
+def progress_bar(total: int, done: int, quiet: bool):
     if quiet or not sys.stderr.isatty():
         return None
     from tqdm import tqdm
@@ -306,7 +329,7 @@ def _progress(total: int, done: int, quiet: bool):
     return tqdm(total=total, initial=done, unit="game", smoothing=0.1, dynamic_ncols=True)
 
 
-def _yaml(study: StudyConfig) -> str:
+def study_yaml(study: StudyConfig) -> str:
     import yaml
 
     return yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True)

@@ -120,7 +120,8 @@ def test_greedy_seats_beat_random_seats(one_worker):
 
 
 def test_dask_backend_gives_the_same_tables(small_study, one_worker, tmp_path):
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:

@@ -24,7 +24,7 @@ from sim.engine.state import (
 )
 from sim.engine.table import box_majority, box_top_count, box_value
 from sim.engine.turns import apply_action, setup
-from sim.policies.compiled import choose
+from sim.policies.dispatch import choose, new_scratch
 
 # Columns of the per-game result array.
 G_TURNS, G_TRIGGER, G_TRIGGER_SEAT, G_TRIGGER_TURN, G_WASTED, G_BOXES, G_CLOSED = range(7)
@@ -65,15 +65,20 @@ SEAT_COLUMNS = (
 
 
 @njit(cache=True)
-def play_game(s, pr, words, codes, buf, w):
-    """Play one set-up-able game to the end; seat p uses built-in policy codes[p]."""
+def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch):
+    """Play one game to the end; seat p plays line-up slot slots[p] (its code and parameters)."""
+    w, values, s2, buf2, pool = scratch
     setup(s, pr, words)
     streams = np.empty((pr.players, 1), np.uint64)
     for p in range(pr.players):
         streams[p, 0] = words[WORD_SEAT0 + p]
     while s[SC_DECISION] != DEC_OVER:
         p = s[SC_SEAT]
-        apply_action(s, pr, choose(codes[p], s, pr, streams[p], buf, w))
+        slot = slots[p]
+        a = choose(
+            slot_codes[slot], s, pr, streams[p], buf, w, slot_params[slot], values, s2, buf2, pool
+        )
+        apply_action(s, pr, a)
 
 
 @njit(cache=True)
@@ -125,18 +130,17 @@ def summarize_game(s, pr, g, seats, cards):
 
 
 @njit(cache=True)
-def play_chunk(pr, blank, root, first, count, codes_by_game, work_len):
-    """Play games first..first+count-1; codes_by_game[i, p] is seat p's policy in game i."""
+def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params):
+    """Play games first..first+count-1; in game i seat p plays line-up slot slots_by_game[i, p]."""
     buf = np.empty(pr.max_actions, np.int32)
-    w = np.zeros(work_len, np.int64)
+    scratch = new_scratch(pr)
     s = blank.copy()
     games = np.zeros((count, N_G), np.int64)
     seats = np.zeros((count, pr.players, N_P), np.int64)
     cards = np.zeros((count, pr.players, pr.ntypes, N_ST), np.int64)
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
-        play_game(
-            s, pr, game_words(root, first + i, WORD_SEAT0 + pr.players), codes_by_game[i], buf, w
-        )
+        words = game_words(root, first + i, WORD_SEAT0 + pr.players)
+        play_game(s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch)
         summarize_game(s, pr, games[i], seats[i], cards[i])
     return games, seats, cards

@@ -10,18 +10,27 @@ import pytest
 from sim.config import GameConfig
 from sim.engine.game import Game, PlayerView
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView, make_engine
-from sim.policies.compiled import POLICY_GREEDY, POLICY_RANDOM, choose, work_size
+from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
+from sim.policies.lookahead import unseen_counts
+from sim.policies.registry import policy_code, seat_params
+
+POLICIES = {
+    "random": {},
+    "greedy": {},
+    "heuristic": {"preset": "spoiler", "temperature": 0.5},
+    "lookahead": {"candidates": 3, "rollouts": 3},
+}
 
 
 def _mid_game(engine, seed, steps):
     game = Game(engine, seed, 0)
-    work = np.zeros(work_size(engine.pr.players, engine.pr.ntoys), np.int64)
+    scratch = PolicyScratch.for_params(engine.pr)
     streams = [game.seat_stream(p) for p in range(engine.pr.players)]
     for _ in range(steps):
         if game.over:
             break
-        game.apply(choose(POLICY_GREEDY, game.s, game.pr, streams[game.seat], game.buf, work))
-    return game, work
+        game.apply(scratch.choose(POLICY_GREEDY, game.s, game.pr, streams[game.seat], game.buf))
+    return game, scratch
 
 
 def test_view_holds_no_deck_order_and_no_other_hands():
@@ -59,18 +68,49 @@ def _shuffle_hidden(game, rng):
     v.deck[pos:end] = pool
 
 
-@pytest.mark.parametrize("code", [POLICY_RANDOM, POLICY_GREEDY])
+@pytest.mark.parametrize("policy", sorted(POLICIES))
 @pytest.mark.parametrize("steps", [3, 17, 40, 60])
-def test_choice_unchanged_when_hidden_cards_are_reshuffled(code, steps):
+def test_choice_unchanged_when_hidden_cards_are_reshuffled(policy, steps):
     engine = make_engine(GameConfig())
     rng = np.random.default_rng(steps)
-    game, work = _mid_game(engine, 5 + steps, steps)
+    game, scratch = _mid_game(engine, 5 + steps, steps)
     assert not game.over, "pick a step inside the game"
+    code, params = policy_code(policy), seat_params(policy, POLICIES[policy])
     stream = game.seat_stream(game.seat)
     before_view = game.view(game.seat)
-    first = choose(code, game.s, game.pr, stream.copy(), game.buf, work)
-    for _ in range(5):
+    first = scratch.choose(code, game.s, game.pr, stream.copy(), game.buf, params)
+    for _ in range(4):
         _shuffle_hidden(game, rng)
         assert game.view(game.seat) == before_view
-        again = choose(code, game.s, game.pr, stream.copy(), game.buf, work)
+        again = scratch.choose(code, game.s, game.pr, stream.copy(), game.buf, params)
         assert again == first
+
+
+def test_unseen_cards_are_exactly_the_hidden_ones():
+    """Lookahead's determinization pool, from public counts, equals deck + other hands,
+    at every decision of whole games (item decisions included)."""
+    for players in (2, 4):
+        engine = make_engine(GameConfig(players=players))
+        game = Game(engine, 40 + players, 0)
+        scratch = PolicyScratch.for_params(engine.pr)
+        streams = [game.seat_stream(p) for p in range(players)]
+        decisions = set()
+        while not game.over:
+            decisions.add(game.decision)
+            _assert_unseen_is_hidden(game, engine)
+            game.apply(scratch.choose(POLICY_GREEDY, game.s, game.pr, streams[game.seat], game.buf))
+        assert {"item", "play", "cat"} <= decisions
+
+
+def _assert_unseen_is_hidden(game, engine):
+    me = game.seat
+    counts = np.zeros(engine.pr.ntypes, np.int64)
+    unseen_counts(game.s, game.pr, me, counts)
+    v = StateView(game.s, game.pr)
+    hidden = np.zeros(engine.pr.ntypes, np.int64)
+    for t in v.deck[game.s[SC_DECK_POS] : game.s[SC_DECK_LEN]]:
+        hidden[t] += 1
+    for p in range(engine.pr.players):
+        if p != me:
+            hidden += v.hands[p]
+    assert counts.tolist() == hidden.tolist()

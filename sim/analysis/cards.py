@@ -1,0 +1,101 @@
+"""Card impact, in the manner of card-game analytics: how a seat fared when a card came its way.
+
+For each card kind: the win rate of seat-games in which the seat held the card
+against those in which it never did, and the difference ("improvement when
+drawn"), plus the win rate and mean score when the seat played it (an
+item counts as played when its drawer placed it on a seam, not wasted, R5.3).
+
+"Held" means: for box cards and the Princess, dealt or drawn at least once
+(they sit in the hand until played); for toys and sprayers, drawn at least once
+(they are set aside during the deal, R2.4, and the drawer must place them at
+once, R5.1). These are associations among the bots that played, not causes:
+a card that comes with long games, or that a good policy plays more, looks
+better without making anyone better.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis.stats import clustered_diff_ci, clustered_mean_ci
+
+
+def card_kind(card: str) -> str:
+    """'box', 'princess', 'toy' or 'sprayer' from a card name such as 'box:NE' or 'toy:yarn'."""
+    return card.split(":", 1)[0]
+
+
+ITEM_KINDS = ("toy", "sprayer")
+
+
+def _is_item(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: is the card a toy or a sprayer (placed on a seam when drawn, R5.1)?"""
+    items = [c for c in cards["card"].unique() if card_kind(c) in ITEM_KINDS]
+    return cards["card"].isin(items)
+
+
+def held(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: did the seat have this card in hand (items: did it draw one)?"""
+    by_draw = _is_item(cards)
+    return (cards["drawn"] > 0).where(by_draw, (cards["dealt"] + cards["drawn"]) > 0)
+
+
+def played(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: did the seat play this card (items: place it on a seam, not waste it)?"""
+    placed = (cards["into_led"] + cards["into_other"]) > 0
+    return placed.where(_is_item(cards), cards["played"] > 0)
+
+
+def with_outcomes(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """The cards rows joined with each seat's win share and score, plus a `held` column."""
+    out = cards.merge(players[["game", "seat", "win_share", "score"]], on=["game", "seat"])
+    out["held"] = held(out)
+    out["played_it"] = played(out)
+    return out
+
+
+def _impact_row(g: pd.DataFrame) -> dict:
+    """The impact numbers of one card kind's rows (one row per seat-game)."""
+    win, score, game = g["win_share"].to_numpy(), g["score"].to_numpy(), g["game"].to_numpy()
+    h = g["held"].to_numpy(bool)
+    played = g["played_it"].to_numpy(bool)
+    d = clustered_diff_ci(win, h, game)
+    when_played = clustered_mean_ci(win[played], game[played])
+    return {
+        "n_held": d.n_a,
+        "n_never": d.n_b,
+        "win_held": win[h].mean() if d.n_a else np.nan,
+        "win_never": win[~h].mean() if d.n_b else np.nan,
+        "improvement": d.value,
+        "lo": d.lo,
+        "hi": d.hi,
+        "score_held": score[h].mean() if d.n_a else np.nan,
+        "score_never": score[~h].mean() if d.n_b else np.nan,
+        "n_played": int(played.sum()),
+        "win_played": when_played.value,
+        "score_played": score[played].mean() if played.any() else np.nan,
+    }
+
+
+def card_impact(cards: pd.DataFrame, players: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """One row per card kind (and per `by` value, e.g. 'policy'), sorted by improvement.
+
+    improvement = win rate when held - win rate when never held, with a 95%
+    interval clustered by game and both sample sizes (n_held, n_never).
+    """
+    data = with_outcomes(cards, players)
+    keys = ["card"] if by is None else [by, "card"]
+    if by is not None and by not in data:
+        data = data.merge(players[["game", "seat", by]], on=["game", "seat"])
+    rows = [
+        {
+            **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
+            **_impact_row(g),
+        }
+        for key, g in data.groupby(keys, sort=True)
+    ]
+    out = pd.DataFrame(rows)
+    out.insert(len(keys), "kind", out["card"].map(card_kind))
+    order = keys[:-1] + ["improvement"]
+    return out.sort_values(order, ascending=[True] * (len(order) - 1) + [False], ignore_index=True)

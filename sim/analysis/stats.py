@@ -1,0 +1,171 @@
+"""Interval estimates for win rates, means and differences, at 95%.
+
+Every function returns an `Estimate(value, lo, hi, n)`. Which interval is used where:
+
+* A proportion of 0/1 outcomes (a tie share, an end-trigger share): Wilson,
+  which stays inside [0, 1] and is honest near 0 and 1 and at small n.
+* A win share. With ties a seat scores 1/k of a win, so a win share is the mean
+  of per-game values in {0, 1/k, ..., 1}, not a count of successes, and Wilson
+  does not apply. `win_share_ci` uses Wilson when every value is 0 or 1 (no
+  ties) and otherwise the t interval of the mean of the per-game values (games
+  are independent, values are bounded, so the central limit theorem holds
+  well at the sizes we run; the sample spread already reflects the ties).
+* Rows that are not independent — several seats of one game, e.g. the two
+  greedy seats of a game, whose wins exclude each other — use a cluster-robust
+  (sandwich) standard error with the game as the cluster (`clustered_mean_ci`,
+  `clustered_diff_ci`), so correlated seats never make an interval look
+  narrower than the number of games allows.
+* Anything else (the balance metric, a largest gap) uses the percentile
+  bootstrap over games with an explicit seed (`bootstrap_ci`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+# Student t 97.5% quantiles for 1..9 degrees of freedom; from 10 on the
+# Cornish-Fisher expansion below is within 1e-5 of the exact value.
+_T975_SMALL = (
+    12.706205,
+    4.302653,
+    3.182446,
+    2.776445,
+    2.570582,
+    2.446912,
+    2.364624,
+    2.306004,
+    2.262157,
+)
+
+
+class Estimate(NamedTuple):
+    """A point estimate with its 95% interval and the sample size behind it."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+
+    @property
+    def half(self) -> float:
+        """The larger distance from the value to an end of the interval (for "± x")."""
+        return max(self.value - self.lo, self.hi - self.value)
+
+
+def t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with `df` degrees of freedom (normal when df is huge)."""
+    if df < 1:
+        return float("nan")
+    if df <= len(_T975_SMALL):
+        return _T975_SMALL[df - 1]
+    x = Z95  # Abramowitz & Stegun 26.7.5
+    g1 = (x**3 + x) / 4
+    g2 = (5 * x**5 + 16 * x**3 + 3 * x) / 96
+    g3 = (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384
+    g4 = (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160
+    return x + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> Estimate:
+    """Wilson score interval for `successes` out of `n` 0/1 trials."""
+    if n <= 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    # min/max with p: at p = 0 or 1 rounding could put the bound a hair past p
+    return Estimate(p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)), int(n))
+
+
+def mean_ci(values) -> Estimate:
+    """Mean with its t interval (sample standard deviation, n - 1 degrees of freedom)."""
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    m = float(x.mean())
+    if n == 1:
+        return Estimate(m, float("nan"), float("nan"), 1)
+    half = t975(n - 1) * x.std(ddof=1) / np.sqrt(n)
+    return Estimate(m, m - half, m + half, n)
+
+
+def win_share_ci(shares) -> Estimate:
+    """Mean win share of independent games: Wilson without ties, else the t interval, in [0, 1]."""
+    x = np.asarray(shares, dtype=float)
+    if np.isin(x, (0.0, 1.0)).all():
+        return wilson(float(x.sum()), len(x))
+    m, lo, hi, n = mean_ci(x)
+    return Estimate(m, max(0.0, lo), min(1.0, hi), n)
+
+
+def _cluster_se(psi: np.ndarray, clusters) -> tuple[float, int]:
+    """Sandwich standard error from per-row influence values summed within clusters."""
+    sums = pd.Series(psi).groupby(np.asarray(clusters)).sum().to_numpy()
+    g = len(sums)
+    if g < 2:
+        return float("nan"), g
+    return float(np.sqrt((sums**2).sum() * g / (g - 1))), g
+
+
+def clustered_mean_ci(values, clusters) -> Estimate:
+    """Mean of rows grouped in clusters (games), with a cluster-robust t interval; n = rows."""
+    y = np.asarray(values, dtype=float)
+    n = len(y)
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    m = float(y.mean())
+    se, g = _cluster_se((y - m) / n, clusters)
+    half = t975(g - 1) * se
+    return Estimate(m, m - half, m + half, n)
+
+
+class Difference(NamedTuple):
+    """Mean of group A minus mean of group B, its 95% interval and both sample sizes."""
+
+    value: float
+    lo: float
+    hi: float
+    n_a: int
+    n_b: int
+
+
+def clustered_diff_ci(values, in_a, clusters) -> Difference:
+    """Mean(values | in_a) - mean(values | not in_a), cluster-robust normal interval."""
+    y = np.asarray(values, dtype=float)
+    a = np.asarray(in_a, dtype=bool)
+    n_a, n_b = int(a.sum()), int((~a).sum())
+    if n_a == 0 or n_b == 0:
+        return Difference(float("nan"), float("nan"), float("nan"), n_a, n_b)
+    m_a, m_b = y[a].mean(), y[~a].mean()
+    # Influence of each row on the difference of the two means.
+    psi = np.where(a, (y - m_a) / n_a, -(y - m_b) / n_b)
+    se, _ = _cluster_se(psi, clusters)
+    d = float(m_a - m_b)
+    return Difference(d, d - Z95 * se, d + Z95 * se, n_a, n_b)
+
+
+def bootstrap_ci(
+    data,
+    statistic: Callable[[np.ndarray], float],
+    *,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+) -> Estimate:
+    """Percentile bootstrap of `statistic` over the rows of `data` (resampled with replacement)."""
+    x = np.asarray(data)
+    n = len(x)
+    rng = np.random.default_rng(seed)
+    value = float(statistic(x))
+    if n < 2:
+        return Estimate(value, float("nan"), float("nan"), n)
+    draws = np.array([statistic(x[rng.integers(0, n, n)]) for _ in range(n_boot)])
+    lo, hi = np.quantile(draws, [0.025, 0.975])
+    return Estimate(value, float(lo), float(hi), n)

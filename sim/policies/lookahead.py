@@ -1,0 +1,186 @@
+"""The look-ahead policy: rollouts from determinized states, for the skill ceiling.
+
+For its top candidate actions (pre-ranked by greedy's one-ply objective), it
+plays the rest of the game many times from *determinized* states: the cards
+it has not seen (the deck and the other hands) are re-dealt at random, in
+the sizes everybody can see. Which cards are unseen is worked out from public
+counts alone (`unseen_counts`): the deck's composition, the table, the
+discards and wasted items, and the seat's own hand, never from the hidden
+deck order or other hands. All candidates share the same determinizations
+and rollout streams (common random numbers), so their means compare sharply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine.rng import next_u64, randint
+from sim.engine.state import (
+    DEC_ITEM,
+    DEC_OVER,
+    KIND_BOX,
+    N_ST,
+    SC_DECISION,
+    SC_DECK_LEN,
+    SC_DECK_POS,
+    SC_ITEM,
+    SC_LOG,
+    SC_SEAT,
+    ST_DISCARDED,
+    ST_INTO_LED,
+    ST_INTO_OTHER,
+    ST_PLAYED,
+    ST_WASTED,
+)
+from sim.engine.table import final_scores
+from sim.engine.turns import apply_action, legal_actions
+from sim.policies.compiled import (
+    POLICY_GREEDY,
+    _evaluate,
+    choose_greedy,
+    choose_random,
+    current_scores,
+)
+from sim.policies.heuristic import N_FEATURES
+
+# A rollout's value: the win share plus this much per point of lead. Points are
+# a far less noisy signal than 0/1 wins over a handful of rollouts.
+SCORE_WEIGHT = 0.25
+P_CANDIDATES = N_FEATURES + 1
+P_ROLLOUTS = N_FEATURES + 2
+P_ROLLOUT_POLICY = N_FEATURES + 3
+P_MARGIN = N_FEATURES + 4
+
+
+@njit(cache=True)
+def unseen_counts(s, pr, me, out):
+    """Per card type, the copies seat `me` has not seen: in the deck or in other hands.
+
+    Public facts only: the deck's composition, the start card, every card played,
+    discarded or placed as an item, every wasted item, a drawn item waiting for
+    its seam, and me's own hand.
+    """
+    out[:] = 0
+    for i in range(pr.ndeck):
+        out[s[pr.t_deck_type + i]] += 1
+    start = s[pr.o_walls + pr.origin]  # laid unturned (R2.3): its walls name its type
+    for t in range(pr.ntypes):
+        if s[pr.t_kind + t] == KIND_BOX and s[pr.t_walls + t] == start:
+            out[t] -= 1
+            break
+    for p in range(pr.players):
+        for t in range(pr.ntypes):
+            base = pr.o_stats + (p * pr.ntypes + t) * N_ST
+            out[t] -= (
+                s[base + ST_PLAYED]
+                + s[base + ST_DISCARDED]
+                + s[base + ST_WASTED]
+                + s[base + ST_INTO_LED]
+                + s[base + ST_INTO_OTHER]
+            )
+    for t in range(pr.ntypes):
+        out[t] -= s[pr.o_hands + me * pr.ntypes + t]
+    if s[SC_DECISION] == DEC_ITEM:
+        out[s[SC_ITEM]] -= 1  # the drawn item waiting for its seam is face up
+
+
+@njit(cache=True)
+def determinize(s, pr, me, stream, counts, pool):
+    """Re-deal the unseen cards at random into the other hands and the deck (sizes kept)."""
+    unseen_counts(s, pr, me, counts)
+    n = 0
+    for t in range(pr.ntypes):
+        for _ in range(counts[t]):
+            pool[n] = t
+            n += 1
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        j = randint(stream, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    k = 0
+    for p in range(pr.players):
+        if p == me:
+            continue
+        size = 0
+        for t in range(pr.ntypes):
+            size += s[pr.o_hands + p * pr.ntypes + t]
+            s[pr.o_hands + p * pr.ntypes + t] = 0
+        for _ in range(size):
+            s[pr.o_hands + p * pr.ntypes + pool[k]] += 1
+            k += 1
+    for i in range(s[SC_DECK_POS], s[SC_DECK_LEN]):
+        s[pr.o_deck + i] = pool[k]
+        k += 1
+    if k != n:
+        raise ValueError("determinize: unseen cards do not match the hidden slots")
+
+
+@njit(cache=True)
+def _rollout_value(s, pr, me):
+    """Win share of `me` at the end plus SCORE_WEIGHT per point ahead of the best rival."""
+    scores = final_scores(s, pr)
+    best = scores.max()
+    winners = 0
+    for q in range(pr.players):
+        winners += scores[q] == best
+    other = -(1 << 40)
+    for q in range(pr.players):
+        if q != me:
+            other = max(other, scores[q])
+    share = 1.0 / winners if scores[me] == best else 0.0
+    return share + SCORE_WEIGHT * (scores[me] - other)
+
+
+@njit(cache=True)
+def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
+    """Best mean rollout outcome among the greedy-ranked top candidates."""
+    me = s[SC_SEAT]
+    n = legal_actions(s, pr, buf)
+    if n == 1:
+        return buf[0]
+    k = min(n, max(1, int(params[P_CANDIDATES])))
+    rollouts = max(1, int(params[P_ROLLOUTS]))
+    rollout_greedy = int(params[P_ROLLOUT_POLICY]) == POLICY_GREEDY
+    current_scores(s, pr, w)
+    for i in range(n):
+        values[i] = _evaluate(s, pr, buf[i], me, w)
+    order = np.argsort(-values[:n], kind="mergesort")[:k]  # stable: enumeration order on ties
+    candidates = np.empty(k, np.int32)
+    for c in range(k):
+        candidates[c] = buf[order[c]]
+    seeds = np.empty(rollouts, np.uint64)
+    for r in range(rollouts):
+        seeds[r] = next_u64(stream)
+    counts = scratch[: pr.ntypes]
+    pool = scratch[pr.ntypes :]
+    streams = np.empty((pr.players + 1, 1), np.uint64)
+    best = -1e300
+    pick = candidates[0]
+    first = 0.0
+    for c in range(k):
+        total = 0.0
+        for r in range(rollouts):
+            s2[: pr.state_size] = s[: pr.state_size]
+            s2[SC_LOG] = 0
+            streams[pr.players, 0] = seeds[r]
+            for q in range(pr.players):
+                streams[q, 0] = next_u64(streams[pr.players])
+            determinize(s2, pr, me, streams[pr.players], counts, pool)
+            apply_action(s2, pr, candidates[c])
+            while s2[SC_DECISION] != DEC_OVER:
+                q = s2[SC_SEAT]
+                if rollout_greedy:
+                    a = choose_greedy(s2, pr, streams[q], buf2, w)
+                else:
+                    a = choose_random(s2, pr, streams[q], buf2)
+                apply_action(s2, pr, a)
+            total += _rollout_value(s2, pr, me)
+        mean = total / rollouts
+        if c == 0:
+            first = mean
+        # Leave greedy's favourite only for a clear gain: a few noisy rollouts
+        # should not overrule a sound one-ply judgement.
+        if mean > best and (c == 0 or mean > first + params[P_MARGIN]):
+            best = mean
+            pick = candidates[c]
+    return pick

@@ -1,0 +1,20 @@
+"""The HTML balance report of a run folder: `build_report(run_dir)` (`sim report RUN_DIR`)."""
+
+from __future__ import annotations
+
+
+def build_report(run_dir, out_path=None):
+    """Write the report of a finished run folder and return its path (see run_report)."""
+    from sim.report.run_report import build_report as _build
+
+    return _build(run_dir, out_path)
+
+
+def write_report(run, out_path=None):
+    """Write the report of a RunResult already in memory (the end of `sim run`)."""
+    from sim.report.run_report import write_report as _write
+
+    return _write(run, out_path)
+
+
+__all__ = ["build_report", "write_report"]

@@ -1,0 +1,222 @@
+"""Report figures: matplotlib `Figure` objects (no pyplot, no global backend), as inline SVG.
+
+Each drawing function takes the analysis tables (`sim.analysis`) and returns a
+Figure, so notebooks can show them too; `to_svg` turns one into markup.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from sim.analysis.balance import distribution
+from sim.report.table_picture import SEAT_COLOURS
+
+STYLE = {
+    "font.size": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.fonttype": "none",  # text stays text: a few kB per figure instead of glyph paths
+}
+PALETTE = SEAT_COLOURS + ("#8c564b", "#e377c2", "#7f7f7f")
+KIND_COLOURS = {"box": "#8c6d31", "princess": "#222222", "toy": "#e6ab02", "sprayer": "#c00000"}
+
+
+def styled(draw):
+    """Draw under the report style (rc settings are read while artists are made)."""
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs) -> Figure:
+        with mpl.rc_context(STYLE):
+            return draw(*args, **kwargs)
+
+    return wrapper
+
+
+def to_svg(fig: Figure, key: str) -> str:
+    """The figure as an `<svg>` element; `key` salts its ids so inline figures never clash."""
+    buf = io.StringIO()
+    with mpl.rc_context({**STYLE, "svg.hashsalt": key}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _err(value: pd.Series, lo: pd.Series, hi: pd.Series) -> np.ndarray:
+    """Error-bar lengths below and above each value (never negative, NaN as 0)."""
+    return np.nan_to_num(np.clip([value - lo, hi - value], 0, None))
+
+
+def _colours(labels, seats: bool) -> list[str]:
+    """Seat colours for seats, the palette's later colours for policies."""
+    offset = 0 if seats else 5
+    return [PALETTE[(offset + i) % len(PALETTE)] for i in range(len(labels))]
+
+
+@styled
+def win_share_bars(table: pd.DataFrame, by: str, title: str) -> Figure:
+    """Win share per seat or policy with 95% intervals against the fair 1/n line."""
+    fig = Figure(figsize=(4.8, 2.8))
+    ax = fig.add_subplot()
+    labels = [f"{by} {v}" if by == "seat" else str(v) for v in table[by]]
+    x = np.arange(len(table))
+    err = _err(table["win_share"], table["lo"], table["hi"])
+    ax.bar(x, table["win_share"], yerr=err, capsize=4, color=_colours(labels, by == "seat"))
+    ax.axhline(table["fair"].iloc[0], color="black", ls="--", lw=1, label="fair 1/n")
+    ax.set_xticks(x, labels)
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_ylabel("win share")
+    ax.set_title(f"{title} (n = {table['n'].iloc[0]:,} per bar; 95% intervals)", loc="left")
+    ax.legend(frameon=False)
+    return fig
+
+
+@styled
+def matchup_heatmap(matrix: pd.DataFrame, centre: float, title: str) -> Figure:
+    """A policy x opponent grid of shares, coloured around `centre` (fair share or 50%)."""
+    fig = Figure(figsize=(1.6 + 1.1 * len(matrix.columns), 0.9 + 0.6 * len(matrix)))
+    ax = fig.add_subplot()
+    values = matrix.to_numpy(dtype=float)
+    spread = max(np.nanmax(np.abs(values - centre)), 0.05)
+    ax.imshow(values, cmap="RdBu", vmin=centre - spread, vmax=centre + spread)
+    for (i, j), v in np.ndenumerate(values):
+        dark = not np.isnan(v) and abs(v - centre) > 0.6 * spread
+        ax.text(
+            j,
+            i,
+            "–" if np.isnan(v) else f"{v:.1%}",
+            ha="center",
+            va="center",
+            color="white" if dark else "black",
+        )
+    ax.set_xticks(range(len(matrix.columns)), [f"vs {c}" for c in matrix.columns])
+    ax.set_yticks(range(len(matrix.index)), matrix.index)
+    ax.grid(False)
+    ax.set_title(title, loc="left")
+    return fig
+
+
+@styled
+def score_distribution(players: pd.DataFrame, by: str) -> Figure:
+    """Share of seat-games at each final score, one line per seat or policy."""
+    fig = Figure(figsize=(5.2, 2.8))
+    ax = fig.add_subplot()
+    groups = list(players.groupby(by, sort=True))
+    for (key, g), colour in zip(groups, _colours(groups, by == "seat"), strict=True):
+        d = distribution(g["score"], "score")
+        label = f"{by} {key}" if by == "seat" else str(key)
+        ax.plot(
+            d["score"], d["share"], marker="o", ms=3, color=colour, label=f"{label} (n={len(g):,})"
+        )
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("final score")
+    ax.set_ylabel("share of seat-games")
+    ax.set_title(f"Score distribution by {by}", loc="left")
+    ax.legend(frameon=False)
+    return fig
+
+
+@styled
+def margin_bars(games: pd.DataFrame) -> Figure:
+    """Winning margin (winner minus best other seat; 0 = shared win) as shares of games."""
+    fig = Figure(figsize=(4.8, 2.6))
+    ax = fig.add_subplot()
+    d = distribution(games["margin"], "margin")
+    colours = ["#999999" if m == 0 else "#4c72b0" for m in d["margin"]]
+    ax.bar(d["margin"], d["share"], color=colours)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("winning margin (grey: shared win)")
+    ax.set_title(f"Winning margin (n = {len(games):,} games)", loc="left")
+    return fig
+
+
+@styled
+def points_bars(breakdown: pd.DataFrame, by: str) -> Figure:
+    """Mean points per seat-game from each source, grouped by seat or policy."""
+    parts = {
+        "box_points": ("box points (all boxes)", "#4c72b0"),
+        "cat_bonus": ("cat bonus", "#55a868"),
+        "doubling_points": ("of box points: closed doubling", "#8172b2"),
+        "negative_points": ("of box points: negative boxes", "#c44e52"),
+    }
+    fig = Figure(figsize=(5.6, 2.8))
+    ax = fig.add_subplot()
+    width = 0.8 / len(parts)
+    x = np.arange(len(breakdown))
+    for i, (col, (label, colour)) in enumerate(parts.items()):
+        offset = (i - (len(parts) - 1) / 2) * width
+        ax.bar(x + offset, breakdown[col], width, label=label, color=colour)
+    ax.plot(x, breakdown["score"], "k_", ms=22, mew=2, label="mean score")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xticks(x, [f"{by} {v}" if by == "seat" else str(v) for v in breakdown[by]])
+    ax.set_ylabel("mean points per seat-game")
+    ax.set_title("Where points come from", loc="left")
+    ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+    return fig
+
+
+@styled
+def flow_panels(games: pd.DataFrame, triggers: pd.DataFrame) -> Figure:
+    """Six small panels: turns, boxes, closed share, items wasted, cats on table, end trigger."""
+    fig = Figure(figsize=(7.6, 4.4), layout="constrained")
+    axes = fig.subplots(2, 3)
+    closed = (games["closed_boxes"] / games["boxes"].where(games["boxes"] > 0)).dropna()
+    panels = [
+        ("turns", games["turns"]),
+        ("boxes per game", games["boxes"]),
+        ("items wasted", games["items_wasted"]),
+        ("awake cats on table", games["cats_on_table"]),
+    ]
+    for ax, (name, values) in zip(axes.flat[:4], panels, strict=True):
+        d = distribution(values, name)
+        ax.bar(d[name], d["share"], color="#4c72b0", width=0.9)
+        ax.set_title(name, loc="left")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    axes.flat[4].hist(
+        closed,
+        bins=np.linspace(0, 1, 21),
+        color="#4c72b0",
+        weights=np.full(len(closed), 1 / max(len(closed), 1)),
+    )
+    axes.flat[4].set_title("closed share of boxes", loc="left")
+    axes.flat[4].yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax = axes.flat[5]
+    err = _err(triggers["share"], triggers["lo"], triggers["hi"])
+    ax.bar(triggers["end_trigger"], triggers["share"], yerr=err, capsize=4, color="#55a868")
+    ax.set_title("end trigger (R7.1)", loc="left")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    fig.suptitle(f"Game flow (n = {len(games):,} games; shares of games)", x=0.01, ha="left")
+    return fig
+
+
+@styled
+def card_impact_bars(impact: pd.DataFrame) -> Figure:
+    """Improvement in win rate when a card was held, with 95% intervals, sorted."""
+    d = impact.sort_values("improvement")
+    fig = Figure(figsize=(5.6, 0.8 + 0.24 * len(d)))
+    ax = fig.add_subplot()
+    y = np.arange(len(d))
+    err = _err(d["improvement"], d["lo"], d["hi"])
+    ax.barh(
+        y,
+        d["improvement"],
+        xerr=err,
+        capsize=2,
+        color=[KIND_COLOURS.get(k, "#777") for k in d["kind"]],
+    )
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, d["card"])
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("win rate when held − when never held (association, not cause)")
+    ax.set_title("Card impact (95% intervals, clustered by game)", loc="left")
+    return fig

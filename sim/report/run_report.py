@@ -1,0 +1,441 @@
+"""The HTML balance report of one run folder: `build_report(run_dir)`.
+
+One self-contained file (inline CSS, inline SVG figures, no scripts, no
+network). The numbers come from `sim.analysis`; this module only formats them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from sim import analysis as A
+from sim.config import StudyConfig, parse_study
+from sim.engine.state import ENGINE_VERSION
+from sim.report import figures as F
+from sim.report.table_picture import draw_position
+from sim.runner import RunResult, load_run
+
+SECTIONS = (
+    ("summary", "Summary"),
+    ("seats", "Seat balance"),
+    ("policies", "Policies"),
+    ("scores", "Scores"),
+    ("flow", "Game flow"),
+    ("cards", "Card impact"),
+    ("game", "A representative game"),
+    ("config", "Config"),
+)
+# Every figure's key (its element id is fig-KEY); the policy ones only with several policies.
+FIGURES = (
+    "seats",
+    "policies",
+    "matchup-share",
+    "matchup-beats",
+    "score-dist",
+    "margins",
+    "points",
+    "flow",
+    "cards",
+    "table",
+)
+POLICY_FIGURES = ("policies", "matchup-share", "matchup-beats")
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def default_path(study: StudyConfig) -> Path:
+    """Where the report goes: the config's report.path, else reports/<name>.html."""
+    return Path(study.report_path or f"reports/{study.name}.html")
+
+
+def build_report(run_dir: str | Path, out_path: str | Path | None = None) -> Path:
+    """Write the HTML report of a finished run folder and return its path."""
+    return write_report(load_run(run_dir), out_path)
+
+
+def write_report(run: RunResult, out_path: str | Path | None = None) -> Path:
+    """Write the report of a run already in memory (what `sim run` holds at its end)."""
+    t0 = time.perf_counter()
+    study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"))
+    context = report_context(run, study)
+    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    out = Path(out_path) if out_path is not None else default_path(study)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(context), encoding="utf-8")
+    return out
+
+
+def render(context: dict) -> str:
+    """Fill the page template with a report context."""
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
+    return env.get_template("run.html.j2").render(sections=SECTIONS, **context)
+
+
+def report_context(run: RunResult, study: StudyConfig) -> dict:
+    """Every table, figure and sentence of the page, keyed by section."""
+    games, players = run.games, run.players
+    metrics = A.balance_metrics(games, players)
+    return {
+        "title": f"{study.name}: balance report",
+        "summary": _summary(run, study, metrics),
+        "seats": _seats(players, metrics),
+        "policies": _policies(players),
+        "scores": _scores(games, players),
+        "flow": _flow(games),
+        "cards": _cards(run.cards, players),
+        "game": _game(run, study),
+        "config": yaml.safe_dump(run.meta["config"], sort_keys=False, allow_unicode=True),
+    }
+
+
+# ---------------------------------------------------------------- formatting
+
+Col = tuple[str, Callable[[dict], str]]
+
+
+def table(frame: pd.DataFrame, cols: list[Col]) -> Markup:
+    """An HTML table of `frame`, one column per (header, row dict -> text)."""
+    rows = frame.to_dict("records")  # keeps each column's type (iterrows makes ints floats)
+    body = pd.DataFrame({head: [fmt(row) for row in rows] for head, fmt in cols})
+    return Markup(body.to_html(index=False, border=0, classes="t", escape=True))
+
+
+def share(v: float, signed: bool = False) -> str:
+    """A share as a percentage; two decimals very near 0% or 100% so 99.98% is not '100.0%'."""
+    digits = 2 if 0 < abs(v) < 0.01 or 0.99 < abs(v) < 1 else 1
+    return f"{v:+.{digits}%}" if signed else f"{v:.{digits}%}"
+
+
+def pct(col: str, signed: bool = False) -> Callable[[dict], str]:
+    """Format a share column as a percentage."""
+    return lambda r: "–" if pd.isna(r[col]) else share(r[col], signed)
+
+
+def ci(col: str, lo: str = "lo", hi: str = "hi", as_pct: bool = True) -> Callable:
+    """Format a value with its interval: '27.9% [27.3%, 28.5%]' or '2.26 [2.24, 2.28]'."""
+
+    def fmt(r: dict) -> str:
+        if pd.isna(r[col]):
+            return "–"
+        f = share if as_pct else (lambda v: f"{v:.2f}")
+        return f"{f(r[col])} [{f(r[lo])}, {f(r[hi])}]" if not pd.isna(r[lo]) else f(r[col])
+
+    return fmt
+
+
+def num(col: str, digits: int = 2) -> Callable[[dict], str]:
+    """Format a number; integers get thousands separators."""
+    return lambda r: f"{r[col]:,.0f}" if digits == 0 else f"{r[col]:,.{digits}f}"
+
+
+def text(col: str) -> Callable[[dict], str]:
+    """A column as plain text."""
+    return lambda r: str(r[col])
+
+
+def svg(fig, key: str) -> Markup:
+    """A figure as inline SVG in a `<figure id="fig-KEY">` (KEY from FIGURES)."""
+    return Markup(f'<figure id="fig-{key}">{F.to_svg(fig, key)}</figure>')
+
+
+# ---------------------------------------------------------------- sections
+
+
+def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
+    """Section 1: what ran, how fast, and the one-sentence verdict."""
+    meta, players = run.meta, run.players
+    lineup = ", ".join(seat.label for seat in study.seats)
+    variants = study.game.rules.switched_on()
+    facts = [
+        ("Config", f"{study.name} ({meta.get('source', '')})"),
+        ("Games", f"{len(run.games):,}"),
+        ("Players", str(study.game.players)),
+        (
+            "Seats (line-up)",
+            lineup + (" — rotated round the seats" if study.rotate_seats else " — not rotated"),
+        ),
+        (
+            "Rule variants on",
+            ", ".join(f"{k} = {v}" for k, v in variants.items()) or "none (canonical rules)",
+        ),
+        ("Seed", str(study.seed)),
+        ("Engine / package version", f"{meta['engine_version']} / {meta['package_version']}"),
+        ("Config hash", meta["config_hash"]),
+        (
+            "Runtime",
+            f"{meta.get('wall_time_s', '?')} s, {meta.get('games_per_s') or 0:,.0f} games/s",
+        ),
+        ("Run folder", str(run.run_dir)),
+    ]
+    head = A.headline(run.games, players, metrics)
+    targets = None
+    if study.targets:
+        checks = A.check_targets(head, study.targets)
+        targets = table(
+            checks,
+            [
+                ("metric", text("metric")),
+                ("target", _target),
+                ("measured [95%]", ci("value", as_pct=False)),
+                ("status", text("status")),
+            ],
+        )
+    return {
+        "facts": facts,
+        "verdict": A.verdict(players),
+        "warnings": _warnings(run),
+        "targets": targets,
+    }
+
+
+def _target(r: dict) -> str:
+    """A config target as written: '0.05' or '[0.9, 1]'."""
+    t = r["target"]
+    return f"[{t[0]:g}, {t[1]:g}]" if isinstance(t, tuple | list) else f"{t:g}"
+
+
+def _warnings(run: RunResult) -> list[str]:
+    """Anything that makes the numbers suspect: mixed configs or engines."""
+    out = []
+    for name in ("games", "players", "cards"):
+        frame = getattr(run, name)
+        if (
+            frame["config_hash"].nunique() > 1
+            or frame["config_hash"].iloc[0] != run.meta["config_hash"]
+        ):
+            out.append(f"{name} rows carry more than one config hash")
+        if frame["engine_version"].nunique() > 1:
+            out.append(f"{name} rows come from more than one engine version")
+    return out
+
+
+def _seats(players: pd.DataFrame, metrics: pd.DataFrame) -> dict:
+    """Section 2: win share per seat against 1/n, and the balance metrics."""
+    seats = A.seat_win_shares(players)
+    return {
+        "table": table(
+            seats,
+            [
+                ("seat", text("seat")),
+                ("win share [95%]", ci("win_share")),
+                ("fair", pct("fair")),
+                ("vs fair", pct("vs_fair", signed=True)),
+                ("n games", num("n", 0)),
+            ],
+        ),
+        "figure": svg(F.win_share_bars(seats, "seat", "Win share by seat"), "seats"),
+        "metrics": table(
+            metrics,
+            [
+                ("metric", text("metric")),
+                ("value [95%]", ci("value")),
+                ("n games", num("n", 0)),
+                ("meaning", text("meaning")),
+            ],
+        ),
+        "confounded": A.seats_confounded(players),
+    }
+
+
+def _policies(players: pd.DataFrame) -> dict:
+    """Section 3: win share per policy and the matchup grids (only with several policies)."""
+    if players["policy"].nunique() < 2:
+        return {
+            "note": f"Every seat played {players['policy'].iloc[0]!r}: there is nothing to"
+            " compare between policies in this run."
+        }
+    pol = A.policy_win_shares(players)
+    m = A.matchups(players)
+    fair = pol["fair"].iloc[0]
+    return {
+        "table": table(
+            pol,
+            [
+                ("policy", text("policy")),
+                ("win share per seat [95%]", ci("win_share")),
+                ("fair", pct("fair")),
+                ("n seat-games", num("n", 0)),
+                ("games", num("games", 0)),
+            ],
+        ),
+        "figure": svg(F.win_share_bars(pol, "policy", "Win share by policy"), "policies"),
+        "share_grid": svg(
+            F.matchup_heatmap(
+                A.matchup_matrix(m), fair, "Row's win share per seat, in games with the column"
+            ),
+            "matchup-share",
+        ),
+        "beats_grid": svg(
+            F.matchup_heatmap(
+                A.matchup_matrix(m, "beats"), 0.5, "Row finishes above column (head to head)"
+            ),
+            "matchup-beats",
+        ),
+        "matchups": table(
+            m,
+            [
+                ("policy", text("policy")),
+                ("opponent", text("opponent")),
+                ("win share [95%]", ci("win_share")),
+                ("n seat-games", num("n", 0)),
+                ("games", num("games", 0)),
+                ("beats [95%]", ci("beats", "beats_lo", "beats_hi")),
+                ("n pairs", lambda r: "–" if pd.isna(r["pairs"]) else f"{r['pairs']:,.0f}"),
+            ],
+        ),
+    }
+
+
+def _scores(games: pd.DataFrame, players: pd.DataFrame) -> dict:
+    """Section 4: score spreads, winning margins and where points come from."""
+    by = "policy" if players["policy"].nunique() > 1 else "seat"
+    cols = [
+        ("mean [95%]", ci("mean", as_pct=False)),
+        ("sd", num("sd")),
+        ("min", num("min", 0)),
+        ("p10", num("p10", 0)),
+        ("median", num("median", 0)),
+        ("p90", num("p90", 0)),
+        ("max", num("max", 0)),
+        ("n seat-games", num("n", 0)),
+    ]
+    points = A.points_breakdown(players, by)
+    margins = A.distribution(games["margin"], "margin")
+    return {
+        "by_seat": table(A.score_summary(players, "seat"), [("seat", text("seat")), *cols]),
+        "by_policy": table(A.score_summary(players, "policy"), [("policy", text("policy")), *cols]),
+        "distribution": svg(F.score_distribution(players, by), "score-dist"),
+        "margin_figure": svg(F.margin_bars(games), "margins"),
+        "margins": table(
+            margins,
+            [("margin", text("margin")), ("games", num("count", 0)), ("share", pct("share"))],
+        ),
+        "points": table(
+            points,
+            [
+                (by, text(by)),
+                ("score", num("score")),
+                ("box points", num("box_points")),
+                ("cat bonus", num("cat_bonus")),
+                ("of box: doubling", num("doubling_points")),
+                ("of box: negative boxes", num("negative_points")),
+                ("boxes led", num("boxes_led")),
+                ("closed boxes led", num("closed_boxes_led")),
+                ("n seat-games", num("n", 0)),
+            ],
+        ),
+        "points_figure": svg(F.points_bars(points, by), "points"),
+        "by": by,
+    }
+
+
+def _flow(games: pd.DataFrame) -> dict:
+    """Section 5: turns, end triggers, wasted items, boxes and closure."""
+    triggers = A.end_triggers(games)
+    return {
+        "table": table(
+            A.flow_summary(games),
+            [
+                ("per game", text("metric")),
+                ("mean [95%]", _flow_value("mean", True)),
+                ("median", _flow_value("median")),
+                ("min", _flow_value("min")),
+                ("max", _flow_value("max")),
+                ("n games", num("n", 0)),
+            ],
+        ),
+        "triggers": table(
+            triggers,
+            [
+                ("end trigger", text("end_trigger")),
+                ("games", num("games", 0)),
+                ("share [95%]", ci("share")),
+                ("n games", num("n", 0)),
+            ],
+        ),
+        "figure": svg(F.flow_panels(games, triggers), "flow"),
+    }
+
+
+def _flow_value(col: str, with_ci: bool = False) -> Callable[[dict], str]:
+    """Flow numbers: the closed share as a percentage, counts as plain numbers."""
+    as_pct = {"closed_share"}
+
+    def fmt(r: dict) -> str:
+        if with_ci:
+            return ci(col, as_pct=r["metric"] in as_pct)(r)
+        return share(r[col]) if r["metric"] in as_pct else f"{r[col]:g}"
+
+    return fmt
+
+
+def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
+    """Section 6: card impact table and chart."""
+    impact = A.card_impact(cards, players)
+    return {
+        "table": table(
+            impact,
+            [
+                ("card", text("card")),
+                ("win when held", pct("win_held")),
+                ("win when never", pct("win_never")),
+                ("improvement [95%]", ci("improvement")),
+                ("n held", num("n_held", 0)),
+                ("n never", num("n_never", 0)),
+                ("win when played", pct("win_played")),
+                (
+                    "score when played",
+                    lambda r: "–" if pd.isna(r["score_played"]) else f"{r['score_played']:.2f}",
+                ),
+                ("n played", num("n_played", 0)),
+            ],
+        ),
+        "figure": svg(F.card_impact_bars(impact), "cards"),
+    }
+
+
+def representative_game(games: pd.DataFrame) -> int:
+    """The first game whose winning margin is the median margin."""
+    gap = (games["margin"] - games["margin"].median()).abs()
+    return int(games.loc[gap == gap.min(), "game"].min())
+
+
+def _game(run: RunResult, study: StudyConfig) -> dict:
+    """Section 7: the median-margin game replayed, its table drawn and its scores."""
+    from sim.play import play_one
+
+    index = representative_game(run.games)
+    row = run.games.loc[run.games["game"] == index].iloc[0]
+    seats = run.players.loc[run.players["game"] == index].sort_values("seat")
+    game = play_one(study, int(row["seed"]), index)
+    replayed = list(game.outcome().scores)
+    same = replayed == seats["score"].tolist() and run.meta["engine_version"] == ENGINE_VERSION
+    picture = draw_position(game.position(), f"Game {index}: the final table")
+    seats = seats.assign(replayed=replayed, winner=seats["win_share"] > 0)
+    return {
+        "index": index,
+        "facts": f"margin {row['margin']}, {row['turns']} turns, ended by {row['end_trigger']},"
+        f" {row['boxes']} boxes ({row['closed_boxes']} closed),"
+        f" {row['items_wasted']} item(s) wasted",
+        "median_margin": f"{run.games['margin'].median():g}",
+        "picture": svg(picture, "table"),
+        "table": table(
+            seats,
+            [
+                ("seat", text("seat")),
+                ("policy", text("policy")),
+                ("score", text("score")),
+                ("box points", text("box_points")),
+                ("cat bonus", text("cat_bonus")),
+                ("winner", lambda r: "yes" if r["winner"] else ""),
+                ("replayed score", text("replayed")),
+            ],
+        ),
+        "replay_ok": same,
+    }

@@ -1,0 +1,202 @@
+"""Figures of sweeps and paired comparisons (matplotlib `Figure`s in the run report's style).
+
+Each function takes the long tables of `sim.analysis.paired` (`SweepStats.table`,
+`compare_runs`) and returns a Figure, so notebooks can show them too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from sim.report.figures import PALETTE, styled
+
+_BEST = "#d62728"
+
+
+def _is_numeric(values) -> bool:
+    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+
+
+def _x_axis(points: pd.DataFrame, param: str) -> tuple[np.ndarray, list[str] | None]:
+    """x positions of the points and tick labels (None when the values are numbers)."""
+    values = points[param].tolist()
+    if _is_numeric(values):
+        return np.asarray(values, float), None
+    return np.arange(len(values), dtype=float), [str(v) for v in values]
+
+
+@styled
+def sweep_lines(
+    table: pd.DataFrame,
+    points: pd.DataFrame,
+    param: str,
+    panels: list[tuple[str, list[str]]],
+    title: str,
+    best: int | None = None,
+) -> Figure:
+    """1-D sweep: one panel per (title, metrics), each metric's value with its 95% interval.
+
+    A panel with several metrics (seats, policies) draws one line each, nudged
+    sideways so the error bars stay readable; the best point by the targets is
+    marked with a red band.
+    """
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(2.7 * ncols + 0.4, 2.2 * nrows + 0.4), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    x, ticks = _x_axis(points, param)
+    step = np.min(np.diff(np.sort(x))) if len(x) > 1 else 1.0
+    for ax, (panel_title, names) in zip(axes, panels, strict=False):
+        rows = table[table["metric"].isin(names)]
+        for k, name in enumerate(names):
+            r = rows[rows["metric"] == name].set_index("point").reindex(points["point"])
+            nudge = (k - (len(names) - 1) / 2) * step * 0.06
+            err = np.vstack([r["value"] - r["lo"], r["hi"] - r["value"]])
+            label = (
+                r["metric_label"].dropna().iloc[0].rsplit(", ", 1)[-1] if len(names) > 1 else None
+            )
+            ax.errorbar(x + nudge, r["value"], yerr=err, marker="o", ms=3, capsize=3, lw=1,
+                        color=PALETTE[k % len(PALETTE)], label=label)  # fmt: skip
+        ax.set_title(_short(panel_title), loc="left", fontsize=8)
+        fair = _fair_line(names[0])
+        if fair is not None:
+            ax.axhline(fair, color="black", ls="--", lw=0.8)
+        if best is not None:
+            ax.axvspan(x[best] - step * 0.3, x[best] + step * 0.3, color=_BEST, alpha=0.08, lw=0)
+        if ticks is not None:
+            ax.set_xticks(x, ticks, rotation=30, ha="right")
+        ax.set_xlabel(param)
+        if len(names) > 1:
+            ax.legend(frameon=False, fontsize=6)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=9)
+    return fig
+
+
+@styled
+def sweep_heatmaps(
+    table: pd.DataFrame,
+    points: pd.DataFrame,
+    params: list[str],
+    names: list[str],
+    title: str,
+    best: int | None = None,
+) -> Figure:
+    """2-D sweep: one heatmap per metric, each cell 'value ± half-width' of its 95% interval."""
+    p1, p2 = params
+    rows_v, cols_v = list(dict.fromkeys(points[p1])), list(dict.fromkeys(points[p2]))
+    ncols = min(3, len(names))
+    nrows = math.ceil(len(names) / ncols)
+    fig = Figure(
+        figsize=(ncols * (0.9 + 0.75 * len(cols_v)), nrows * (0.9 + 0.45 * len(rows_v))),
+        layout="constrained",
+    )
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    for ax, name in zip(axes, names, strict=False):
+        r = table[table["metric"] == name].merge(points, on="point")
+        grid = np.full((len(rows_v), len(cols_v)), np.nan)
+        half = np.full_like(grid, np.nan)
+        for _, row in r.iterrows():
+            i, j = rows_v.index(row[p1]), cols_v.index(row[p2])
+            grid[i, j] = row["value"]
+            half[i, j] = max(row["value"] - row["lo"], row["hi"] - row["value"])
+        ax.imshow(grid, cmap="viridis", aspect="auto")
+        for (i, j), v in np.ndenumerate(grid):
+            text = "–" if np.isnan(v) else f"{v:.3g}\n±{half[i, j]:.2g}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=6, color="white")
+        if best is not None:
+            b = points.set_index("point").loc[best]
+            bi, bj = rows_v.index(b[p1]), cols_v.index(b[p2])
+            ax.add_patch(_box(bj, bi))
+        ax.set_xticks(range(len(cols_v)), [str(v) for v in cols_v])
+        ax.set_yticks(range(len(rows_v)), [str(v) for v in rows_v])
+        ax.set_xlabel(p2)
+        ax.set_ylabel(p1)
+        ax.grid(False)
+        label = r["metric_label"].iloc[0] if len(r) else name
+        ax.set_title(_short(label), loc="left", fontsize=8)
+    for ax in axes[len(names) :]:
+        ax.set_visible(False)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=9)
+    return fig
+
+
+def _box(x: float, y: float):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor=_BEST, lw=2)
+
+
+@styled
+def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Figure:
+    """Card impact (win rate when held − when never held) per card kind and sweep point."""
+    rows = table[table["group"] == "cards"]
+    kinds = sorted(rows["metric"].unique())
+    grid = np.full((len(kinds), len(labels)), np.nan)
+    for _, r in rows.iterrows():
+        grid[kinds.index(r["metric"]), int(r["point"])] = r["value"]
+    fig = Figure(figsize=(2.2 + 0.75 * len(labels), 0.8 + 0.26 * len(kinds)))
+    ax = fig.add_subplot()
+    spread = max(float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0, 0.02)
+    ax.imshow(grid, cmap="RdBu", vmin=-spread, vmax=spread, aspect="auto")
+    for (i, j), v in np.ndenumerate(grid):
+        colour = "white" if abs(v) > 0.6 * spread else "black"
+        text = "–" if np.isnan(v) else f"{v:+.1%}"
+        ax.text(j, i, text, ha="center", va="center", fontsize=6, color=colour)
+    ax.set_yticks(range(len(kinds)), [k.removeprefix("card_impact.") for k in kinds])
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    ax.grid(False)
+    ax.set_title("Card impact per point (association among these bots, not cause)", loc="left")
+    return fig
+
+
+@styled
+def compare_forest(table: pd.DataFrame, title: str) -> Figure:
+    """Paired and unpaired 95% intervals of B − A per metric, on one scale for all metrics.
+
+    Each row is centred on its difference and measured in units of its unpaired
+    half-width, so the grey unpaired bar spans about [-1, 1] and the blue (red
+    when real) paired bar shows how much narrower pairing makes it. The cross
+    marks "no difference" (B − A = 0); a triangle at the edge means 0 lies
+    further out than the axis shows.
+    """
+    d = table[table["unpaired_width"] > 0].iloc[::-1]
+    half = d["unpaired_width"].to_numpy() / 2
+    diff = d["diff"].to_numpy()
+    y = np.arange(len(d))
+    fig = Figure(figsize=(6.4, 0.9 + 0.2 * len(d)))
+    ax = fig.add_subplot()
+    ax.hlines(y, (d["unpaired_lo"] - diff) / half, (d["unpaired_hi"] - diff) / half,
+              color="#bbbbbb", lw=5, label="unpaired")  # fmt: skip
+    colours = np.where(d["real"].to_numpy(), _BEST, "#1f5fa8")
+    ax.hlines(y, (d["lo"] - diff) / half, (d["hi"] - diff) / half, color=colours, lw=2,
+              label="paired (red: real)")  # fmt: skip
+    edge = 3.6
+    zero = -diff / half
+    inside = np.abs(zero) <= edge
+    ax.scatter(zero[inside], y[inside], marker="x", s=16, color="black", lw=1, zorder=3,
+               label="B − A = 0")  # fmt: skip
+    for side, marker in ((1, ">"), (-1, "<")):
+        out = ~inside & (np.sign(zero) == side)
+        ax.scatter(np.full(out.sum(), side * edge), y[out], marker=marker, s=14, color="black",
+                   zorder=3)  # fmt: skip
+    ax.axvline(0, color="black", lw=0.5)
+    ax.set_xlim(-edge - 0.3, edge + 0.3)
+    ax.set_yticks(y, [_short(t) for t in d["label"]])
+    ax.set_xlabel("distance from the measured B − A, in unpaired half-widths")
+    ax.set_title(title, loc="left")
+    ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(1, 1))
+    return fig
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= 34 else label[:33] + "…"
+
+
+def _fair_line(name: str) -> float | None:
+    return {"first_player_advantage": 0.0, "balance": 1.0}.get(name)

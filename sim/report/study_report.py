@@ -1,0 +1,340 @@
+"""HTML reports of a sweep (`build_sweep_report`) and a paired comparison (`build_compare_report`).
+
+Same spirit as the run report: one self-contained page, figures inline as SVG,
+no network. The numbers come from `sim.analysis.paired`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from sim.analysis.paired import SweepStats, compare_runs, sweep_result_stats
+from sim.report import study_figures as SF
+from sim.report.figures import to_svg
+from sim.report.run_report import table, text
+from sim.studies import CompareResult, SweepResult, load_compare, load_sweep
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+# Metric panels of the sweep page, by section; a list draws several metrics in one panel.
+SWEEP_SECTIONS = (
+    ("balance", "Balance", ["first_player_advantage", "balance", "shared_wins"]),
+    ("scores", "Scores", ["margin", "mean_score", "score_sd", "box_value"]),
+    ("flow", "Game flow", ["turns", "deck_empty", "items_wasted", "closed_share"]),
+)
+SHARES = {"first_player_advantage", "balance", "shared_wins", "deck_empty", "closed_share"}
+
+
+def _is_share(metric: str) -> bool:
+    return metric in SHARES or metric.startswith(("win_share.", "card_impact."))
+
+
+def fmt(metric: str, value: float, signed: bool = False) -> str:
+    """A metric value as text: shares in percent, other numbers to 3 significant digits."""
+    if pd.isna(value):
+        return "–"
+    sign = "+" if signed else ""
+    if _is_share(metric):
+        return f"{value:{sign}.1%}"
+    return f"{value:{sign}.3g}" if abs(value) < 1000 else f"{value:{sign},.0f}"
+
+
+def _render(name: str, context: dict) -> str:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
+    return env.get_template(name).render(**context)
+
+
+def _svg(fig, key: str) -> Markup:
+    return Markup(to_svg(fig, key))
+
+
+def _write(out: Path, html: str) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+def build_sweep_report(
+    result: SweepResult | str | Path,
+    out_path: str | Path | None = None,
+    stats: SweepStats | None = None,
+) -> Path:
+    """Write the sweep page (a SweepResult or a sweep folder) and return its path.
+
+    Default path: the study's report.path, else reports/<name>-sweep.html.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(result, SweepResult):
+        result = load_sweep(result)
+    stats = stats or sweep_result_stats(result)
+    study = result.study
+    context = sweep_context(result, stats)
+    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    out = Path(out_path or study.report_path or f"reports/{study.name}-sweep.html")
+    return _write(out, _render("study_sweep.html.j2", context))
+
+
+def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
+    """Every table, figure and sentence of the sweep page."""
+    study, t = result.study, stats.table
+    points = result.point_frame()
+    best = stats.verdict.best if stats.verdict else None
+    params = result.params
+    metric_names = t["metric"].unique().tolist()
+    seats = [m for m in metric_names if m.startswith("win_share.seat")]
+    policies = [m for m in metric_names if m.startswith("win_share.") and m not in seats]
+    per_point = result.study.games
+    sections = []
+    for key, name, names in SWEEP_SECTIONS:
+        panels = [(_label(t, m), [m]) for m in names if m in metric_names]
+        if key == "balance":
+            panels.append(("win share by seat", seats))
+            if len(policies) > 1:
+                panels.append(("win share per seat, by policy", policies))
+        title = (
+            f"{name} against {' × '.join(params)} (95% intervals, {per_point:,} games per point)"
+        )
+        if len(params) == 1:
+            fig = SF.sweep_lines(t, points, params[0], panels, title, best)
+        else:
+            flat = [m for _, panel in panels for m in panel]
+            fig = SF.sweep_heatmaps(t, points, params, flat, title, best)
+        sections.append({"id": key, "name": name, "figure": _svg(fig, f"sweep-{key}")})
+    cards = None
+    if (t["group"] == "cards").any():
+        cards = _svg(SF.card_impact_grid(t, result.labels), "sweep-cards")
+    return {
+        "title": f"{study.name}: sweep of {' × '.join(params)}",
+        "facts": _sweep_facts(result),
+        "verdict": stats.verdict.text if stats.verdict else None,
+        "ranking": _ranking(stats) if stats.verdict else None,
+        "findings": sweep_findings(stats),
+        "sections": sections,
+        "cards": cards,
+        "values": _wide(t, result.labels, "value"),
+        "changes": _wide(t, result.labels, "diff") if len(points) > 1 else None,
+        "baseline": result.labels[0],
+        "config": yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True),
+        "resamples": t.attrs.get("resamples"),
+    }
+
+
+def _label(t: pd.DataFrame, metric: str) -> str:
+    return t.loc[t["metric"] == metric, "metric_label"].iloc[0]
+
+
+def _sweep_facts(result: SweepResult) -> list[tuple[str, str]]:
+    study, meta = result.study, result.meta
+    swept = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in study.sweep.items())
+    return [
+        ("Config", f"{study.name} ({study.source})"),
+        ("Swept", swept),
+        ("Points", str(len(result.points))),
+        ("Games per point", f"{study.games:,} (the same game indices and seed at every point)"),
+        ("Seed", str(study.seed)),
+        ("Seats (line-up)", ", ".join(s.label for s in study.seats)),
+        ("Runtime", _runtime(meta)),
+        ("Sweep folder", str(result.out_dir)),
+    ]
+
+
+def _runtime(meta: dict) -> str:
+    return f"{meta.get('wall_time_s', '?')} s, {meta.get('games_per_s') or 0:,.0f} games/s"
+
+
+def _ranking(stats: SweepStats) -> Markup:
+    r, best = stats.verdict.ranking, stats.verdict.best
+    targets = [c for c in r.columns if c not in {"point", "label", "miss", "gap", "gap_lo",
+                                                  "gap_hi", "within_noise"}]  # fmt: skip
+    cols: list[tuple[str, Callable]] = [("point", text("label"))]
+    cols += [(m, lambda row, m=m: fmt(m, row[m])) for m in targets]
+    cols += [
+        ("miss (sd units)", lambda row: f"{row['miss']:.2f}"),
+        ("miss − best [95%]", lambda row: f"{row['gap']:+.2f} [{row['gap_lo']:+.2f},"
+                                          f" {row['gap_hi']:+.2f}]"),
+        ("call", lambda row: "best" if row["point"] == best
+         else "within noise" if row["within_noise"] else "worse"),
+    ]  # fmt: skip
+    return table(r, cols)
+
+
+def _wide(t: pd.DataFrame, labels: list[str], what: str) -> Markup:
+    """Metrics down, points across: 'value [lo, hi]' or the paired change from point 0."""
+    rows = []
+    for metric, g in t.groupby("metric", sort=False):
+        row = {"metric": g["metric_label"].iloc[0]}
+        for r in g.itertuples():
+            if what == "value":
+                cell = f"{fmt(metric, r.value)} [{fmt(metric, r.lo)}, {fmt(metric, r.hi)}]"
+            elif r.point == 0:
+                continue
+            else:
+                mark = " ●" if r.real else ""
+                cell = (
+                    f"{fmt(metric, r.diff, True)} [{fmt(metric, r.diff_lo, True)},"
+                    f" {fmt(metric, r.diff_hi, True)}]{mark}"
+                )
+            row[labels[r.point]] = cell
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    return Markup(frame.to_html(index=False, border=0, classes="t", escape=True, na_rep="–"))
+
+
+def sweep_findings(stats: SweepStats, limit: int = 6) -> list[str]:
+    """Plain sentences for the biggest real changes from the first point to the last."""
+    t = stats.table
+    last = t["point"].max()
+    if last == 0:
+        return []
+    end = t[(t["point"] == last) & t["real"] & (t["group"] != "cards")].copy()
+    first = t[t["point"] == 0].set_index("metric")
+    end["size"] = (end["diff"] / (end["diff_hi"] - end["diff_lo"])).abs()
+    out = []
+    for r in end.sort_values("size", ascending=False).head(limit).itertuples():
+        a = first.loc[r.metric, "value"]
+        out.append(
+            f"{r.metric_label}: {fmt(r.metric, a)} at {first.loc[r.metric, 'label']} → "
+            f"{fmt(r.metric, r.value)} at {r.label} (paired change "
+            f"{fmt(r.metric, r.diff, True)} [{fmt(r.metric, r.diff_lo, True)}, "
+            f"{fmt(r.metric, r.diff_hi, True)}])"
+        )
+    return out
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def build_compare_report(
+    result: CompareResult | str | Path,
+    out_path: str | Path | None = None,
+    table_: pd.DataFrame | None = None,
+) -> Path:
+    """Write the comparison page (a CompareResult or a comparison folder); returns its path.
+
+    Default path: reports/compare-<A>-<B>.html.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(result, CompareResult):
+        result = load_compare(result)
+    if table_ is None:
+        table_ = compare_runs(result.a, result.b, labels=result.labels)
+    context = compare_context(result, table_)
+    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    la, lb = (_slug(x) for x in result.labels)
+    out = Path(out_path or f"reports/compare-{la}-{lb}.html")
+    return _write(out, _render("study_compare.html.j2", context))
+
+
+def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
+    """Every table, figure and sentence of the comparison page."""
+    la, lb = result.labels
+    a, b = result.studies
+    main = t[t["group"] != "cards"]
+    ratio = t["width_ratio"].replace([float("inf")], float("nan")).dropna()
+    facts = [
+        (la, f"{a.name} ({a.source})"),
+        (lb, f"{b.name} ({b.source})"),
+        ("Games", f"{len(result.a.games):,} per side, the same game indices and seed {a.seed}"),
+        ("Differences in config", config_diff(a, b) or "none (an A/A comparison)"),
+        ("Runtime", f"{result.meta.get('wall_time_s', '?')} s"),
+        ("Folder", str(result.out_dir)),
+    ]
+    cols = [
+        ("metric", text("label")),
+        (la, lambda r: fmt(r["metric"], r["a"])),
+        (lb, lambda r: fmt(r["metric"], r["b"])),
+        (f"{lb} − {la} [95% paired]", lambda r: f"{fmt(r['metric'], r['diff'], True)} "
+         f"[{fmt(r['metric'], r['lo'], True)}, {fmt(r['metric'], r['hi'], True)}]"),
+        ("paired width", lambda r: fmt(r["metric"], r["width"])),
+        ("unpaired width", lambda r: fmt(r["metric"], r["unpaired_width"])),
+        ("paired / unpaired", lambda r: "–" if pd.isna(r["width_ratio"])
+         else f"{r['width_ratio']:.0%}"),
+        ("call", lambda r: "real" if r["real"] else "noise"),
+    ]  # fmt: skip
+    groups = [{"name": name, "table": table(g, cols)} for name, g in t.groupby("group", sort=False)]
+    return {
+        "title": f"{lb} vs {la}: paired comparison",
+        "labels": (la, lb),
+        "facts": facts,
+        "notes": result.meta.get("notes", []),
+        "summary": compare_findings(t),
+        "n_real": int(t["real"].sum()),
+        "n_metrics": len(t),
+        "median_ratio": f"{ratio.median():.0%}" if len(ratio) else "–",
+        "forest": _svg(SF.compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"),
+                       "forest"),
+        "groups": groups,
+        "configs": [
+            (lab, yaml.safe_dump(s.to_yaml_dict(), sort_keys=False, allow_unicode=True))
+            for lab, s in ((la, a), (lb, b))
+        ],
+        "resamples": t.attrs.get("resamples"),
+    }  # fmt: skip
+
+
+def compare_findings(t: pd.DataFrame, limit: int = 10) -> list[str]:
+    """One sentence per real difference (card impacts left to the table), largest first."""
+    la, lb = t.attrs.get("labels", ("A", "B"))
+    real = t[t["real"] & (t["group"] != "cards")].copy()
+    real["size"] = (real["diff"] / real["width"]).abs()
+    return [
+        f"{r.label}: {fmt(r.metric, r.a)} ({la}) → {fmt(r.metric, r.b)} ({lb}), paired change"
+        f" {fmt(r.metric, r.diff, True)} [{fmt(r.metric, r.lo, True)},"
+        f" {fmt(r.metric, r.hi, True)}]"
+        for r in real.sort_values("size", ascending=False).head(limit).itertuples()
+    ]
+
+
+def config_diff(a, b) -> str:
+    """'deck.sprayers: 4 → 6; seats[2].policy: random → greedy' (game settings and line-up)."""
+    ignore = {"name", "games", "seed", "targets", "report", "sweep"}
+    fa = _flatten({k: v for k, v in a.to_yaml_dict().items() if k not in ignore})
+    fb = _flatten({k: v for k, v in b.to_yaml_dict().items() if k not in ignore})
+    keys = list(dict.fromkeys([*fa, *fb]))
+    return "; ".join(
+        f"{k}: {fa.get(k, '–')} → {fb.get(k, '–')}" for k in keys if fa.get(k) != fb.get(k)
+    )
+
+
+def _flatten(data, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    items = data.items() if isinstance(data, dict) else enumerate(data)
+    for key, value in items:
+        name = f"{prefix}[{key}]" if isinstance(key, int) else f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict | list) and value:
+            out.update(_flatten(value, name))
+        else:
+            out[name] = value
+    return out
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
+
+
+def build_study_report(folder: str | Path, out_path: str | Path | None = None) -> Path:
+    """The page of a sweep or comparison folder, whichever it is (for `sim report FOLDER`)."""
+    import json
+
+    from sim.errors import SimError
+    from sim.studies import STUDY_FILE
+
+    meta_path = Path(folder) / STUDY_FILE
+    if not meta_path.exists():
+        raise SimError(f"{folder}: not a sweep or comparison folder (no {STUDY_FILE})")
+    kind = json.loads(meta_path.read_text()).get("kind")
+    if kind == "sweep":
+        return build_sweep_report(folder, out_path)
+    if kind == "compare":
+        return build_compare_report(folder, out_path)
+    raise SimError(f"{meta_path}: unknown kind {kind!r}")
