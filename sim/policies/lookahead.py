@@ -1,7 +1,8 @@
 """The look-ahead policy: rollouts from determinized states, for the skill ceiling.
 
 For its top candidate actions (pre-ranked by greedy's one-ply objective), it
-plays the rest of the game many times from *determinized* states: the cards
+plays on many times from *determinized* states, `horizon` turns deep (0: to
+the end of the game): the cards
 it has not seen (the deck and the other hands) are re-dealt at random, in
 the sizes everybody can see. Which cards are unseen is worked out from public
 counts alone (`unseen_counts`): the deck's composition, the table, the
@@ -27,6 +28,7 @@ from sim.engine.state import (
     SC_ITEM,
     SC_LOG,
     SC_SEAT,
+    SC_TURNS,
     ST_DISCARDED,
     ST_INTO_LED,
     ST_INTO_OTHER,
@@ -50,7 +52,7 @@ SCORE_WEIGHT = 0.25
 P_CANDIDATES = N_FEATURES + 1
 P_ROLLOUTS = N_FEATURES + 2
 P_ROLLOUT_POLICY = N_FEATURES + 3
-P_MARGIN = N_FEATURES + 4
+P_HORIZON = N_FEATURES + 4
 
 
 @njit(cache=True)
@@ -117,18 +119,23 @@ def determinize(s, pr, me, stream, counts, pool):
 
 @njit(cache=True)
 def _rollout_value(s, pr, me):
-    """Win share of `me` at the end plus SCORE_WEIGHT per point ahead of the best rival."""
+    """SCORE_WEIGHT per point ahead of the best rival, plus the win share if the game is over.
+
+    A rollout cut at its horizon is judged on the table as it stands then.
+    """
     scores = final_scores(s, pr)
     best = scores.max()
-    winners = 0
-    for q in range(pr.players):
-        winners += scores[q] == best
     other = -(1 << 40)
     for q in range(pr.players):
         if q != me:
             other = max(other, scores[q])
-    share = 1.0 / winners if scores[me] == best else 0.0
-    return share + SCORE_WEIGHT * (scores[me] - other)
+    value = SCORE_WEIGHT * (scores[me] - other)
+    if s[SC_DECISION] == DEC_OVER and scores[me] == best:
+        winners = 0
+        for q in range(pr.players):
+            winners += scores[q] == best
+        value += 1.0 / winners
+    return value
 
 
 @njit(cache=True)
@@ -141,6 +148,7 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     k = min(n, max(1, int(params[P_CANDIDATES])))
     rollouts = max(1, int(params[P_ROLLOUTS]))
     rollout_greedy = int(params[P_ROLLOUT_POLICY]) == POLICY_GREEDY
+    horizon = int(params[P_HORIZON])
     current_scores(s, pr, w)
     for i in range(n):
         values[i] = _evaluate(s, pr, buf[i], me, w)
@@ -156,7 +164,6 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     streams = np.empty((pr.players + 1, 1), np.uint64)
     best = -1e300
     pick = candidates[0]
-    first = 0.0
     for c in range(k):
         total = 0.0
         for r in range(rollouts):
@@ -168,6 +175,8 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
             determinize(s2, pr, me, streams[pr.players], counts, pool)
             apply_action(s2, pr, candidates[c])
             while s2[SC_DECISION] != DEC_OVER:
+                if horizon > 0 and s2[SC_TURNS] - s[SC_TURNS] >= horizon:
+                    break
                 q = s2[SC_SEAT]
                 if rollout_greedy:
                     a = choose_greedy(s2, pr, streams[q], buf2, w)
@@ -175,12 +184,7 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
                     a = choose_random(s2, pr, streams[q], buf2)
                 apply_action(s2, pr, a)
             total += _rollout_value(s2, pr, me)
-        mean = total / rollouts
-        if c == 0:
-            first = mean
-        # Leave greedy's favourite only for a clear gain: a few noisy rollouts
-        # should not overrule a sound one-ply judgement.
-        if mean > best and (c == 0 or mean > first + params[P_MARGIN]):
-            best = mean
+        if total > best:  # ties keep greedy's ranking
+            best = total
             pick = candidates[c]
     return pick

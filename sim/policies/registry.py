@@ -22,13 +22,18 @@ from sim.policies.dispatch import (
     POLICY_RANDOM,
 )
 from sim.policies.heuristic import FEATURE_NAMES, N_PARAMS, PRESETS, heuristic_params
-from sim.policies.lookahead import P_CANDIDATES, P_MARGIN, P_ROLLOUT_POLICY, P_ROLLOUTS
+from sim.policies.lookahead import (
+    P_CANDIDATES,
+    P_HORIZON,
+    P_ROLLOUT_POLICY,
+    P_ROLLOUTS,
+)
 
 KNOWN: dict[str, set[str]] = {
     "random": set(),
     "greedy": set(),
     "heuristic": {"preset", "weights", "temperature"},
-    "lookahead": {"candidates", "rollouts", "rollout_policy", "margin"},
+    "lookahead": {"candidates", "rollouts", "rollout_policy", "horizon"},
 }
 CODES: dict[str, int] = {
     "random": POLICY_RANDOM,
@@ -37,7 +42,7 @@ CODES: dict[str, int] = {
     "lookahead": POLICY_LOOKAHEAD,
 }
 PLUGIN = -1  # the code of a seat played by a Python class
-LOOKAHEAD_DEFAULTS = {"candidates": 3, "rollouts": 8, "rollout_policy": "greedy", "margin": 0.1}
+LOOKAHEAD_DEFAULTS = {"candidates": 4, "rollouts": 8, "rollout_policy": "greedy", "horizon": 4}
 
 
 class SeatError(ValueError):
@@ -134,9 +139,9 @@ def _check_lookahead(params: dict) -> None:
         value = params.get(key, LOOKAHEAD_DEFAULTS[key])
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10_000:
             raise SeatError(f"must be an integer from 1 to 10000, got {value!r}", key=key)
-    margin = params.get("margin", LOOKAHEAD_DEFAULTS["margin"])
-    if not _number(margin) or margin < 0:
-        raise SeatError(f"must be a number >= 0, got {margin!r}", key="margin")
+    horizon = params.get("horizon", LOOKAHEAD_DEFAULTS["horizon"])
+    if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
+        raise SeatError(f"must be an integer >= 0 (0: to the end), got {horizon!r}", key="horizon")
     rollout = params.get("rollout_policy", LOOKAHEAD_DEFAULTS["rollout_policy"])
     if rollout not in ("random", "greedy"):
         raise SeatError(f"must be 'random' or 'greedy', got {rollout!r}", key="rollout_policy")
@@ -159,5 +164,5 @@ def seat_params(policy: str, params: dict) -> np.ndarray:
         vec[P_CANDIDATES] = merged["candidates"]
         vec[P_ROLLOUTS] = merged["rollouts"]
         vec[P_ROLLOUT_POLICY] = CODES[merged["rollout_policy"]]
-        vec[P_MARGIN] = merged["margin"]
+        vec[P_HORIZON] = merged["horizon"]
     return vec
