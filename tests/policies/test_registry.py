@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.policies.heuristic import FEATURE_NAMES, N_FEATURES, PRESETS, P_TEMPERATURE
+from sim.policies.heuristic import FEATURE_NAMES, N_FEATURES, P_TEMPERATURE, PRESETS
 from sim.policies.lookahead import P_CANDIDATES, P_HORIZON, P_ROLLOUT_POLICY, P_ROLLOUTS
 from sim.policies.registry import SeatError, check_seat, policy_code, seat_params
 
@@ -37,8 +37,9 @@ def test_presets_use_only_known_features():
 
 
 def test_heuristic_vector_is_preset_then_overrides():
-    vec = seat_params("heuristic", {"preset": "spoiler", "weights": {"cat_used": -2},
-                                    "temperature": 0.5})
+    vec = seat_params(
+        "heuristic", {"preset": "spoiler", "weights": {"cat_used": -2}, "temperature": 0.5}
+    )
     expected = np.zeros(N_FEATURES)
     for name, value in {**PRESETS["spoiler"], "cat_used": -2}.items():
         expected[FEATURE_NAMES.index(name)] = value
