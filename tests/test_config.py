@@ -238,7 +238,7 @@ CASES = [
     (
         "seats: [{policy: random}, {policy: random}, {policy: gredy}, {policy: random}]",
         "seats[2].policy",
-        "unknown policy 'gredy'; did you mean 'greedy'? (known: greedy, heuristic, lookahead, random,",
+        "unknown policy 'gredy'; did you mean 'greedy'? (known: greedy, heuristic, lookahead,",
     ),
     (
         "seats: [{policy: random}, {policy: random}, {policy: random, depth: 2}, {}]",
