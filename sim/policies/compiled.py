@@ -62,10 +62,20 @@ F_CLOSES_OWN = 0  # boxes the deciding seat leads that a placement closes (R1.8)
 F_FEEDS_RIVAL = 1  # 1 if a placement joins a box a rival leads and the seat does not
 
 
+# Greedy's per-cell cache, after the flags: the cell, then per side its
+# neighbour's root (-1: empty), whether that side of the neighbour is open and
+# the root's index among the distinct roots; then the count of distinct roots
+# and, per distinct root: open sides, value, leader bitmask, best toy count,
+# sprayers. C_WORTHLESS: no neighbouring box holds a toy or a sprayer, so no
+# card on this cell can change a score (every box involved is worth 0).
+C_CELL, C_ROOT, C_OPEN_SIDE, C_INDEX, C_NROOTS, C_WORTHLESS, C_ROOTS = 0, 1, 5, 9, 13, 14, 15
+C_SIZE = C_ROOTS + 4 * 5
+
+
 @njit(cache=True)
 def work_size(players: int, ntoys: int) -> int:
     """Length of the work array for this game shape."""
-    return W_BLOCKS * players + ntoys + 14
+    return W_BLOCKS * players + ntoys + 14 + C_SIZE
 
 
 @njit(**INLINE)
@@ -133,103 +143,6 @@ def _root_value(s, pr, r, open_change):
 
 
 @njit(cache=True)
-def _place_delta(s, pr, x, mask, sleeper, me, w):
-    """Score change per seat if walls `mask` went on x (with sleeper's sleeping cat; -1: none).
-
-    Works on the work array by index (no slices: each view costs a reference count).
-    """
-    players, ntoys = pr.players, pr.ntoys
-    o_d = W_DELTA * players
-    o_awake = W_AWAKE * players
-    o_sleep = W_SLEEP * players
-    o_toys = W_BLOCKS * players
-    o_roots = o_toys + ntoys
-    o_sealed = o_roots + 4
-    o_merged = o_roots + 8
-    o_flags = o_roots + 12
-    for q in range(players):
-        w[o_d + q] = 0
-    w[o_flags + F_CLOSES_OWN] = 0
-    w[o_flags + F_FEEDS_RIVAL] = 0
-    nroots = 0
-    new_open = 0
-    for dd in range(4):
-        y = x + offset(pr, dd)
-        wy = s[pr.o_walls + y]
-        mine_open = ((mask >> dd) & 1) == 0
-        if wy < 0:
-            if mine_open:
-                new_open += 1
-            continue
-        theirs_open = ((wy >> (dd ^ 2)) & 1) == 0
-        r = find(s, pr, y)
-        j = 0
-        while j < nroots and w[o_roots + j] != r:
-            j += 1
-        if j == nroots:
-            w[o_roots + j] = r
-            w[o_sealed + j] = 0
-            w[o_merged + j] = 0
-            nroots += 1
-        if theirs_open:
-            w[o_sealed + j] += 1
-        if mine_open and theirs_open:
-            w[o_merged + j] = 1
-    spray = 0
-    open_sides = new_open
-    any_merged = False
-    for j in range(nroots):
-        r = w[o_roots + j]
-        sealed = w[o_sealed + j]
-        if w[o_merged + j] == 0:
-            # A neighbour box this card only touches: its value changes only if the
-            # card seals its last open sides (R1.8); its leaders stay.
-            if sealed > 0 and s[pr.o_open + r] == sealed:
-                change = _root_value(s, pr, r, -sealed) - _root_value(s, pr, r, 0)
-                _credit_root(s, pr, r, change, -1, 0, 1, w)
-                if leads(s, pr, r, me):
-                    w[o_flags + F_CLOSES_OWN] += 1
-            continue
-        if led_by_rival(s, pr, r, me):
-            w[o_flags + F_FEEDS_RIVAL] = 1
-        _credit_root(s, pr, r, _root_value(s, pr, r, 0), -1, 0, -1, w)  # it joins the new box
-        if not any_merged:
-            any_merged = True
-            for k in range(ntoys):
-                w[o_toys + k] = 0
-            for q in range(players):
-                w[o_awake + q] = 0
-                w[o_sleep + q] = 0
-        for k in range(ntoys):
-            w[o_toys + k] += s[pr.o_toys + r * ntoys + k]
-        for q in range(players):
-            w[o_awake + q] += s[pr.o_awake + r * players + q]
-            w[o_sleep + q] += s[pr.o_sleep + r * players + q]
-        spray += s[pr.o_spray + r]
-        open_sides += s[pr.o_open + r] - sealed
-    if not any_merged:
-        return  # the new card is a box of its own, with no items: worth 0
-    if sleeper >= 0:
-        w[o_sleep + sleeper] += 1
-    best = 0
-    for k in range(ntoys):
-        best = max(best, w[o_toys + k])
-    top = 0
-    for q in range(players):
-        top = max(top, _majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority))
-    if top == 0:
-        return
-    if open_sides == 0 and _majority(w[o_awake + me], w[o_sleep + me], pr.sleep_majority) == top:
-        w[o_flags + F_CLOSES_OWN] += 1
-    value = value_of(best, spray, open_sides)
-    if value == 0:
-        return
-    for q in range(players):
-        if _majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority) == top:
-            w[o_d + q] += value
-
-
-@njit(cache=True)
 def _item_delta(s, pr, x, t, w):
     """Score change per seat if item type t went on a seam of x's box."""
     for q in range(pr.players):
@@ -266,8 +179,8 @@ def _objective(pr, w, me):
     return w[o_cur + me] + w[o_d + me] - best_other
 
 
-@njit(cache=True)
-def score_change(s, pr, a, me, w):
+@njit(**INLINE)
+def score_change(s, pr, a, me, w, flags):
     """Fill the work array's score change per seat (and placement flags) for legal action a."""
     dec = s[SC_DECISION]
     kind = action_kind(a)
@@ -275,7 +188,7 @@ def score_change(s, pr, a, me, w):
     if dec == DEC_PLAY and kind == A_PLACE:
         code = action_arg1(a)
         m = s[pr.t_walls + (code >> 1)]
-        _place_delta(s, pr, action_arg2(a), turned(m) if code & 1 else m, -1, me, w)
+        _place_delta(s, pr, action_arg2(a), turned(m) if code & 1 else m, -1, me, w, flags)
         return
     w[fl + F_CLOSES_OWN] = 0
     w[fl + F_FEEDS_RIVAL] = 0
@@ -284,7 +197,7 @@ def score_change(s, pr, a, me, w):
         _cat_delta(s, pr, north, s[pr.o_occ + north], -1, w)
     elif dec == DEC_SLEEP and kind == A_SLEEP:
         m = pr.sleep_walls
-        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w)
+        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w, flags)
     elif dec == DEC_CAT and kind == A_CAT:
         _cat_delta(s, pr, action_arg2(a), me, 1, w)
     elif dec == DEC_ITEM:
@@ -294,20 +207,177 @@ def score_change(s, pr, a, me, w):
             w[W_DELTA * pr.players + q] = 0
 
 
+@njit(**INLINE)
+def _cache_at(pr):
+    return W_BLOCKS * pr.players + pr.ntoys + 14
+
+
+@njit(**INLINE)
+def _leader_mask(s, pr, r):
+    """Seats leading root r as a bitmask (0: nobody)."""
+    top = 0
+    for q in range(pr.players):
+        top = max(top, box_majority(s, pr, r, q))
+    mask = 0
+    if top > 0:
+        for q in range(pr.players):
+            if box_majority(s, pr, r, q) == top:
+                mask |= 1 << q
+    return mask
+
+
 @njit(cache=True)
+def _prepare_cell(s, pr, x, w):
+    """Cache what every card laid on x shares: its neighbours' boxes and their values."""
+    c = _cache_at(pr)
+    w[c + C_CELL] = x
+    nroots = 0
+    worthless = 1
+    for dd in range(4):
+        y = x + offset(pr, dd)
+        wy = s[pr.o_walls + y]
+        if wy < 0:
+            w[c + C_ROOT + dd] = -1
+            continue
+        r = find(s, pr, y)
+        w[c + C_ROOT + dd] = r
+        w[c + C_OPEN_SIDE + dd] = 1 - ((wy >> (dd ^ 2)) & 1)
+        j = 0
+        while j < nroots and w[c + C_ROOTS + 5 * j] != r:
+            j += 1
+        w[c + C_INDEX + dd] = j
+        if j == nroots:
+            base = c + C_ROOTS + 5 * j
+            best = best_toy(s, pr, r, -1)
+            w[base] = r
+            w[base + 1] = s[pr.o_open + r]
+            w[base + 2] = value_of(best, s[pr.o_spray + r], s[pr.o_open + r])
+            w[base + 3] = _leader_mask(s, pr, r)
+            w[base + 4] = best
+            nroots += 1
+            if best > 0 or s[pr.o_spray + r] > 0:
+                worthless = 0
+    w[c + C_NROOTS] = nroots
+    w[c + C_WORTHLESS] = worthless
+
+
+@njit(**INLINE)
+def _credit_mask(pr, w, leaders, value):
+    """Add value to every seat in the leaders bitmask."""
+    for q in range(pr.players):
+        if (leaders >> q) & 1:
+            w[W_DELTA * pr.players + q] += value
+
+
+@njit(**INLINE)
+def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
+    """Score change per seat if walls `mask` went on x, with sleeper's sleeping cat (-1: none).
+
+    Only the boxes next to x can change (R1.7, R1.8); what they share for every
+    card laid on x comes from the cell cache. With `flags`, also the heuristic's
+    placement flags for seat `me`. Works on the work array by index: a view
+    would cost a reference count per candidate.
+    """
+    players, ntoys = pr.players, pr.ntoys
+    c = _cache_at(pr)
+    if w[c + C_CELL] != x:
+        _prepare_cell(s, pr, x, w)
+    o_awake = W_AWAKE * players
+    o_sleep = W_SLEEP * players
+    o_toys = W_BLOCKS * players
+    o_sealed = o_toys + ntoys + 4
+    o_merged = o_toys + ntoys + 8
+    o_flags = o_toys + ntoys + 12
+    for q in range(players):
+        w[W_DELTA * players + q] = 0
+    w[o_flags + F_CLOSES_OWN] = 0
+    w[o_flags + F_FEEDS_RIVAL] = 0
+    if w[c + C_WORTHLESS] and not flags:
+        return
+    nroots = w[c + C_NROOTS]
+    for j in range(nroots):
+        w[o_sealed + j] = 0
+        w[o_merged + j] = 0
+    open_sides = 0
+    for dd in range(4):
+        mine_open = ((mask >> dd) & 1) == 0
+        if w[c + C_ROOT + dd] < 0:
+            open_sides += mine_open  # an open side touching no card (R1.8)
+        elif w[c + C_OPEN_SIDE + dd]:
+            j = w[c + C_INDEX + dd]
+            w[o_sealed + j] += 1  # their open side now touches a card
+            if mine_open:
+                w[o_merged + j] = 1  # an open seam joins the boxes (R1.6)
+    spray = 0
+    any_merged = False
+    for j in range(nroots):
+        base = c + C_ROOTS + 5 * j
+        r, open_r, value_r, leaders_r = w[base], w[base + 1], w[base + 2], w[base + 3]
+        sealed = w[o_sealed + j]
+        if w[o_merged + j] == 0:
+            # A box this card only touches changes only if the card seals its
+            # last open sides (R1.8); its leaders stay.
+            if sealed > 0 and open_r == sealed:
+                change = value_of(w[base + 4], s[pr.o_spray + r], 0) - value_r
+                _credit_mask(pr, w, leaders_r, change)
+                if flags and (leaders_r >> me) & 1:
+                    w[o_flags + F_CLOSES_OWN] += 1
+            continue
+        if flags and leaders_r != 0 and not (leaders_r >> me) & 1:
+            w[o_flags + F_FEEDS_RIVAL] = 1
+        _credit_mask(pr, w, leaders_r, -value_r)  # it joins the new box
+        if not any_merged:
+            any_merged = True
+            for k in range(ntoys):
+                w[o_toys + k] = 0
+            for q in range(players):
+                w[o_awake + q] = 0
+                w[o_sleep + q] = 0
+        for k in range(ntoys):
+            w[o_toys + k] += s[pr.o_toys + r * ntoys + k]
+        for q in range(players):
+            w[o_awake + q] += s[pr.o_awake + r * players + q]
+            w[o_sleep + q] += s[pr.o_sleep + r * players + q]
+        spray += s[pr.o_spray + r]
+        open_sides += open_r - sealed
+    if not any_merged:
+        return  # the new card is a box of its own, with no items: worth 0
+    if sleeper >= 0:
+        w[o_sleep + sleeper] += 1
+    top = 0
+    for q in range(players):
+        top = max(top, _majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority))
+    if top == 0:
+        return
+    if flags and open_sides == 0:
+        if _majority(w[o_awake + me], w[o_sleep + me], pr.sleep_majority) == top:
+            w[o_flags + F_CLOSES_OWN] += 1
+    best = 0
+    for k in range(ntoys):
+        best = max(best, w[o_toys + k])
+    value = value_of(best, spray, open_sides)
+    if value == 0:
+        return
+    for q in range(players):
+        if _majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority) == top:
+            w[W_DELTA * players + q] += value
+
+
+@njit(**INLINE)
 def _evaluate(s, pr, a, me, w):
     """Greedy's objective for legal action a at the current decision."""
-    score_change(s, pr, a, me, w)
+    score_change(s, pr, a, me, w, False)
     return _objective(pr, w, me)
 
 
 @njit(cache=True)
 def current_scores(s, pr, w):
-    """Fill the work array's current-score row (box points plus cat bonus)."""
+    """Start a decision: the scores as the table stands, and an empty cell cache."""
     cur = w[W_CUR * pr.players : (W_CUR + 1) * pr.players]
     cur[:] = 0
     box_points(s, pr, cur)
     cat_bonus(s, pr, cur)
+    w[_cache_at(pr) + C_CELL] = -1
 
 
 @njit(cache=True)
@@ -347,7 +417,7 @@ def _choose_action_kind(s, pr, me, stream, buf, w):
     for i in range(2, n):
         a = buf[i]
         m = pr.sleep_walls
-        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w)
+        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w, False)
         v = _objective(pr, w, me)
         if v > best:
             best = v

@@ -23,7 +23,7 @@ from sim.engine.state import (
     SC_ITEM,
     SC_SEAT,
 )
-from sim.engine.table import find, leads, turned
+from sim.engine.table import INLINE, find, leads, turned
 from sim.engine.turns import (
     A_CAT,
     A_PRINCESS,
@@ -122,7 +122,7 @@ def _rival(pr, w, me):
     return best
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _table_features(pr, me, rival, weights, w):
     """Weighted score-change and placement features; the change is already in w."""
     o_d = W_DELTA * pr.players
@@ -136,10 +136,10 @@ def _table_features(pr, me, rival, weights, w):
     return v + weights[3] * w[fl + F_CLOSES_OWN] + weights[4] * w[fl + F_FEEDS_RIVAL]
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def action_value(s, pr, a, me, rival, weights, w):
     """The weighted feature sum of legal action a (FEATURES order)."""
-    score_change(s, pr, a, me, w)
+    score_change(s, pr, a, me, w, True)
     v = _table_features(pr, me, rival, weights, w)
     dec = s[SC_DECISION]
     kind = action_kind(a)
@@ -210,7 +210,9 @@ def choose_heuristic(s, pr, stream, buf, w, params, values):
         for i in range(2, m):
             a = buf[i]
             mask = pr.sleep_walls
-            _place_delta(s, pr, action_arg2(a), turned(mask) if action_arg1(a) else mask, me, me, w)
+            _place_delta(
+                s, pr, action_arg2(a), turned(mask) if action_arg1(a) else mask, me, me, w, True
+            )
             best = max(best, _table_features(pr, me, rival, weights, w) + weights[6])
         values[1] = best
         return buf[_pick(values, 2, temperature, stream)]
