@@ -421,7 +421,7 @@ def _placements_per_cell(s, pr):
     return per_cell
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def nth_play_action(s, pr, i):
     """The i-th legal action at a play decision without enumerating the others.
 
@@ -455,7 +455,7 @@ def nth_play_action(s, pr, i):
     return -1
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def count_play_actions(s, pr):
     """How many actions nth_play_action can index (0: use legal_actions instead)."""
     per_cell = _placements_per_cell(s, pr)

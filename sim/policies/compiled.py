@@ -84,7 +84,7 @@ def flags_at(pr):
     return W_BLOCKS * pr.players + pr.ntoys + 12
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def choose_random(s, pr, stream, buf):
     """Uniform over the legal actions; at a plain play decision, without listing them."""
     n = count_play_actions(s, pr)
