@@ -22,7 +22,14 @@ from joblib import Parallel, delayed
 
 import sim
 from sim.config import StudyConfig, load_study
-from sim.engine.state import ENGINE_VERSION, N_ST, STAT_NAMES, TRIGGER_NAMES, make_engine
+from sim.engine.state import (
+    ENGINE_VERSION,
+    N_ST,
+    STAT_NAMES,
+    TRIGGER_NAMES,
+    CardTypes,
+    make_engine,
+)
 from sim.errors import SimError
 from sim.policies.loop import GAME_COLUMNS, N_G, N_P, SEAT_COLUMNS, play_chunk, summarize_game
 from sim.policies.registry import PLUGIN, policy_code, seat_params
@@ -47,14 +54,16 @@ class RunResult:
 
 def seat_lineup(study: StudyConfig, game_index: int) -> np.ndarray:
     """Which line-up slot each seat plays in this game (rotations in equal numbers)."""
-    players = study.game.players
-    shift = game_index % players if study.rotate_seats else 0
-    return (np.arange(players) + shift) % players
+    return lineup_slots(study, game_index, 1)[0]
 
 
 def lineup_slots(study: StudyConfig, first: int, count: int) -> np.ndarray:
-    """The line-up slot of every seat in games first..first+count-1."""
-    return np.stack([seat_lineup(study, i) for i in range(first, first + count)])
+    """The line-up slot of every seat in games first..first+count-1: game i shifts the
+    line-up by i mod players when seats rotate."""
+    players = study.game.players
+    index = np.arange(first, first + count)
+    shift = index % players if study.rotate_seats else np.zeros(count, np.int64)
+    return (np.arange(players)[None, :] + shift[:, None]) % players
 
 
 def lineup_policies(study: StudyConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -64,20 +73,34 @@ def lineup_policies(study: StudyConfig) -> tuple[np.ndarray, np.ndarray]:
     return codes, params
 
 
-def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
-    """Play games first..first+count-1 and return their tidy rows."""
+@dataclass
+class ChunkArrays:
+    """Raw results of consecutive games, as the compiled loop fills them."""
+
+    first: int
+    slots: np.ndarray  # [game, seat] line-up slot
+    games: np.ndarray  # [game, GAME_COLUMNS]
+    seats: np.ndarray  # [game, seat, SEAT_COLUMNS]
+    cards: np.ndarray  # [game, seat, card type, STAT_NAMES]
+
+
+def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
+    """Play games first..first+count-1 and return their raw result arrays."""
     engine = make_engine(study.game)
-    pr = engine.pr
-    index = np.arange(first, first + count)
     slots = lineup_slots(study, first, count)
     codes, params = lineup_policies(study)
     if (codes == PLUGIN).any():
         games, seats, cards = _play_chunk_python(study, engine, first, count)
     else:
         games, seats, cards = play_chunk(
-            pr, engine.blank, study.seed, first, count, slots, codes, params
+            engine.pr, engine.blank, study.seed, first, count, slots, codes, params
         )
-    return _tables(study, engine, index, slots, games, seats, cards)
+    return ChunkArrays(first, slots, games, seats, cards.astype(np.int16))
+
+
+def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
+    """Play games first..first+count-1 and return their tidy rows."""
+    return tables(study, play_arrays(study, first, count))
 
 
 def _play_chunk_python(study: StudyConfig, engine, first: int, count: int):
@@ -94,10 +117,14 @@ def _play_chunk_python(study: StudyConfig, engine, first: int, count: int):
     return games, seats, cards
 
 
-def _tables(study, engine, index, slots, games, seats, cards) -> dict[str, pd.DataFrame]:
-    players = engine.pr.players
-    count = len(index)
-    scores = seats[:, :, 0]
+def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
+    """The tidy games, players and cards tables of some games' raw results (vectorised)."""
+    types = CardTypes(study.game)
+    players = study.game.players
+    count = len(chunk.games)
+    index = np.arange(chunk.first, chunk.first + count)
+    slots = chunk.slots
+    scores = chunk.seats[:, :, 0]
     best = scores.max(axis=1, keepdims=True)
     winner = scores == best
     n_winners = winner.sum(axis=1)
@@ -107,36 +134,48 @@ def _tables(study, engine, index, slots, games, seats, cards) -> dict[str, pd.Da
         ranked[np.arange(count), np.minimum(n_winners, players - 1)],
         best[:, 0],
     )
-    tag = {"config_hash": study.config_hash(), "engine_version": ENGINE_VERSION}
+    hash_ = pd.Categorical([study.config_hash()]).repeat  # one category, any length
+    tag = {"engine_version": np.int16(ENGINE_VERSION)}
 
-    g = pd.DataFrame(games, columns=GAME_COLUMNS)
+    g = pd.DataFrame(chunk.games.astype(np.int32), columns=GAME_COLUMNS)
     g.insert(0, "game", index)
     g.insert(1, "seed", study.seed)
-    g.insert(2, "players", players)
+    g.insert(2, "players", np.int8(players))
     g["end_trigger"] = pd.Categorical.from_codes(g.pop("trigger"), TRIGGER_NAMES)
-    g["winners"] = [",".join(map(str, np.flatnonzero(row))) for row in winner]
-    g["n_winners"] = n_winners
+    subsets = [",".join(str(q) for q in range(players) if m >> q & 1) for m in range(1 << players)]
+    mask = (winner * (1 << np.arange(players))).sum(axis=1)
+    g["winners"] = pd.Categorical.from_codes(mask, subsets)
+    g["n_winners"] = n_winners.astype(np.int8)
     g["tie"] = n_winners > 1
-    g["margin"] = np.where(n_winners > 1, 0, best[:, 0] - runner_up)
-    g["rotation"] = slots[:, 0]
+    g["margin"] = np.where(n_winners > 1, 0, best[:, 0] - runner_up).astype(np.int32)
+    g["rotation"] = slots[:, 0].astype(np.int8)
+    g["config_hash"] = hash_(count)
     g = g.assign(**tag)
 
-    labels = np.array([seat.label for seat in study.seats])
-    p = pd.DataFrame(seats.reshape(count * players, -1), columns=SEAT_COLUMNS)
+    labels = [seat.label for seat in study.seats]
+    names = sorted(set(labels))
+    slot_policy = np.array([names.index(label) for label in labels])
+    p = pd.DataFrame(
+        chunk.seats.reshape(count * players, -1).astype(np.int32), columns=SEAT_COLUMNS
+    )
     p.insert(0, "game", np.repeat(index, players))
-    p.insert(1, "seat", np.tile(np.arange(players), count))
-    p.insert(2, "slot", slots.reshape(-1))
-    p.insert(3, "policy", labels[slots.reshape(-1)])
+    p.insert(1, "seat", np.tile(np.arange(players, dtype=np.int8), count))
+    p.insert(2, "slot", slots.reshape(-1).astype(np.int8))
+    p.insert(3, "policy", pd.Categorical.from_codes(slot_policy[slots.reshape(-1)], names))
     # rank 1 is best; tied seats share the best rank they tie for
-    p["rank"] = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2).reshape(-1)
+    rank = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
+    p["rank"] = rank.reshape(-1).astype(np.int8)
     p["win_share"] = (winner / n_winners[:, None]).reshape(-1)
+    p["config_hash"] = hash_(count * players)
     p = p.assign(**tag)
 
-    ntypes = len(engine.types)
-    c = pd.DataFrame(cards.reshape(count * players * ntypes, -1), columns=STAT_NAMES)
+    ntypes = len(types)
+    c = pd.DataFrame(chunk.cards.reshape(count * players * ntypes, -1), columns=STAT_NAMES)
     c.insert(0, "game", np.repeat(index, players * ntypes))
-    c.insert(1, "seat", np.tile(np.repeat(np.arange(players), ntypes), count))
-    c.insert(2, "card", np.tile(np.array(engine.types.names), count * players))
+    c.insert(1, "seat", np.tile(np.repeat(np.arange(players, dtype=np.int8), ntypes), count))
+    card_codes = np.tile(np.arange(ntypes), count * players)
+    c.insert(2, "card", pd.Categorical.from_codes(card_codes, types.names))
+    c["config_hash"] = hash_(len(c))
     c = c.assign(**tag)
     return {"games": g, "players": p, "cards": c}
 
@@ -148,25 +187,35 @@ def chunk_ranges(games: int) -> list[tuple[int, int]]:
     return [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
 
 
-def _chunk_path(run_dir: Path, first: int, table: str) -> Path:
-    return run_dir / "chunks" / f"{table}-{first:09d}.parquet"
+def _chunk_path(run_dir: Path, first: int) -> Path:
+    return run_dir / "chunks" / f"chunk-{first:09d}.npz"
 
 
 def chunk_done(run_dir: Path, first: int) -> bool:
-    return all(_chunk_path(run_dir, first, t).exists() for t in TABLES)
+    return _chunk_path(run_dir, first).exists()
 
 
-def write_chunk(run_dir: Path, first: int, tables: dict[str, pd.DataFrame]) -> None:
-    """Write a chunk's tables atomically: a crash leaves either all or nothing usable."""
-    for name, frame in tables.items():
-        path = _chunk_path(run_dir, first, name)
-        tmp = path.with_suffix(".tmp")
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
+def write_chunk(run_dir: Path, chunk: ChunkArrays) -> None:
+    """Save a chunk's raw results atomically: a crash leaves it whole or absent."""
+    path = _chunk_path(run_dir, chunk.first)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as out:
+        np.savez(out, slots=chunk.slots, games=chunk.games, seats=chunk.seats, cards=chunk.cards)
+    os.replace(tmp, path)
+
+
+def read_chunks(run_dir: Path, study: StudyConfig) -> ChunkArrays:
+    """Every chunk of a finished run, in game order, as one set of arrays."""
+    parts = []
+    for first, _ in chunk_ranges(study.games):
+        with np.load(_chunk_path(run_dir, first)) as data:
+            parts.append({k: data[k] for k in ("slots", "games", "seats", "cards")})
+    keys = ("slots", "games", "seats", "cards")
+    return ChunkArrays(0, *(np.concatenate([part[k] for part in parts]) for k in keys))
 
 
 def _worker_chunk(study: StudyConfig, first: int, count: int):
-    return first, count, run_chunk(study, first, count)
+    return play_arrays(study, first, count)
 
 
 def run(
@@ -210,18 +259,17 @@ def run(
         if todo:
             tasks = (delayed(_worker_chunk)(study, f, n) for f, n in todo)
             results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
-            for first, count, tables in results:
-                write_chunk(run_dir, first, tables)
-                p = tables["players"]
-                wins.append(p.loc[p.seat == 0, "win_share"].to_numpy())
+            for chunk in results:
+                write_chunk(run_dir, chunk)
                 if bar is not None:
-                    bar.update(count)
-                    bar.set_postfix_str(f"seat 0 wins {np.concatenate(wins).mean():.1%}")
+                    wins.append(_seat0_win_share(chunk))
+                    bar.update(len(chunk.games))
+                    bar.set_postfix_str(f"seat 0 wins {np.mean(wins):.1%}")
     finally:
         if bar is not None:
             bar.close()
-    wall = time.perf_counter() - t0
     result = collect_chunks(run_dir, study)
+    wall = time.perf_counter() - t0  # building the tables is part of the run's work
     played = study.games - done_games
     meta.update(
         status="complete",
@@ -229,11 +277,16 @@ def run(
         games_per_s=round(played / wall, 1) if wall > 0 and played else None,
     )
     (run_dir / "run.json").write_text(json.dumps(meta, indent=2))
-    for name in TABLES:
-        getattr(result, name).to_parquet(run_dir / f"{name}.parquet", index=False)
     (run_dir / "config.yaml").write_text(study_yaml(study))
     result.meta = meta
     return result
+
+
+def _seat0_win_share(chunk: ChunkArrays) -> float:
+    """Seat 0's mean win share in a chunk (for the progress bar)."""
+    scores = chunk.seats[:, :, 0]
+    top = scores == scores.max(axis=1, keepdims=True)
+    return float((top[:, 0] / top.sum(axis=1)).mean())
 
 
 def parallel_results(tasks, n_tasks: int, jobs: int, backend: str, scheduler: str | None):
@@ -261,11 +314,12 @@ def parallel_results(tasks, n_tasks: int, jobs: int, backend: str, scheduler: st
 
 
 def collect_chunks(run_dir: Path, study: StudyConfig) -> RunResult:
-    frames = {}
-    for name in TABLES:
-        ranges = chunk_ranges(study.games)
-        parts = [pd.read_parquet(_chunk_path(run_dir, f, name)) for f, _ in ranges]
-        frames[name] = pd.concat(parts, ignore_index=True)
+    """Turn a finished run's chunks into its tables and write them as Parquet."""
+    frames = tables(study, read_chunks(run_dir, study))
+    for name, frame in frames.items():
+        tmp = run_dir / f"{name}.parquet.tmp"
+        frame.to_parquet(tmp, index=False)
+        os.replace(tmp, run_dir / f"{name}.parquet")
     return RunResult(run_dir=run_dir, meta=run_meta(study), **frames)
 
 

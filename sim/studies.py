@@ -41,8 +41,8 @@ from sim.runner import (
     chunk_ranges,
     collect_chunks,
     parallel_results,
+    play_arrays,
     progress_bar,
-    run_chunk,
     run_meta,
     study_yaml,
     write_chunk,
@@ -277,7 +277,7 @@ def point_dir(out_dir: Path, index: int) -> Path:
 
 
 def _point_chunk(index: int, study: StudyConfig, first: int, count: int):
-    return index, first, count, run_chunk(study, first, count)
+    return index, play_arrays(study, first, count)
 
 
 def _run_points(
@@ -313,10 +313,10 @@ def _run_points(
         if todo:
             tasks = (delayed(_point_chunk)(i, studies[i], f, n) for i, f, n in todo)
             results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
-            for i, first, count, tables in results:
-                write_chunk(point_dir(out_dir, i), first, tables)
+            for i, chunk in results:
+                write_chunk(point_dir(out_dir, i), chunk)
                 if bar is not None:
-                    bar.update(count)
+                    bar.update(len(chunk.games))
     finally:
         if bar is not None:
             bar.close()
@@ -327,8 +327,6 @@ def _run_points(
     for i, s in enumerate(studies):
         d = point_dir(out_dir, i)
         result = collect_chunks(d, s)
-        for name in TABLES:
-            getattr(result, name).to_parquet(d / f"{name}.parquet", index=False)
         result.meta = {**run_meta(s), "status": "complete"}
         _write_text(d / "run.json", json.dumps(result.meta, indent=2))
         _write_text(d / "config.yaml", study_yaml(s))

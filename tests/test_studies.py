@@ -122,8 +122,8 @@ def test_more_sprayers_lower_the_box_value(sprayer_sweep):
 def test_resume_finishes_an_interrupted_sweep(sprayer_sweep, tmp_path):
     copy = tmp_path / "sweep"
     shutil.copytree(sprayer_sweep.out_dir, copy)
-    for name in TABLES:  # as if the last chunk of point 1 never finished
-        (point_dir(copy, 1) / "chunks" / f"{name}-{500:09d}.parquet").unlink()
+    (point_dir(copy, 1) / "chunks" / f"chunk-{500:09d}.npz").unlink()  # never finished
+    for name in TABLES:
         (point_dir(copy, 1) / f"{name}.parquet").unlink()
     meta = json.loads((copy / "study.json").read_text())
     (copy / "study.json").write_text(json.dumps({**meta, "status": "running"}))
