@@ -12,12 +12,14 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
 import sim
@@ -40,13 +42,28 @@ TABLES = ("games", "players", "cards")
 
 @dataclass
 class RunResult:
-    """A finished run: its folder, metadata and the three tidy tables."""
+    """A finished run: its folder, metadata and the three tidy tables (read when first used)."""
 
     run_dir: Path
     meta: dict
-    games: pd.DataFrame
-    players: pd.DataFrame
-    cards: pd.DataFrame
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @property
+    def games(self) -> pd.DataFrame:
+        return self._table("games")
+
+    @property
+    def players(self) -> pd.DataFrame:
+        return self._table("players")
+
+    @property
+    def cards(self) -> pd.DataFrame:
+        return self._table("cards")
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self.frames:
+            self.frames[name] = read_table(self.run_dir, name)
+        return self.frames[name]
 
 
 # ---------------------------------------------------------------- one chunk
@@ -118,7 +135,18 @@ def _play_chunk_python(study: StudyConfig, engine, first: int, count: int):
 
 
 def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
-    """The tidy games, players and cards tables of some games' raw results (vectorised)."""
+    """The tidy games, players and cards tables of some games' raw results."""
+    return {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
+
+
+def _categorical(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """A column of names stored as small codes (a pandas Categorical once read)."""
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8()), pa.array(names))
+
+
+def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
+    """The three tables as Arrow tables built straight from the arrays (no pandas on the way
+    to disk: writing is a runner cost the engine does not pay)."""
     types = CardTypes(study.game)
     players = study.game.players
     count = len(chunk.games)
@@ -134,50 +162,64 @@ def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
         ranked[np.arange(count), np.minimum(n_winners, players - 1)],
         best[:, 0],
     )
-    hash_ = pd.Categorical([study.config_hash()]).repeat  # one category, any length
-    tag = {"engine_version": np.int16(ENGINE_VERSION)}
+    config_hash = [study.config_hash()]
 
-    g = pd.DataFrame(chunk.games.astype(np.int32), columns=GAME_COLUMNS)
-    g.insert(0, "game", index)
-    g.insert(1, "seed", study.seed)
-    g.insert(2, "players", np.int8(players))
-    g["end_trigger"] = pd.Categorical.from_codes(g.pop("trigger"), TRIGGER_NAMES)
+    def tagged(columns: dict, rows: int) -> pa.Table:
+        columns["config_hash"] = _categorical(np.zeros(rows, np.int8), config_hash)
+        columns["engine_version"] = pa.array(np.full(rows, ENGINE_VERSION, np.int16))
+        return pa.table(columns)
+
+    g = {
+        "game": index,
+        "seed": np.full(count, study.seed),
+        "players": np.full(count, players, np.int8),
+    }
+    for k, name in enumerate(GAME_COLUMNS):
+        if name == "trigger":
+            g["end_trigger"] = _categorical(chunk.games[:, k], list(TRIGGER_NAMES))
+        else:
+            g[name] = chunk.games[:, k].astype(np.int32)
     subsets = [",".join(str(q) for q in range(players) if m >> q & 1) for m in range(1 << players)]
-    mask = (winner * (1 << np.arange(players))).sum(axis=1)
-    g["winners"] = pd.Categorical.from_codes(mask, subsets)
+    g["winners"] = _categorical((winner * (1 << np.arange(players))).sum(axis=1), subsets)
     g["n_winners"] = n_winners.astype(np.int8)
     g["tie"] = n_winners > 1
     g["margin"] = np.where(n_winners > 1, 0, best[:, 0] - runner_up).astype(np.int32)
     g["rotation"] = slots[:, 0].astype(np.int8)
-    g["config_hash"] = hash_(count)
-    g = g.assign(**tag)
 
     labels = [seat.label for seat in study.seats]
     names = sorted(set(labels))
     slot_policy = np.array([names.index(label) for label in labels])
-    p = pd.DataFrame(
-        chunk.seats.reshape(count * players, -1).astype(np.int32), columns=SEAT_COLUMNS
-    )
-    p.insert(0, "game", np.repeat(index, players))
-    p.insert(1, "seat", np.tile(np.arange(players, dtype=np.int8), count))
-    p.insert(2, "slot", slots.reshape(-1).astype(np.int8))
-    p.insert(3, "policy", pd.Categorical.from_codes(slot_policy[slots.reshape(-1)], names))
+    flat_slots = slots.reshape(-1)
+    p = {
+        "game": np.repeat(index, players),
+        "seat": np.tile(np.arange(players, dtype=np.int8), count),
+        "slot": flat_slots.astype(np.int8),
+        "policy": _categorical(slot_policy[flat_slots], names),
+    }
+    seats = chunk.seats.reshape(count * players, -1).astype(np.int32)
+    for k, name in enumerate(SEAT_COLUMNS):
+        p[name] = seats[:, k]
     # rank 1 is best; tied seats share the best rank they tie for
-    rank = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
-    p["rank"] = rank.reshape(-1).astype(np.int8)
+    p["rank"] = (
+        (1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)).reshape(-1).astype(np.int8)
+    )
     p["win_share"] = (winner / n_winners[:, None]).reshape(-1)
-    p["config_hash"] = hash_(count * players)
-    p = p.assign(**tag)
 
     ntypes = len(types)
-    c = pd.DataFrame(chunk.cards.reshape(count * players * ntypes, -1), columns=STAT_NAMES)
-    c.insert(0, "game", np.repeat(index, players * ntypes))
-    c.insert(1, "seat", np.tile(np.repeat(np.arange(players, dtype=np.int8), ntypes), count))
-    card_codes = np.tile(np.arange(ntypes), count * players)
-    c.insert(2, "card", pd.Categorical.from_codes(card_codes, types.names))
-    c["config_hash"] = hash_(len(c))
-    c = c.assign(**tag)
-    return {"games": g, "players": p, "cards": c}
+    rows = count * players * ntypes
+    c = {
+        "game": np.repeat(index, players * ntypes),
+        "seat": np.tile(np.repeat(np.arange(players, dtype=np.int8), ntypes), count),
+        "card": _categorical(np.tile(np.arange(ntypes), count * players), types.names),
+    }
+    cards = chunk.cards.reshape(rows, -1)
+    for k, name in enumerate(STAT_NAMES):
+        c[name] = np.ascontiguousarray(cards[:, k])
+    return {
+        "games": tagged(g, count),
+        "players": tagged(p, count * players),
+        "cards": tagged(c, rows),
+    }
 
 
 # ---------------------------------------------------------------- the run
@@ -187,35 +229,39 @@ def chunk_ranges(games: int) -> list[tuple[int, int]]:
     return [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
 
 
-def _chunk_path(run_dir: Path, first: int) -> Path:
-    return run_dir / "chunks" / f"chunk-{first:09d}.npz"
+def _part_path(run_dir: Path, name: str, first: int) -> Path:
+    """Chunk `first`'s part of table `name`: each table is a folder of Parquet parts."""
+    return run_dir / f"{name}.parquet" / f"part-{first:09d}.parquet"
 
 
 def chunk_done(run_dir: Path, first: int) -> bool:
-    return _chunk_path(run_dir, first).exists()
+    return all(_part_path(run_dir, name, first).exists() for name in TABLES)
 
 
-def write_chunk(run_dir: Path, chunk: ChunkArrays) -> None:
-    """Save a chunk's raw results atomically: a crash leaves it whole or absent."""
-    path = _chunk_path(run_dir, chunk.first)
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("wb") as out:
-        np.savez(out, slots=chunk.slots, games=chunk.games, seats=chunk.seats, cards=chunk.cards)
-    os.replace(tmp, path)
+def write_chunk(run_dir: Path, first: int, parts: dict[str, pa.Table]) -> None:
+    """Write a chunk's tables, each atomically; a chunk counts as done once all three exist."""
+    for name, table in parts.items():
+        path = _part_path(run_dir, name, first)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
 
 
-def read_chunks(run_dir: Path, study: StudyConfig) -> ChunkArrays:
-    """Every chunk of a finished run, in game order, as one set of arrays."""
-    parts = []
-    for first, _ in chunk_ranges(study.games):
-        with np.load(_chunk_path(run_dir, first)) as data:
-            parts.append({k: data[k] for k in ("slots", "games", "seats", "cards")})
-    keys = ("slots", "games", "seats", "cards")
-    return ChunkArrays(0, *(np.concatenate([part[k] for part in parts]) for k in keys))
+def read_table(run_dir: Path, name: str) -> pd.DataFrame:
+    """One table of a run folder, its parts in game order."""
+    parts = sorted((Path(run_dir) / f"{name}.parquet").glob("part-*.parquet"))
+    return pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
 
 
-def _worker_chunk(study: StudyConfig, first: int, count: int):
-    return play_arrays(study, first, count)
+def _worker_chunk(study: StudyConfig, first: int, count: int, run_dir: Path | None):
+    """Play a chunk; write its parts where the worker sees the run folder, else return them."""
+    chunk = play_arrays(study, first, count)
+    parts = arrow_tables(study, chunk)
+    if run_dir is None:
+        return first, count, _seat0_win_share(chunk), parts
+    write_chunk(run_dir, first, parts)
+    return first, count, _seat0_win_share(chunk), None
 
 
 def run(
@@ -246,7 +292,7 @@ def run(
                 f"{run_dir}: run folder exists and is not empty;"
                 f" use --resume {run_dir} or another --out"
             )
-    (run_dir / "chunks").mkdir(parents=True, exist_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
     meta = run_meta(study)
     (run_dir / "run.json").write_text(json.dumps({**meta, "status": "running"}, indent=2))
 
@@ -255,22 +301,25 @@ def run(
     t0 = time.perf_counter()
     bar = progress_bar(study.games, done_games, quiet)
     wins = []
+    # Local workers write their own chunks; Dask workers may not see this folder.
+    target = None if backend == "dask" else run_dir
     try:
         if todo:
-            tasks = (delayed(_worker_chunk)(study, f, n) for f, n in todo)
+            tasks = (delayed(_worker_chunk)(study, f, n, target) for f, n in todo)
             results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
-            for chunk in results:
-                write_chunk(run_dir, chunk)
+            for first, count, seat0, frames in results:
+                if frames is not None:
+                    write_chunk(run_dir, first, frames)
                 if bar is not None:
-                    wins.append(_seat0_win_share(chunk))
-                    bar.update(len(chunk.games))
+                    wins.append(seat0)
+                    bar.update(count)
                     bar.set_postfix_str(f"seat 0 wins {np.mean(wins):.1%}")
     finally:
         if bar is not None:
             bar.close()
-    result = collect_chunks(run_dir, study)
-    wall = time.perf_counter() - t0  # building the tables is part of the run's work
+    wall = time.perf_counter() - t0
     played = study.games - done_games
+    result = RunResult(run_dir, run_meta(study))
     meta.update(
         status="complete",
         wall_time_s=round(wall, 3),
@@ -311,16 +360,6 @@ def parallel_results(tasks, n_tasks: int, jobs: int, backend: str, scheduler: st
         raise SimError(f"unknown backend {backend!r} (known: loky, dask)")
     n_jobs = 1 if n_tasks == 1 else jobs
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
-
-
-def collect_chunks(run_dir: Path, study: StudyConfig) -> RunResult:
-    """Turn a finished run's chunks into its tables and write them as Parquet."""
-    frames = tables(study, read_chunks(run_dir, study))
-    for name, frame in frames.items():
-        tmp = run_dir / f"{name}.parquet.tmp"
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, run_dir / f"{name}.parquet")
-    return RunResult(run_dir=run_dir, meta=run_meta(study), **frames)
 
 
 def run_meta(study: StudyConfig) -> dict:
@@ -365,14 +404,10 @@ def load_run(run_dir: str | Path) -> RunResult:
     if not meta_path.exists():
         raise SimError(f"{run_dir}: not a run folder (no run.json)")
     meta = json.loads(meta_path.read_text())
-    missing = [t for t in TABLES if not (run_dir / f"{t}.parquet").exists()]
-    if missing:
-        raise SimError(
-            f"{run_dir}: run is not complete (missing {', '.join(missing)});"
-            f" finish it with sim run --resume {run_dir}"
-        )
-    frames = {t: pd.read_parquet(run_dir / f"{t}.parquet") for t in TABLES}
-    return RunResult(run_dir=run_dir, meta=meta, **frames)
+    missing = [t for t in TABLES if not any((run_dir / f"{t}.parquet").glob("part-*.parquet"))]
+    if meta.get("status") != "complete" or missing:
+        raise SimError(f"{run_dir}: run is not complete; finish it with sim run --resume {run_dir}")
+    return RunResult(run_dir, meta)
 
 
 def progress_bar(total: int, done: int, quiet: bool):

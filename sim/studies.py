@@ -37,9 +37,9 @@ from sim.errors import SimError
 from sim.runner import (
     TABLES,
     RunResult,
+    arrow_tables,
     chunk_done,
     chunk_ranges,
-    collect_chunks,
     parallel_results,
     play_arrays,
     progress_bar,
@@ -276,8 +276,13 @@ def point_dir(out_dir: Path, index: int) -> Path:
     return Path(out_dir) / "points" / f"p{index:02d}"
 
 
-def _point_chunk(index: int, study: StudyConfig, first: int, count: int):
-    return index, play_arrays(study, first, count)
+def _point_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path | None):
+    """Play one point's chunk; write it where the worker sees the folder, else return it."""
+    frames = arrow_tables(study, play_arrays(study, first, count))
+    if folder is None:
+        return index, first, count, frames
+    write_chunk(folder, first, frames)
+    return index, first, count, None
 
 
 def _run_points(
@@ -295,7 +300,7 @@ def _run_points(
     meta = {**head, "engine_version": ENGINE_VERSION, "games": games, "seed": seed}
     for i, s in enumerate(studies):
         d = point_dir(out_dir, i)
-        (d / "chunks").mkdir(parents=True, exist_ok=True)
+        d.mkdir(parents=True, exist_ok=True)
         _write_text(d / "run.json", json.dumps({**run_meta(s), "status": "running"}, indent=2))
     _write_text(out_dir / STUDY_FILE, json.dumps({**meta, "status": "running"}, indent=2))
 
@@ -311,12 +316,17 @@ def _run_points(
     t0 = time.perf_counter()
     try:
         if todo:
-            tasks = (delayed(_point_chunk)(i, studies[i], f, n) for i, f, n in todo)
+            local = backend != "dask"  # Dask workers may not see this folder
+            tasks = (
+                delayed(_point_chunk)(i, studies[i], f, n, point_dir(out_dir, i) if local else None)
+                for i, f, n in todo
+            )
             results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
-            for i, chunk in results:
-                write_chunk(point_dir(out_dir, i), chunk)
+            for i, first, count, frames in results:
+                if frames is not None:
+                    write_chunk(point_dir(out_dir, i), first, frames)
                 if bar is not None:
-                    bar.update(len(chunk.games))
+                    bar.update(count)
     finally:
         if bar is not None:
             bar.close()
@@ -326,7 +336,7 @@ def _run_points(
     runs = []
     for i, s in enumerate(studies):
         d = point_dir(out_dir, i)
-        result = collect_chunks(d, s)
+        result = RunResult(d, run_meta(s))
         result.meta = {**run_meta(s), "status": "complete"}
         _write_text(d / "run.json", json.dumps(result.meta, indent=2))
         _write_text(d / "config.yaml", study_yaml(s))

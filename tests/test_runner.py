@@ -67,10 +67,8 @@ def test_tables_are_tidy_and_consistent(one_worker, small_study):
 def test_resume_after_lost_chunks_equals_uninterrupted(one_worker, small_study, tmp_path):
     partial = tmp_path / "partial"
     run(small_study, jobs=1, out=partial, quiet=True)
-    for path in sorted((partial / "chunks").glob("chunk-000000500.npz")):
-        path.unlink()  # as if the run had died before this chunk was written
-    for name in TABLES:
-        (partial / f"{name}.parquet").unlink()
+    # as if the run had died while writing the second chunk: one table's part is missing
+    (partial / "cards.parquet" / "part-000000500.parquet").unlink()
     resumed = run(None, resume=partial, jobs=2, quiet=True)
     _assert_same(one_worker, resumed)
 
@@ -95,11 +93,11 @@ def test_resume_after_killed_process_equals_uninterrupted(tmp_path):
     ]
     proc = subprocess.Popen(cmd, start_new_session=True)
     deadline = time.time() + 120
-    while time.time() < deadline and len(list((killed / "chunks").glob("chunk-*.npz"))) < 2:
+    while time.time() < deadline and len(list(killed.glob("cards.parquet/part-*.parquet"))) < 2:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    written = len(list((killed / "chunks").glob("chunk-*.npz")))
+    written = len(list(killed.glob("cards.parquet/part-*.parquet")))
     assert 2 <= written < 12, "the kill should land mid-run"
     resumed = run(None, resume=killed, jobs=1, quiet=True)
     _assert_same(full, resumed)

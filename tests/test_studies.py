@@ -122,9 +122,8 @@ def test_more_sprayers_lower_the_box_value(sprayer_sweep):
 def test_resume_finishes_an_interrupted_sweep(sprayer_sweep, tmp_path):
     copy = tmp_path / "sweep"
     shutil.copytree(sprayer_sweep.out_dir, copy)
-    (point_dir(copy, 1) / "chunks" / f"chunk-{500:09d}.npz").unlink()  # never finished
-    for name in TABLES:
-        (point_dir(copy, 1) / f"{name}.parquet").unlink()
+    # as if the last chunk of point 1 had died half written
+    (point_dir(copy, 1) / "players.parquet" / f"part-{500:09d}.parquet").unlink()
     meta = json.loads((copy / "study.json").read_text())
     (copy / "study.json").write_text(json.dumps({**meta, "status": "running"}))
     with pytest.raises(SimError, match="not complete"):
