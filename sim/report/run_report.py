@@ -71,10 +71,15 @@ def write_report(run: RunResult, out_path: str | Path | None = None) -> Path:
     return out
 
 
-def render(context: dict) -> str:
-    """Fill the page template with a report context."""
+def render_template(name: str, context: dict) -> str:
+    """Fill one of the report templates (they share `_head.html.j2`)."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
-    return env.get_template("run.html.j2").render(sections=SECTIONS, **context)
+    return env.get_template(name).render(**context)
+
+
+def render(context: dict) -> str:
+    """Fill the run report's page template with a report context."""
+    return render_template("run.html.j2", {"sections": SECTIONS, **context})
 
 
 def report_context(run: RunResult, study: StudyConfig) -> dict:

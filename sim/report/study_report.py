@@ -12,16 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from sim.analysis.paired import SweepStats, compare_runs, sweep_result_stats
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
-from sim.report.run_report import table, text
+from sim.report.run_report import render_template, table, text
 from sim.studies import CompareResult, SweepResult, load_compare, load_sweep
-
-TEMPLATES = Path(__file__).parent / "templates"
 
 # Metric panels of the sweep page, by section; a list draws several metrics in one panel.
 SWEEP_SECTIONS = (
@@ -44,11 +41,6 @@ def fmt(metric: str, value: float, signed: bool = False) -> str:
     if _is_share(metric):
         return f"{value:{sign}.1%}"
     return f"{value:{sign}.3g}" if abs(value) < 1000 else f"{value:{sign},.0f}"
-
-
-def _render(name: str, context: dict) -> str:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
-    return env.get_template(name).render(**context)
 
 
 def _svg(fig, key: str) -> Markup:
@@ -81,7 +73,7 @@ def build_sweep_report(
     context = sweep_context(result, stats)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     out = Path(out_path or study.report_path or f"reports/{study.name}-sweep.html")
-    return _write(out, _render("study_sweep.html.j2", context))
+    return _write(out, render_template("study_sweep.html.j2", context))
 
 
 def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
@@ -232,7 +224,7 @@ def build_compare_report(
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     la, lb = (_slug(x) for x in result.labels)
     out = Path(out_path or f"reports/compare-{la}-{lb}.html")
-    return _write(out, _render("study_compare.html.j2", context))
+    return _write(out, render_template("study_compare.html.j2", context))
 
 
 def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
