@@ -97,3 +97,46 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
             f" {1 - rates[0] / bare:>9.1%} {rates[1] / rates[0]:>7.2f}"
         )
     return rows
+
+
+POLICY_LINEUPS = {
+    "random": {"policy": "random"},
+    "greedy": {"policy": "greedy"},
+    "heuristic:builder": {"policy": "heuristic", "preset": "builder"},
+    "heuristic:spoiler": {"policy": "heuristic", "preset": "spoiler"},
+    "heuristic:sleeper": {"policy": "heuristic", "preset": "sleeper"},
+    "lookahead": {"policy": "lookahead"},
+}
+
+
+def bench_policies(games: int = 2000, config_path: str = "configs/base.yaml") -> list[dict]:
+    """Games and decisions per second on one core, every seat playing one policy."""
+    from sim.policies.loop import G_DECISIONS
+    from sim.runner import play_arrays
+
+    base = load_study(config_path)
+    players = base.game.players
+    print(f"{players} players, every seat the same policy, one core")
+    print(f"{'policy':<18} {'games':>6} {'games/s':>9} {'decisions/s':>12} {'decisions/game':>15}")
+    rows = []
+    for name, seat in POLICY_LINEUPS.items():
+        n = games if name != "lookahead" else max(1, games // 100)
+        study = base.with_overrides(seats=[seat] * players, games=n)
+        play_arrays(study, 0, 1)  # load or compile first
+        t = time.perf_counter()
+        chunk = play_arrays(study, 0, n)
+        elapsed = time.perf_counter() - t
+        decisions = int(chunk.games[:, G_DECISIONS].sum())
+        row = {
+            "policy": name,
+            "games": n,
+            "games_per_s": n / elapsed,
+            "decisions_per_s": decisions / elapsed,
+            "decisions_per_game": decisions / n,
+        }
+        rows.append(row)
+        print(
+            f"{name:<18} {n:>6} {row['games_per_s']:>9,.1f} {row['decisions_per_s']:>12,.0f}"
+            f" {row['decisions_per_game']:>15.1f}"
+        )
+    return rows

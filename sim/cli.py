@@ -56,9 +56,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from sim.bench import bench_random_play, bench_runner
+    from sim.bench import bench_policies, bench_random_play, bench_runner
 
-    if args.runner:
+    if args.policies:
+        bench_policies(games=min(args.games, 4000), config_path=args.config)
+    elif args.runner:
         bench_runner(games=args.games, config_path=args.config)
     else:
         bench_random_play(games=args.games, config_path=args.config)
@@ -236,6 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")
     p.add_argument("--config", default="configs/base.yaml")
+    p.add_argument(
+        "--policies",
+        action="store_true",
+        help="games and decisions per second of each built-in policy (4p, one core)",
+    )
     p.add_argument(
         "--runner",
         action="store_true",

@@ -66,7 +66,8 @@ SC_TRIGGER_TURN = 20
 SC_PRINCESSES = 21  # Princesses on the table
 SC_DECK_LEN = 22  # cards in the deck after setup (the deck is deck[SC_DECK_POS:SC_DECK_LEN])
 SC_FREE_SEAMS = 23  # open seams without an item (R5.3 needs only whether one exists)
-N_SC = 24
+SC_DECISIONS = 24  # actions applied so far (every decision a player made)
+N_SC = 26
 
 # Per (seat, card type) counters for the results.
 ST_DEALT, ST_DRAWN, ST_PLAYED, ST_DISCARDED, ST_WASTED, ST_INTO_LED, ST_INTO_OTHER = range(7)

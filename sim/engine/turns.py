@@ -50,6 +50,7 @@ from sim.engine.state import (
     PS_SLEEPING,
     PS_TURNS,
     SC_DECISION,
+    SC_DECISIONS,
     SC_DECK_LEN,
     SC_DECK_POS,
     SC_FREE_SEAMS,
@@ -556,6 +557,7 @@ def _can_cat(s, pr, p, x):
 @njit(cache=True)
 def apply_action(s, pr, a):
     """Carry out a legal action and every automatic step up to the next decision."""
+    s[SC_DECISIONS] += 1
     dec = s[SC_DECISION]
     p = s[SC_SEAT]
     kind = action_kind(a)

@@ -11,6 +11,7 @@ from sim.engine.state import (
     N_PS,
     N_ST,
     SC_DECISION,
+    SC_DECISIONS,
     SC_NCATS,
     SC_NDISCARD,
     SC_NPLACED,
@@ -28,8 +29,8 @@ from sim.policies.dispatch import choose, new_scratch
 
 # Columns of the per-game result array.
 G_TURNS, G_TRIGGER, G_TRIGGER_SEAT, G_TRIGGER_TURN, G_WASTED, G_BOXES, G_CLOSED = range(7)
-G_DISCARDS, G_CATS_ON_TABLE, G_PRINCESSES, G_CARDS = 7, 8, 9, 10
-N_G = 11
+G_DISCARDS, G_CATS_ON_TABLE, G_PRINCESSES, G_CARDS, G_DECISIONS = 7, 8, 9, 10, 11
+N_G = 12
 GAME_COLUMNS = (
     "turns",
     "trigger",
@@ -42,6 +43,7 @@ GAME_COLUMNS = (
     "cats_on_table",
     "princesses_on_table",
     "cards_on_table",
+    "decisions",
 )
 
 # Columns of the per-seat result array.
@@ -93,6 +95,7 @@ def summarize_game(s, pr, g, seats, cards):
     g[G_CATS_ON_TABLE] = s[SC_NCATS]
     g[G_PRINCESSES] = s[SC_PRINCESSES]
     g[G_CARDS] = s[SC_NPLACED]
+    g[G_DECISIONS] = s[SC_DECISIONS]
     seats[:, :] = 0
     boxes = 0
     closed = 0
