@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
 import sim
-from sim.config import StudyConfig, load_study
+from sim.config import StudyConfig
 from sim.engine.state import (
     ENGINE_VERSION,
     N_ST,
@@ -422,8 +422,3 @@ def study_yaml(study: StudyConfig) -> str:
     import yaml
 
     return yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True)
-
-
-def run_path(path: str, **kwargs) -> RunResult:
-    """Load a config file and run it (the Python API behind `sim run`)."""
-    return run(load_study(path), **kwargs)

@@ -45,12 +45,6 @@ def offset(pr, d):
 
 
 @njit(**INLINE)
-def walls_at(s, pr, x):
-    """Walls of the card on x as laid, -1 when empty."""
-    return s[pr.o_walls + x]
-
-
-@njit(**INLINE)
 def find(s, pr, x):
     """Root of x's box, halving paths as it goes (R1.7)."""
     par = pr.o_parent
@@ -68,11 +62,6 @@ def cell_row(s, pr, x):
 @njit(**INLINE)
 def cell_col(s, pr, x):
     return s[pr.t_col + x]
-
-
-@njit(**INLINE)
-def cell_at(pr, r, c):
-    return (r + pr.rows) * pr.width + (c + pr.cols)
 
 
 @njit(**INLINE)
