@@ -199,9 +199,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--backend",
-        choices=("loky", "dask"),
-        default="loky",
-        help="local worker processes (default) or a Dask cluster",
+        choices=("fork", "loky", "dask"),  # sim.parallel.BACKENDS, without importing joblib
+        default=None,
+        help="fork: local workers forked from this process (default on Linux);"
+        " loky: fresh local processes (default elsewhere); dask: a Dask cluster",
     )
     p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
     p.add_argument("--report", default=None, help="report path (default reports/<name>.html)")

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from joblib import Parallel, delayed
+from joblib import delayed
 
 import sim
 from sim.config import StudyConfig
@@ -33,6 +33,7 @@ from sim.engine.state import (
     make_engine,
 )
 from sim.errors import SimError
+from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results
 from sim.policies.loop import GAME_COLUMNS, N_G, N_P, SEAT_COLUMNS, play_chunk, summarize_game
 from sim.policies.registry import PLUGIN, policy_code, seat_params
 
@@ -113,6 +114,11 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
             engine.pr, engine.blank, study.seed, first, count, slots, codes, params
         )
     return ChunkArrays(first, slots, games, seats, cards.astype(np.int16))
+
+
+def load_engine(study: StudyConfig) -> None:
+    """Load (or compile) the study's compiled game loop in this process."""
+    play_arrays(study, 0, 0)
 
 
 def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
@@ -271,7 +277,7 @@ def run(
     out: Path | None = None,
     resume: Path | None = None,
     quiet: bool = False,
-    backend: str = "loky",
+    backend: str | None = None,
     scheduler: str | None = None,
 ) -> RunResult:
     """Run every game of the study (or the rest of a resumed run) and return its tables.
@@ -305,6 +311,8 @@ def run(
     target = None if backend == "dask" else run_dir
     try:
         if todo:
+            if (backend or DEFAULT_BACKEND) == "fork":
+                load_engine(study)  # forked workers inherit it
             tasks = (delayed(_worker_chunk)(study, f, n, target) for f, n in todo)
             results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
             for first, count, seat0, frames in results:
@@ -314,6 +322,8 @@ def run(
                     wins.append(seat0)
                     bar.update(count)
                     bar.set_postfix_str(f"seat 0 wins {np.mean(wins):.1%}")
+    except WorkerDied as exc:
+        raise SimError(f"{exc}; finished chunks are kept: sim run --resume {run_dir}") from None
     finally:
         if bar is not None:
             bar.close()
@@ -336,30 +346,6 @@ def _seat0_win_share(chunk: ChunkArrays) -> float:
     scores = chunk.seats[:, :, 0]
     top = scores == scores.max(axis=1, keepdims=True)
     return float((top[:, 0] / top.sum(axis=1)).mean())
-
-
-def parallel_results(tasks, n_tasks: int, jobs: int, backend: str, scheduler: str | None):
-    """Results of the chunk tasks as they finish, on local processes or a Dask cluster."""
-    if backend == "dask":
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise SimError("--backend dask needs the dask extra: pip install '.[dask]'") from None
-        from joblib import parallel_config
-
-        if scheduler is None:
-            raise SimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-        try:
-            client = Client(scheduler, timeout=10)
-        except OSError as exc:
-            raise SimError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-        with client, parallel_config(backend="dask"):
-            yield from Parallel(return_as="generator_unordered")(tasks)
-        return
-    if backend != "loky":
-        raise SimError(f"unknown backend {backend!r} (known: loky, dask)")
-    n_jobs = 1 if n_tasks == 1 else jobs
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
 
 
 def run_meta(study: StudyConfig) -> dict:

@@ -34,13 +34,14 @@ from joblib import delayed
 from sim.config import StudyConfig, parse_study
 from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError
+from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results
 from sim.runner import (
     TABLES,
     RunResult,
     arrow_tables,
     chunk_done,
     chunk_ranges,
-    parallel_results,
+    load_engine,
     play_arrays,
     progress_bar,
     run_meta,
@@ -150,7 +151,7 @@ def run_sweep(
     out: Path | str | None = None,
     resume: Path | str | None = None,
     quiet: bool = False,
-    backend: str = "loky",
+    backend: str | None = None,
     scheduler: str | None = None,
 ) -> SweepResult:
     """Play every sweep point on the same games and seed; one pool for all chunks.
@@ -199,7 +200,7 @@ def run_compare(
     jobs: int = -1,
     out: Path | str | None = None,
     quiet: bool = False,
-    backend: str = "loky",
+    backend: str | None = None,
     scheduler: str | None = None,
 ) -> CompareResult:
     """Play A and B on the same game indices with A's seed (B's seed and count follow A's).
@@ -316,6 +317,8 @@ def _run_points(
     t0 = time.perf_counter()
     try:
         if todo:
+            if (backend or DEFAULT_BACKEND) == "fork":
+                load_engine(studies[0])  # forked workers inherit it
             local = backend != "dask"  # Dask workers may not see this folder
             tasks = (
                 delayed(_point_chunk)(i, studies[i], f, n, point_dir(out_dir, i) if local else None)
@@ -327,6 +330,8 @@ def _run_points(
                     write_chunk(point_dir(out_dir, i), first, frames)
                 if bar is not None:
                     bar.update(count)
+    except WorkerDied as exc:
+        raise SimError(f"{exc}; finished chunks are kept in {out_dir}") from None
     finally:
         if bar is not None:
             bar.close()

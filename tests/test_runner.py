@@ -35,9 +35,33 @@ def _assert_same(a, b):
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name))
 
 
-def test_jobs_do_not_change_results(small_study, one_worker, tmp_path):
-    two = run(small_study, jobs=2, out=tmp_path / "two", quiet=True)
+@pytest.mark.parametrize("backend", ["fork", "loky"])
+def test_jobs_do_not_change_results(small_study, one_worker, tmp_path, backend):
+    two = run(small_study, jobs=2, out=tmp_path / "two", quiet=True, backend=backend)
     _assert_same(one_worker, two)
+
+
+class DiesInAWorker:
+    """A plug-in policy whose worker process dies at its first move, as if killed."""
+
+    parent = os.getpid()
+
+    def choose(self, view, legal, rng):
+        if os.getpid() != DiesInAWorker.parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return legal[0].code
+
+
+def test_a_dead_worker_fails_the_run_with_a_message(tmp_path):
+    from sim.errors import SimError
+
+    plugin = {"policy": f"{__name__}:DiesInAWorker"}
+    study = load_study(BASE).with_overrides(
+        players=2, seats=[plugin, {"policy": "random"}], games=2 * CHUNK_GAMES
+    )
+    with pytest.raises(SimError, match=r"worker process died.*--resume .*dies"):
+        run(study, jobs=2, out=tmp_path / "dies", quiet=True, backend="fork")
+    assert json.loads((tmp_path / "dies" / "run.json").read_text())["status"] == "running"
 
 
 def test_tables_are_tidy_and_consistent(one_worker, small_study):
