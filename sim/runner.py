@@ -33,11 +33,17 @@ from sim.engine.state import (
     make_engine,
 )
 from sim.errors import SimError
-from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results
+from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results, resolve_jobs
 from sim.policies.loop import GAME_COLUMNS, N_G, N_P, SEAT_COLUMNS, play_chunk, summarize_game
 from sim.policies.registry import PLUGIN, policy_code, seat_params
 
-CHUNK_GAMES = 500
+# Games per chunk by the slowest policy of a line-up: roughly a quarter of a second of
+# one core's work, so a chunk's fixed costs (a task, three Parquet files) stay small
+# while the progress bar still moves. Results never depend on the chunk size.
+CHUNK_GAMES = {"random": 4000, "greedy": 500, "heuristic": 400, "lookahead": 10}
+PLUGIN_CHUNK_GAMES = 10  # a designer's own policy, driven from Python
+LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
+CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
 TABLES = ("games", "players", "cards")
 
 
@@ -231,8 +237,17 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
 # ---------------------------------------------------------------- the run
 
 
-def chunk_ranges(games: int) -> list[tuple[int, int]]:
-    return [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
+def chunk_games(studies: list[StudyConfig], workers: int) -> int:
+    """Games per chunk for these studies' line-ups (played together) on `workers` workers."""
+    size = min(
+        CHUNK_GAMES.get(seat.policy, PLUGIN_CHUNK_GAMES) for s in studies for seat in s.seats
+    )
+    total = studies[0].games * len(studies)
+    return max(1, min(size, -(-total // (CHUNKS_PER_WORKER * workers * len(studies)))))
+
+
+def chunk_ranges(games: int, size: int) -> list[tuple[int, int]]:
+    return [(first, min(size, games - first)) for first in range(0, games, size)]
 
 
 def _part_path(run_dir: Path, name: str, first: int) -> Path:
@@ -287,7 +302,7 @@ def run(
     """
     if resume is not None:
         run_dir = Path(resume)
-        study = _resumable(run_dir, study)
+        study, size = _resumable(run_dir, study)
     elif study is None:
         raise SimError("run: give a study or a run folder to resume")
     else:
@@ -298,11 +313,12 @@ def run(
                 f"{run_dir}: run folder exists and is not empty;"
                 f" use --resume {run_dir} or another --out"
             )
+        size = chunk_games([study], resolve_jobs(jobs, study.games))
     run_dir.mkdir(parents=True, exist_ok=True)
-    meta = run_meta(study)
+    meta = run_meta(study, size)
     (run_dir / "run.json").write_text(json.dumps({**meta, "status": "running"}, indent=2))
 
-    todo = [(f, n) for f, n in chunk_ranges(study.games) if not chunk_done(run_dir, f)]
+    todo = [(f, n) for f, n in chunk_ranges(study.games, size) if not chunk_done(run_dir, f)]
     done_games = study.games - sum(n for _, n in todo)
     t0 = time.perf_counter()
     bar = progress_bar(study.games, done_games, quiet)
@@ -329,7 +345,7 @@ def run(
             bar.close()
     wall = time.perf_counter() - t0
     played = study.games - done_games
-    result = RunResult(run_dir, run_meta(study))
+    result = RunResult(run_dir, meta)
     meta.update(
         status="complete",
         wall_time_s=round(wall, 3),
@@ -348,7 +364,7 @@ def _seat0_win_share(chunk: ChunkArrays) -> float:
     return float((top[:, 0] / top.sum(axis=1)).mean())
 
 
-def run_meta(study: StudyConfig) -> dict:
+def run_meta(study: StudyConfig, chunk_size: int) -> dict:
     return {
         "name": study.name,
         "config": study.to_yaml_dict(),
@@ -357,13 +373,14 @@ def run_meta(study: StudyConfig) -> dict:
         "package_version": sim.__version__,
         "seed": study.seed,
         "games": study.games,
-        "chunk_games": CHUNK_GAMES,
+        "chunk_games": chunk_size,
         "source": study.source,
     }
 
 
-def _resumable(run_dir: Path, study: StudyConfig | None) -> StudyConfig:
-    """The study a run folder was started with; refuses a folder from another config."""
+def _resumable(run_dir: Path, study: StudyConfig | None) -> tuple[StudyConfig, int]:
+    """The study a run folder was started with, and its chunk size; refuses a folder from
+    another config."""
     meta_path = run_dir / "run.json"
     if not meta_path.exists():
         raise SimError(f"{run_dir}: not a run folder (no run.json)")
@@ -380,7 +397,7 @@ def _resumable(run_dir: Path, study: StudyConfig | None) -> StudyConfig:
         raise SimError(
             f"{run_dir}: was started from a different config (hash {saved.config_hash()})"
         )
-    return saved
+    return saved, meta.get("chunk_games", LEGACY_CHUNK_GAMES)
 
 
 def load_run(run_dir: str | Path) -> RunResult:

@@ -34,12 +34,14 @@ from joblib import delayed
 from sim.config import StudyConfig, parse_study
 from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError
-from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results
+from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results, resolve_jobs
 from sim.runner import (
+    LEGACY_CHUNK_GAMES,
     TABLES,
     RunResult,
     arrow_tables,
     chunk_done,
+    chunk_games,
     chunk_ranges,
     load_engine,
     play_arrays,
@@ -161,13 +163,16 @@ def run_sweep(
     """
     if resume is not None:
         out_dir = Path(resume)
-        study = _same_study(_read_meta(out_dir, "sweep")["config"], study, out_dir, "sweep")
+        saved = _read_meta(out_dir, "sweep")
+        study = _same_study(saved["config"], study, out_dir, "sweep")
+        size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
     elif study is None:
         raise SimError("sweep: give a study or a sweep folder to resume")
     elif not study.sweep:
         raise SimError(f"{study.source}: no 'sweep:' block; add e.g. {{deck.sprayers: [0, 4]}}")
     else:
         out_dir = _fresh_dir(out, f"{study.name}-sweep")
+        size = None
     points = study.sweep_points()
     studies = sweep_studies(study)
     head = {
@@ -179,7 +184,7 @@ def run_sweep(
         "points": [{"label": point_label(p), "values": p} for p in points],
     }
     _write_text(out_dir / "config.yaml", study_yaml(study))
-    runs, meta = _run_points(studies, out_dir, head, jobs, quiet, backend, scheduler)
+    runs, meta = _run_points(studies, out_dir, head, jobs, quiet, backend, scheduler, size)
     return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
 
 
@@ -294,21 +299,33 @@ def _run_points(
     quiet: bool,
     backend: str,
     scheduler: str | None,
+    size: int | None = None,
 ) -> tuple[list[RunResult], dict]:
-    """Play every study's games in one pool, writing each chunk into its point's folder."""
+    """Play every study's games in one pool, writing each chunk into its point's folder.
+
+    `size` is the chunk size a resumed folder was started with."""
     games, seed = studies[0].games, studies[0].seed
     assert all(s.games == games and s.seed == seed for s in studies), "points must share games"
-    meta = {**head, "engine_version": ENGINE_VERSION, "games": games, "seed": seed}
+    if size is None:
+        size = chunk_games(studies, resolve_jobs(jobs, games * len(studies)))
+    meta = {
+        **head,
+        "engine_version": ENGINE_VERSION,
+        "games": games,
+        "seed": seed,
+        "chunk_games": size,
+    }
     for i, s in enumerate(studies):
         d = point_dir(out_dir, i)
         d.mkdir(parents=True, exist_ok=True)
-        _write_text(d / "run.json", json.dumps({**run_meta(s), "status": "running"}, indent=2))
+        point_meta = {**run_meta(s, size), "status": "running"}
+        _write_text(d / "run.json", json.dumps(point_meta, indent=2))
     _write_text(out_dir / STUDY_FILE, json.dumps({**meta, "status": "running"}, indent=2))
 
     # chunk-major: every point advances together, so an interrupted sweep is balanced
     todo = [
         (i, first, count)
-        for first, count in chunk_ranges(games)
+        for first, count in chunk_ranges(games, size)
         for i in range(len(studies))
         if not chunk_done(point_dir(out_dir, i), first)
     ]
@@ -341,8 +358,7 @@ def _run_points(
     runs = []
     for i, s in enumerate(studies):
         d = point_dir(out_dir, i)
-        result = RunResult(d, run_meta(s))
-        result.meta = {**run_meta(s), "status": "complete"}
+        result = RunResult(d, {**run_meta(s, size), "status": "complete"})
         _write_text(d / "run.json", json.dumps(result.meta, indent=2))
         _write_text(d / "config.yaml", study_yaml(s))
         runs.append(result)

@@ -15,14 +15,14 @@ import pandas as pd
 import pytest
 
 from sim.config import load_study
-from sim.runner import CHUNK_GAMES, TABLES, load_run, run
+from sim.runner import CHUNK_GAMES, CHUNKS_PER_WORKER, TABLES, chunk_games, load_run, run
 
 BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
 
 
 @pytest.fixture(scope="module")
 def small_study():
-    return load_study(BASE).with_overrides(games=2 * CHUNK_GAMES + 37)
+    return load_study(BASE).with_overrides(games=1037)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,31 @@ def test_jobs_do_not_change_results(small_study, one_worker, tmp_path, backend):
     _assert_same(one_worker, two)
 
 
+def test_chunk_size_follows_the_slowest_policy_and_the_workers(small_study):
+    def size(policies, games=10**6, workers=1):
+        seats = [{"policy": p} for p in policies]
+        return chunk_games([small_study.with_overrides(seats=seats, games=games)], workers)
+
+    assert size(["random"] * 4) == CHUNK_GAMES["random"]
+    assert size(["random", "random", "greedy", "random"]) == CHUNK_GAMES["greedy"]
+    assert size(["random", "lookahead", "greedy", "random"]) == CHUNK_GAMES["lookahead"]
+    # small runs are cut finer, so every worker gets several chunks
+    games, workers = 20_000, 2
+    n = size(["random"] * 4, games, workers)
+    assert -(-games // n) >= CHUNKS_PER_WORKER * workers
+
+
+def test_a_resumed_run_keeps_the_chunk_size_it_started_with(small_study, tmp_path):
+    first = run(small_study, jobs=1, out=tmp_path / "r", quiet=True)
+    size = first.meta["chunk_games"]
+    for part in (tmp_path / "r" / "games.parquet").glob("part-*.parquet"):
+        part.unlink()
+    resumed = run(None, resume=tmp_path / "r", jobs=2, quiet=True)
+    assert resumed.meta["chunk_games"] == size != chunk_games([small_study], 2)
+    firsts = sorted(int(p.stem[5:]) for p in (tmp_path / "r" / "cards.parquet").glob("part-*"))
+    assert firsts == list(range(0, small_study.games, size))
+
+
 class DiesInAWorker:
     """A plug-in policy whose worker process dies at its first move, as if killed."""
 
@@ -57,7 +82,7 @@ def test_a_dead_worker_fails_the_run_with_a_message(tmp_path):
 
     plugin = {"policy": f"{__name__}:DiesInAWorker"}
     study = load_study(BASE).with_overrides(
-        players=2, seats=[plugin, {"policy": "random"}], games=2 * CHUNK_GAMES
+        players=2, seats=[plugin, {"policy": "random"}], games=100
     )
     with pytest.raises(SimError, match=r"worker process died.*--resume .*dies"):
         run(study, jobs=2, out=tmp_path / "dies", quiet=True, backend="fork")
@@ -92,13 +117,15 @@ def test_resume_after_lost_chunks_equals_uninterrupted(one_worker, small_study, 
     partial = tmp_path / "partial"
     run(small_study, jobs=1, out=partial, quiet=True)
     # as if the run had died while writing the second chunk: one table's part is missing
-    (partial / "cards.parquet" / "part-000000500.parquet").unlink()
+    parts = sorted((partial / "cards.parquet").glob("part-*.parquet"))
+    assert len(parts) >= 3
+    parts[1].unlink()
     resumed = run(None, resume=partial, jobs=2, quiet=True)
     _assert_same(one_worker, resumed)
 
 
 def test_resume_after_killed_process_equals_uninterrupted(tmp_path):
-    study = load_study(BASE).with_overrides(games=12 * CHUNK_GAMES)
+    study = load_study(BASE).with_overrides(games=12 * CHUNK_GAMES["greedy"])
     full = run(study, jobs=1, out=tmp_path / "full", quiet=True)
     killed = tmp_path / "killed"
     cmd = [
