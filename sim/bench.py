@@ -50,8 +50,11 @@ def _turns_each(engine, seed: int, first: int, count: int) -> np.ndarray:
     return random_turns(engine.pr, engine.blank, seed, first, count)
 
 
-def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> list[dict]:
-    """Bare compiled games vs the runner on 1 and 2 workers, for three line-ups."""
+def bench_runner(
+    games: int = 10000, config_path: str = "configs/base.yaml", repeat: int = 3
+) -> list[dict]:
+    """Bare compiled games vs the runner (default backend) on 1 and 2 workers, for three
+    line-ups; each figure is the best of `repeat` timings, as machine noise only slows."""
     import shutil
     import tempfile
     from pathlib import Path
@@ -67,10 +70,27 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
         "all random": base.with_overrides(seats=[{"policy": "random"}] * players),
         "all greedy": base.with_overrides(seats=[{"policy": "greedy"}] * players),
     }
+    print(f"{games} games per line-up, best of {repeat}")
     print(
         f"{'line-up':<12} {'bare 1 core':>12} {'runner 1':>10} {'runner 2':>10}"
         f" {'overhead':>9} {'2 vs 1':>7}"
     )
+
+    def best_rate(play, *args) -> float:
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            play(*args)
+            times.append(time.perf_counter() - t)
+        return games / min(times)
+
+    def run_in_temp(study, jobs):
+        out = Path(tempfile.mkdtemp())
+        try:
+            run(study, jobs=jobs, out=out / "run", quiet=True)
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
     rows = []
     for name, study in lineups.items():
         study = study.with_overrides(games=games)
@@ -78,18 +98,10 @@ def bench_runner(games: int = 10000, config_path: str = "configs/base.yaml") -> 
         slots = lineup_slots(study, 0, games)
         codes, params = lineup_policies(study)
         play_chunk(engine.pr, engine.blank, study.seed, 0, 2, slots[:2], codes, params)
-        t = time.perf_counter()
-        play_chunk(engine.pr, engine.blank, study.seed, 0, games, slots, codes, params)
-        bare = games / (time.perf_counter() - t)
-        rates = []
-        for jobs in (1, 2):
-            out = Path(tempfile.mkdtemp())
-            try:
-                t = time.perf_counter()
-                run(study, jobs=jobs, out=out / "run", quiet=True)
-                rates.append(games / (time.perf_counter() - t))
-            finally:
-                shutil.rmtree(out, ignore_errors=True)
+        bare = best_rate(
+            play_chunk, engine.pr, engine.blank, study.seed, 0, games, slots, codes, params
+        )
+        rates = [best_rate(run_in_temp, study, jobs) for jobs in (1, 2)]
         row = {"lineup": name, "bare": bare, "runner_1": rates[0], "runner_2": rates[1]}
         rows.append(row)
         print(

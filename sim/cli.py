@@ -61,7 +61,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.policies:
         bench_policies(games=min(args.games, 4000), config_path=args.config)
     elif args.runner:
-        bench_runner(games=args.games, config_path=args.config)
+        bench_runner(games=args.games, config_path=args.config, repeat=args.repeat)
     else:
         bench_random_play(games=args.games, config_path=args.config)
     return 0
@@ -249,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compare bare compiled games with the runner on 1 and 2 workers",
     )
+    p.add_argument("--repeat", type=int, default=3, help="--runner: best of this many timings")
     p.set_defaults(func=_cmd_bench)
     return parser
 

@@ -34,7 +34,15 @@ from sim.engine.state import (
 )
 from sim.errors import SimError
 from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results, resolve_jobs
-from sim.policies.loop import GAME_COLUMNS, N_G, N_P, SEAT_COLUMNS, play_chunk, summarize_game
+from sim.policies.loop import (
+    GAME_COLUMNS,
+    N_G,
+    N_P,
+    SEAT_COLUMNS,
+    nonzero_card_rows,
+    play_chunk,
+    summarize_game,
+)
 from sim.policies.registry import PLUGIN, policy_code, seat_params
 
 # Games per chunk by the slowest policy of a line-up: roughly a quarter of a second of
@@ -119,7 +127,7 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
         games, seats, cards = play_chunk(
             engine.pr, engine.blank, study.seed, first, count, slots, codes, params
         )
-    return ChunkArrays(first, slots, games, seats, cards.astype(np.int16))
+    return ChunkArrays(first, slots, games, seats, cards.astype(np.int16, copy=False))
 
 
 def load_engine(study: StudyConfig) -> None:
@@ -148,7 +156,9 @@ def _play_chunk_python(study: StudyConfig, engine, first: int, count: int):
 
 def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
     """The tidy games, players and cards tables of some games' raw results."""
-    return {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
+    frames = {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
+    frames["cards"] = with_zero_card_rows(frames["cards"])
+    return frames
 
 
 def _categorical(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
@@ -217,21 +227,52 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     )
     p["win_share"] = (winner / n_winners[:, None]).reshape(-1)
 
-    ntypes = len(types)
-    rows = count * players * ntypes
+    # cards: only the rows with a non-zero count (about a third of rows are all zero: a
+    # seat never held that card); `with_zero_card_rows` puts the rest back on reading
+    game, seat, card, counts = nonzero_card_rows(chunk.cards)
     c = {
-        "game": np.repeat(index, players * ntypes),
-        "seat": np.tile(np.repeat(np.arange(players, dtype=np.int8), ntypes), count),
-        "card": _categorical(np.tile(np.arange(ntypes), count * players), types.names),
+        "game": game + chunk.first,
+        "seat": seat,
+        "card": _categorical(card, types.names),
     }
-    cards = chunk.cards.reshape(rows, -1)
     for k, name in enumerate(STAT_NAMES):
-        c[name] = np.ascontiguousarray(cards[:, k])
+        c[name] = counts[k]
     return {
         "games": tagged(g, count),
         "players": tagged(p, count * players),
-        "cards": tagged(c, rows),
+        "cards": tagged(c, len(game)),
     }
+
+
+def with_zero_card_rows(cards: pd.DataFrame) -> pd.DataFrame:
+    """The cards table with the all-zero rows that are not written to disk put back: one
+    row per game, seat and card type, in that order. (Every seat is dealt cards, so every
+    game and seat has rows to find.)"""
+    games = np.unique(cards.game.to_numpy())
+    seats = int(cards.seat.max()) + 1 if len(cards) else 0
+    kinds = cards.card.cat.categories
+    ntypes = len(kinds)
+    rows = len(games) * seats * ntypes
+    at = (
+        np.searchsorted(games, cards.game.to_numpy()) * seats + cards.seat.to_numpy()
+    ) * ntypes + cards.card.cat.codes.to_numpy()
+    full = {
+        "game": np.repeat(games, seats * ntypes),
+        "seat": np.tile(np.repeat(np.arange(seats, dtype=cards.seat.dtype), ntypes), len(games)),
+        "card": pd.Categorical.from_codes(np.tile(np.arange(ntypes), len(games) * seats), kinds),
+    }
+    for name in STAT_NAMES:
+        column = np.zeros(rows, cards[name].dtype)
+        column[at] = cards[name].to_numpy()
+        full[name] = column
+    # the same in every row of a run
+    config_hash = cards.config_hash.cat
+    full["config_hash"] = pd.Categorical.from_codes(
+        np.full(rows, config_hash.codes.iloc[0] if rows else 0, np.int8), config_hash.categories
+    )
+    version = cards.engine_version
+    full["engine_version"] = np.full(rows, version.iloc[0] if rows else 0, version.dtype)
+    return pd.DataFrame(full)[list(cards.columns)]
 
 
 # ---------------------------------------------------------------- the run
@@ -272,7 +313,8 @@ def write_chunk(run_dir: Path, first: int, parts: dict[str, pa.Table]) -> None:
 def read_table(run_dir: Path, name: str) -> pd.DataFrame:
     """One table of a run folder, its parts in game order."""
     parts = sorted((Path(run_dir) / f"{name}.parquet").glob("part-*.parquet"))
-    return pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
+    frame = pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
+    return with_zero_card_rows(frame) if name == "cards" else frame
 
 
 def _worker_chunk(study: StudyConfig, first: int, count: int, run_dir: Path | None):

@@ -113,6 +113,22 @@ def test_tables_are_tidy_and_consistent(one_worker, small_study):
     assert meta["status"] == "complete" and meta["games"] == n
 
 
+def test_cards_on_disk_skip_all_zero_rows_and_read_back_whole(one_worker, small_study):
+    import pyarrow.parquet as pq
+
+    from sim.engine.state import STAT_NAMES
+    from sim.runner import play_arrays
+
+    on_disk = pq.read_table(one_worker.run_dir / "cards.parquet").to_pandas()
+    assert 0 < len(on_disk) < len(one_worker.cards)
+    assert (on_disk[list(STAT_NAMES)] != 0).any(axis=1).all()
+    dense = play_arrays(small_study, 0, small_study.games).cards
+    read = one_worker.cards
+    assert len(read) == dense.shape[0] * dense.shape[1] * dense.shape[2]
+    assert (read[list(STAT_NAMES)].to_numpy() == dense.reshape(len(read), -1)).all()
+    assert read.game.is_monotonic_increasing and read.card.cat.categories.size == dense.shape[2]
+
+
 def test_resume_after_lost_chunks_equals_uninterrupted(one_worker, small_study, tmp_path):
     partial = tmp_path / "partial"
     run(small_study, jobs=1, out=partial, quiet=True)

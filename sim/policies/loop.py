@@ -140,10 +140,35 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
     s = blank.copy()
     games = np.zeros((count, N_G), np.int64)
     seats = np.zeros((count, pr.players, N_P), np.int64)
-    cards = np.zeros((count, pr.players, pr.ntypes, N_ST), np.int64)
+    cards = np.zeros((count, pr.players, pr.ntypes, N_ST), np.int16)  # small counts
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
         words = game_words(root, first + i, WORD_SEAT0 + pr.players)
         play_game(s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch)
         summarize_game(s, pr, games[i], seats[i], cards[i])
     return games, seats, cards
+
+
+@njit(cache=True)
+def nonzero_card_rows(cards):
+    """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
+    (within the chunk), seat, card type, and the counts one stat per row of a 2-D array."""
+    count, players, ntypes, nstats = cards.shape
+    rows = count * players * ntypes
+    flat = cards.reshape(rows, nstats)
+    game = np.empty(rows, np.int64)
+    seat = np.empty(rows, np.int8)
+    card = np.empty(rows, np.int8)
+    counts = np.empty((nstats, rows), cards.dtype)
+    n = 0
+    for r in range(rows):
+        any_count = 0
+        for k in range(nstats):
+            value = flat[r, k]
+            counts[k, n] = value  # overwritten unless the row is kept
+            any_count |= value
+        game[n] = r // (players * ntypes)
+        seat[n] = r // ntypes % players
+        card[n] = r % ntypes
+        n += any_count != 0
+    return game[:n].copy(), seat[:n].copy(), card[:n].copy(), counts[:, :n].copy()
