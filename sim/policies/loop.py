@@ -152,23 +152,29 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
 @njit(cache=True)
 def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
-    (within the chunk), seat, card type, and the counts one stat per row of a 2-D array."""
-    count, players, ntypes, nstats = cards.shape
+    (within the chunk), seat, card type, and the counts one stat per row of a 2-D array.
+    Two passes (count, then fill), so that nothing larger than the result is allocated."""
+    count, players, ntypes, _ = cards.shape
     rows = count * players * ntypes
-    flat = cards.reshape(rows, nstats)
-    game = np.empty(rows, np.int64)
-    seat = np.empty(rows, np.int8)
-    card = np.empty(rows, np.int8)
-    counts = np.empty((nstats, rows), cards.dtype)
-    n = 0
+    flat = cards.reshape(rows * N_ST)
+    kept = np.empty(rows, np.bool_)
     for r in range(rows):
-        any_count = 0
-        for k in range(nstats):
-            value = flat[r, k]
-            counts[k, n] = value  # overwritten unless the row is kept
-            any_count |= value
-        game[n] = r // (players * ntypes)
-        seat[n] = r // ntypes % players
-        card[n] = r % ntypes
-        n += any_count != 0
-    return game[:n].copy(), seat[:n].copy(), card[:n].copy(), counts[:, :n].copy()
+        any_count = flat[r * N_ST]
+        for k in range(1, N_ST):  # N_ST is a compile-time constant: the loop unrolls
+            any_count |= flat[r * N_ST + k]
+        kept[r] = any_count != 0
+    n = kept.sum()
+    game = np.empty(n, np.int64)
+    seat = np.empty(n, np.int8)
+    card = np.empty(n, np.int8)
+    counts = np.empty((N_ST, n), cards.dtype)
+    i = 0
+    for r in range(rows):
+        if kept[r]:
+            game[i] = r // (players * ntypes)
+            seat[i] = r // ntypes % players
+            card[i] = r % ntypes
+            for k in range(N_ST):
+                counts[k, i] = flat[r * N_ST + k]
+            i += 1
+    return game, seat, card, counts
