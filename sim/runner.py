@@ -227,8 +227,8 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     )
     p["win_share"] = (winner / n_winners[:, None]).reshape(-1)
 
-    # cards: only the rows with a non-zero count (about a third of rows are all zero: a
-    # seat never held that card); `with_zero_card_rows` puts the rest back on reading
+    # cards: only the rows with a non-zero count (more than a quarter of rows are all
+    # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading
     game, seat, card, counts = nonzero_card_rows(chunk.cards)
     c = {
         "game": game + chunk.first,
@@ -279,12 +279,15 @@ def with_zero_card_rows(cards: pd.DataFrame) -> pd.DataFrame:
 
 
 def chunk_games(studies: list[StudyConfig], workers: int) -> int:
-    """Games per chunk for these studies' line-ups (played together) on `workers` workers."""
+    """Games per chunk for these studies' line-ups (played together, with the same game
+    count) on `workers` workers: the slowest policy's size, cut finer when there would be
+    fewer than CHUNKS_PER_WORKER chunks of all studies per worker."""
     size = min(
         CHUNK_GAMES.get(seat.policy, PLUGIN_CHUNK_GAMES) for s in studies for seat in s.seats
     )
-    total = studies[0].games * len(studies)
-    return max(1, min(size, -(-total // (CHUNKS_PER_WORKER * workers * len(studies)))))
+    games = studies[0].games
+    fine = -(-games * len(studies) // (CHUNKS_PER_WORKER * workers))
+    return max(1, min(size, fine, games))
 
 
 def chunk_ranges(games: int, size: int) -> list[tuple[int, int]]:

@@ -53,6 +53,9 @@ def test_chunk_size_follows_the_slowest_policy_and_the_workers(small_study):
     games, workers = 20_000, 2
     n = size(["random"] * 4, games, workers)
     assert -(-games // n) >= CHUNKS_PER_WORKER * workers
+    # ... counting the chunks of every study played together (a sweep's points)
+    points = [small_study.with_overrides(seats=[{"policy": "random"}] * 4, games=games)] * 4
+    assert chunk_games(points, workers) == min(CHUNK_GAMES["random"], 4 * games // 8) > n
 
 
 def test_a_resumed_run_keeps_the_chunk_size_it_started_with(small_study, tmp_path):
