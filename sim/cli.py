@@ -112,6 +112,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_worker_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    p.add_argument(
+        "--backend",
+        choices=("fork", "loky", "dask"),  # sim.parallel.BACKENDS, without importing joblib
+        default=None,
+        help="fork: local workers forked from this process (default on Linux);"
+        " loky: fresh local processes (default elsewhere); dask: a Dask cluster",
+    )
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from sim.studies import sweep_file
 
@@ -126,6 +138,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         resume=args.resume,
         report=args.report,
         quiet=args.quiet,
+        backend=args.backend,
+        scheduler=args.scheduler,
     )
     print(text)
     return 0
@@ -144,6 +158,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         out=args.out,
         report=args.report,
         quiet=args.quiet,
+        backend=args.backend,
+        scheduler=args.scheduler,
     )
     print(text)
     return 0
@@ -193,18 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--games", type=int, default=None, help="override the config's games")
     p.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    _add_worker_options(p)
     p.add_argument("--out", default=None, help="run folder (default runs/<name>-<timestamp>)")
     p.add_argument("--resume", default=None, metavar="RUN_DIR", help="finish an interrupted run")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--backend",
-        choices=("fork", "loky", "dask"),  # sim.parallel.BACKENDS, without importing joblib
-        default=None,
-        help="fork: local workers forked from this process (default on Linux);"
-        " loky: fresh local processes (default elsewhere); dask: a Dask cluster",
-    )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
     p.add_argument("--report", default=None, help="report path (default reports/<name>.html)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report")
     p.set_defaults(func=_cmd_run)
@@ -218,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--games", type=int, default=None, help="games per point")
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--jobs", type=int, default=-1)
+    _add_worker_options(p)
     p.add_argument("--out", default=None, help="sweep folder (default runs/<name>-sweep-<time>)")
     p.add_argument("--resume", default=None, metavar="SWEEP_DIR")
     p.add_argument("--report", default=None, help="report path")
@@ -230,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b")
     p.add_argument("--labels", nargs=2, default=None, metavar=("A", "B"))
     p.add_argument("--games", type=int, default=None)
-    p.add_argument("--jobs", type=int, default=-1)
+    _add_worker_options(p)
     p.add_argument("--out", default=None)
     p.add_argument("--report", default=None, help="report path")
     p.add_argument("--quiet", action="store_true")

@@ -444,6 +444,8 @@ def sweep_file(
     resume: str | Path | None = None,
     report: str | Path | None = None,
     quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
 ) -> tuple[SweepResult, Path, str]:
     """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary)."""
     from sim.analysis.paired import sweep_result_stats
@@ -454,7 +456,15 @@ def sweep_file(
     overrides = {k: v for k, v in (("games", games), ("seed", seed)) if v is not None}
     if study is not None and overrides:
         study = study.with_overrides(**overrides)
-    result = run_sweep(study, jobs=jobs, out=out, resume=resume, quiet=quiet)
+    result = run_sweep(
+        study,
+        jobs=jobs,
+        out=out,
+        resume=resume,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+    )
     stats = sweep_result_stats(result)
     path = build_sweep_report(result, report, stats=stats)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
@@ -476,6 +486,8 @@ def compare_files(
     out: str | Path | None = None,
     report: str | Path | None = None,
     quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
 ) -> tuple[CompareResult, Path, str]:
     """`sim compare A.yaml B.yaml`: play both on shared seeds, write the report; (result, path,
     summary). Labels default to the file names (suffixed (A)/(B) when they are the same)."""
@@ -487,7 +499,17 @@ def compare_files(
     if labels is None:
         sa, sb = Path(a_path).stem, Path(b_path).stem
         labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
-    result = run_compare(a, b, labels=labels, games=games, jobs=jobs, out=out, quiet=quiet)
+    result = run_compare(
+        a,
+        b,
+        labels=labels,
+        games=games,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+    )
     table = compare_runs(result.a, result.b, labels=result.labels)
     path = build_compare_report(result, report, table_=table)
     notes = result.meta.get("notes", [])
