@@ -86,9 +86,17 @@ def resolve_jobs(jobs: int, n_tasks: int) -> int:
 
 
 def parallel_results(
-    tasks, n_tasks: int, jobs: int, backend: str | None = None, scheduler: str | None = None
+    tasks,
+    n_tasks: int,
+    jobs: int,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    before_fork=None,
 ):
-    """Results of the chunk tasks as they finish, on local processes or a Dask cluster."""
+    """Results of the chunk tasks as they finish, on local processes or a Dask cluster.
+
+    `before_fork()` runs here before workers are forked from this process (to load what
+    they should inherit, like the compiled engine)."""
     backend = backend or DEFAULT_BACKEND
     if backend not in BACKENDS:
         raise SimError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
@@ -99,6 +107,8 @@ def parallel_results(
     if n_jobs == 1:  # in this process: nothing to start
         yield from Parallel(n_jobs=1, return_as="generator_unordered")(tasks)
         return
+    if backend == "fork" and before_fork is not None:
+        before_fork()
     try:
         with parallel_config(backend=backend):
             yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)

@@ -33,7 +33,7 @@ from sim.engine.state import (
     make_engine,
 )
 from sim.errors import SimError
-from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results, resolve_jobs
+from sim.parallel import WorkerDied, parallel_results, resolve_jobs
 from sim.policies.loop import (
     GAME_COLUMNS,
     N_G,
@@ -389,10 +389,10 @@ def run(
     target = None if backend == "dask" else run_dir
     try:
         if todo:
-            if (backend or DEFAULT_BACKEND) == "fork":
-                load_engine(study)  # forked workers inherit it
             tasks = (delayed(_worker_chunk)(study, f, n, target) for f, n in todo)
-            results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
+            results = parallel_results(
+                tasks, len(todo), jobs, backend, scheduler, before_fork=lambda: load_engine(study)
+            )
             for first, count, seat0, frames in results:
                 if frames is not None:
                     write_chunk(run_dir, first, frames)

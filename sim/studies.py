@@ -34,7 +34,7 @@ from joblib import delayed
 from sim.config import StudyConfig, parse_study
 from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError
-from sim.parallel import DEFAULT_BACKEND, WorkerDied, parallel_results, resolve_jobs
+from sim.parallel import WorkerDied, parallel_results, resolve_jobs
 from sim.runner import (
     LEGACY_CHUNK_GAMES,
     TABLES,
@@ -334,14 +334,19 @@ def _run_points(
     t0 = time.perf_counter()
     try:
         if todo:
-            if (backend or DEFAULT_BACKEND) == "fork":
-                load_engine(studies[0])  # forked workers inherit it
             local = backend != "dask"  # Dask workers may not see this folder
             tasks = (
                 delayed(_point_chunk)(i, studies[i], f, n, point_dir(out_dir, i) if local else None)
                 for i, f, n in todo
             )
-            results = parallel_results(tasks, len(todo), jobs, backend, scheduler)
+            results = parallel_results(
+                tasks,
+                len(todo),
+                jobs,
+                backend,
+                scheduler,
+                before_fork=lambda: load_engine(studies[0]),
+            )
             for i, first, count, frames in results:
                 if frames is not None:
                     write_chunk(point_dir(out_dir, i), first, frames)
