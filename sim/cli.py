@@ -84,12 +84,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     resume = Path(args.resume) if args.resume else None
     result = run(
         study,
-        jobs=args.jobs,
         out=Path(args.out) if args.out else None,
         resume=resume,
         quiet=args.quiet,
-        backend=args.backend,
-        scheduler=args.scheduler,
+        **_worker_args(args),
     )
     print(_run_summary(result))
     if not args.no_report:
@@ -124,6 +122,11 @@ def _add_worker_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
 
 
+def _worker_args(args: argparse.Namespace) -> dict:
+    """The options `_add_worker_options` adds, as keyword arguments."""
+    return {"jobs": args.jobs, "backend": args.backend, "scheduler": args.scheduler}
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from sim.studies import sweep_file
 
@@ -133,13 +136,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         args.config,
         games=args.games,
         seed=args.seed,
-        jobs=args.jobs,
         out=args.out,
         resume=args.resume,
         report=args.report,
         quiet=args.quiet,
-        backend=args.backend,
-        scheduler=args.scheduler,
+        **_worker_args(args),
     )
     print(text)
     return 0
@@ -154,12 +155,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         args.b,
         labels=labels,
         games=args.games,
-        jobs=args.jobs,
         out=args.out,
         report=args.report,
         quiet=args.quiet,
-        backend=args.backend,
-        scheduler=args.scheduler,
+        **_worker_args(args),
     )
     print(text)
     return 0

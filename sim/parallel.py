@@ -39,11 +39,7 @@ class ForkBackend(ParallelBackendBase):
         self._pool = None
 
     def effective_n_jobs(self, n_jobs):
-        if n_jobs is None or mp.current_process().daemon:
-            return 1
-        if n_jobs < 0:
-            return max(os.cpu_count() + 1 + n_jobs, 1)
-        return max(n_jobs, 1)
+        return 1 if n_jobs is None or mp.current_process().daemon else _cores(n_jobs)
 
     def configure(self, n_jobs=1, parallel=None, **backend_kwargs):
         n_jobs = self.effective_n_jobs(n_jobs)
@@ -77,12 +73,16 @@ class ForkBackend(ParallelBackendBase):
 register_parallel_backend("fork", ForkBackend)
 
 
+def _cores(jobs: int) -> int:
+    """A worker count read as joblib reads it: -1 is every core, -2 all but one, ..."""
+    return max(os.cpu_count() + 1 + jobs, 1) if jobs < 0 else max(jobs, 1)
+
+
 def resolve_jobs(jobs: int, n_tasks: int) -> int:
     """Worker processes to start: `jobs` (-1 = all cores), never more than there are tasks."""
     if jobs == 0:
         raise SimError("--jobs must be a positive number of workers, or -1 for all cores")
-    n = os.cpu_count() + 1 + jobs if jobs < 0 else jobs
-    return max(1, min(n, n_tasks))
+    return min(_cores(jobs), max(n_tasks, 1))
 
 
 def parallel_results(
