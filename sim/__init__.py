@@ -7,7 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-__version__ = "0.1.0"
+from sim.version import __version__ as __version__
+
+# Every source file whose code or constants numba compiles into the game loop.
+COMPILED = ("engine/*.py", "policies/*.py", "specs.py", "results.py", "loop.py")
 
 
 def _compile_cache_dir() -> None:
@@ -22,7 +25,7 @@ def _compile_cache_dir() -> None:
         return
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted([*here.glob("engine/*.py"), *here.glob("policies/*.py")]):
+    for path in sorted(path for pattern in COMPILED for path in here.glob(pattern)):
         digest.update(path.name.encode() + path.read_bytes())
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ifitfits-sim"
     cache = root / digest.hexdigest()[:16]

@@ -12,11 +12,11 @@ from sim.config import load_study
 def bench_random_play(games: int = 20000, config_path: str = "configs/base.yaml") -> list[dict]:
     """Random play at 2-5 players on the config's game; prints and returns one row each."""
     from sim.engine.fastplay import bench_random
-    from sim.engine.state import make_engine
+    from sim.lineup import engine_for
 
     study = load_study(config_path)
     t0 = time.perf_counter()
-    engine = make_engine(study.game)
+    engine = engine_for(study.game)
     bench_random(engine.pr, engine.blank, study.seed, 0, 1)
     startup = time.perf_counter() - t0
     print(f"start-up (import, compile or load the compile cache): {startup:.2f} s")
@@ -24,7 +24,7 @@ def bench_random_play(games: int = 20000, config_path: str = "configs/base.yaml"
     rows = []
     for players in (2, 3, 4, 5):
         game = study.game.model_copy(update={"players": players})
-        engine = make_engine(game)
+        engine = engine_for(game)
         bench_random(engine.pr, engine.blank, study.seed, 0, 1)  # warm: compile per shape
         turns = np.empty(games, np.int64)
         t = time.perf_counter()
@@ -59,9 +59,9 @@ def bench_runner(
     import tempfile
     from pathlib import Path
 
-    from sim.engine.state import make_engine
-    from sim.policies.loop import play_chunk
-    from sim.runner import lineup_policies, lineup_slots, run
+    from sim.lineup import engine_for, lineup_policies, lineup_slots
+    from sim.loop import play_chunk
+    from sim.runner import run
 
     base = load_study(config_path)
     players = base.game.players
@@ -94,7 +94,7 @@ def bench_runner(
     rows = []
     for name, study in lineups.items():
         study = study.with_overrides(games=games)
-        engine = make_engine(study.game)
+        engine = engine_for(study.game)
         slots = lineup_slots(study, 0, games)
         codes, params = lineup_policies(study)
         play_chunk(engine.pr, engine.blank, study.seed, 0, 2, slots[:2], codes, params)
@@ -123,8 +123,8 @@ POLICY_LINEUPS = {
 
 def bench_policies(games: int = 2000, config_path: str = "configs/base.yaml") -> list[dict]:
     """Games and decisions per second on one core, every seat playing one policy."""
-    from sim.policies.loop import G_DECISIONS
-    from sim.runner import play_arrays
+    from sim.play import play_arrays
+    from sim.results import G_DECISIONS
 
     base = load_study(config_path)
     players = base.game.players

@@ -128,7 +128,7 @@ def _worker_args(args: argparse.Namespace) -> dict:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from sim.studies import sweep_file
+    from sim.commands import sweep_file
 
     if args.config is None and args.resume is None:
         raise SimError("sim sweep: give a CONFIG file, or --resume SWEEP_DIR")
@@ -147,7 +147,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from sim.studies import compare_files
+    from sim.commands import compare_files
 
     labels = tuple(args.labels) if args.labels else None
     _, _, text = compare_files(

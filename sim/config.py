@@ -19,7 +19,7 @@ import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import yaml
 from pydantic import (
@@ -31,8 +31,10 @@ from pydantic import (
     model_validator,
 )
 
-from sim.engine.walls import canonical, parse_walls, walls_str
 from sim.errors import ConfigError
+from sim.specs import check_seat
+from sim.variants import Rules
+from sim.walls import canonical, parse_walls, walls_str
 
 # A card count in the deck: a strict non-negative integer.
 Count = Annotated[int, Field(ge=0)]
@@ -128,20 +130,6 @@ class Deck(_Frozen):
             if not kind or not kind.replace("_", "").isalnum():
                 raise _Invalid(f"toy kind {kind!r} must be a plain word like 'yarn'")
         return dict(toys)
-
-
-class Rules(_Frozen):
-    """Rule variants; defaults are the canonical reading of RULES.md."""
-
-    match_sides: Literal["any", "matching"] = "any"
-    cat_entry: Literal["friend_or_empty", "any"] = "friend_or_empty"
-    evicted_cat: Literal["return", "discard"] = "return"
-    sleeping_counts_for_majority: bool = True
-
-    def switched_on(self) -> dict[str, object]:
-        """The variants that differ from the canonical reading."""
-        default = Rules()
-        return {k: v for k, v in self.model_dump().items() if getattr(default, k) != v}
 
 
 class GameConfig(_Frozen):
@@ -399,9 +387,7 @@ def _validate_game(data: dict[str, Any], where: str) -> GameConfig:
 
 
 def _parse_seats(raw: Any, players: int, where: str) -> tuple[SeatSpec, ...]:
-    """One SeatSpec per player; default all random. Policy names are checked by the registry."""
-    from sim.policies.registry import check_seat  # late: policies may import this module
-
+    """One SeatSpec per player; default all random. Policy names are checked by sim.specs."""
     if raw is None:
         return tuple(SeatSpec(policy="random") for _ in range(players))
     if not isinstance(raw, list):

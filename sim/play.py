@@ -1,9 +1,12 @@
-"""Games driven from Python: `sim play`, tests, and studies with a designer's own policy.
+"""Playing a chunk of a study's games: compiled for built-in line-ups, from Python otherwise.
 
-Built-in seats run the same compiled policies as the runner, from the same
-per-seat streams, so a game played here equals the runner's game of the same
-(seed, index). A plugged-in seat gets its PlayerView, the legal actions and
-its own numpy Generator.
+`play_arrays` is what every run, sweep and comparison calls. Built-in seats
+run the compiled loop; a line-up with a designer's own policy is driven from
+Python (`play_one`, also `sim play` and the tests) with the same compiled
+policies for the built-in seats, from the same per-seat streams, so a game
+played here equals the compiled loop's game of the same (seed, index). A
+plugged-in seat gets its PlayerView, the legal actions and its own numpy
+Generator.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ import numpy as np
 
 from sim.config import SeatSpec, StudyConfig
 from sim.engine.game import Game
-from sim.engine.state import make_engine
 from sim.errors import IllegalAction
+from sim.lineup import engine_for, lineup_policies, lineup_slots, seat_lineup
+from sim.loop import play_chunk
 from sim.policies.base import LegalAction
 from sim.policies.dispatch import PolicyScratch
-from sim.policies.registry import PLUGIN, load_plugin, policy_code, seat_params
+from sim.results import ChunkArrays, empty_arrays, summarize_game
+from sim.specs import PLUGIN, load_plugin, policy_code, seat_params
 
 
 class Seat:
@@ -47,9 +52,7 @@ class Seat:
 
 def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False) -> Game:
     """Play game `index` of root `seed` to the end with the study's seats, as the runner would."""
-    from sim.runner import seat_lineup
-
-    engine = make_engine(study.game)
+    engine = engine_for(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
     seats = [Seat(study.seats[slot], game, p) for p, slot in enumerate(slots)]
@@ -57,3 +60,26 @@ def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False
     while not game.over:
         game.apply(seats[game.seat].choose(game, scratch))
     return game
+
+
+def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
+    """Play games first..first+count-1 and return their raw result arrays."""
+    engine = engine_for(study.game)
+    pr = engine.pr
+    slots = lineup_slots(study, first, count)
+    codes, params = lineup_policies(study)
+    if (codes == PLUGIN).any():
+        games, seats, cards = empty_arrays(count, pr.players, pr.ntypes)
+        for i in range(count):
+            game = play_one(study, study.seed, first + i)
+            summarize_game(game.s, pr, games[i], seats[i], cards[i])
+    else:
+        games, seats, cards = play_chunk(
+            pr, engine.blank, study.seed, first, count, slots, codes, params
+        )
+    return ChunkArrays(first, slots, games, seats, cards)
+
+
+def load_engine(study: StudyConfig) -> None:
+    """Load (or compile) the study's compiled game loop in this process."""
+    play_arrays(study, 0, 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sim import specs
 from sim.config import (
     GameConfig,
     SeatSpec,
@@ -19,7 +21,6 @@ from sim.config import (
     summarize,
 )
 from sim.errors import ConfigError
-from sim.policies import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "base.yaml"
@@ -45,7 +46,8 @@ def error_of(path: Path | str) -> str:
 @pytest.fixture
 def more_policies(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pretend the registry knows a parametrised policy."""
-    monkeypatch.setitem(registry.KNOWN, "heuristic", {"preset", "depth"})
+    spec = dataclasses.replace(specs.POLICIES["heuristic"], params=frozenset({"preset", "depth"}))
+    monkeypatch.setitem(specs.POLICIES, "heuristic", spec)
 
 
 # --- the default study ---------------------------------------------------------

@@ -15,7 +15,12 @@ import pandas as pd
 import pytest
 
 from sim.config import load_study
-from sim.runner import CHUNK_GAMES, CHUNKS_PER_WORKER, TABLES, chunk_games, load_run, run
+from sim.orchestrate import CHUNKS_PER_WORKER, chunk_games
+from sim.results import TABLES
+from sim.runner import load_run, run
+from sim.specs import POLICIES
+
+CHUNK_GAMES = {name: spec.chunk_games for name, spec in POLICIES.items()}
 
 BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
 
@@ -120,7 +125,7 @@ def test_cards_on_disk_skip_all_zero_rows_and_read_back_whole(one_worker, small_
     import pyarrow.parquet as pq
 
     from sim.engine.state import STAT_NAMES
-    from sim.runner import play_arrays
+    from sim.play import play_arrays
 
     on_disk = pq.read_table(one_worker.run_dir / "cards.parquet").to_pandas()
     assert 0 < len(on_disk) < len(one_worker.cards)

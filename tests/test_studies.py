@@ -14,10 +14,10 @@ import pytest
 from sim.analysis.paired import compare_runs, sweep_result_stats
 from sim.config import load_study
 from sim.engine.game import Game
-from sim.engine.state import make_engine
 from sim.errors import SimError
+from sim.lineup import engine_for
 from sim.report.study_report import build_compare_report, build_sweep_report
-from sim.runner import TABLES
+from sim.results import TABLES
 from sim.studies import (
     load_compare,
     load_sweep,
@@ -35,7 +35,7 @@ GAMES = 1000  # per point: enough for the known effects to be sharp
 
 def deck(study, index: int) -> list[str]:
     """The shuffled deck of game `index` of a study (before the start card and the deal)."""
-    game = Game(make_engine(study.game), study.seed, index, log=True)
+    game = Game(engine_for(study.game), study.seed, index, log=True)
     return game.setup_event()["deck"]
 
 

@@ -7,8 +7,7 @@ from numba import njit
 
 from sim.engine.rng import WORD_SEAT0, game_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
-from sim.engine.turns import apply_action, setup
-from sim.policies.compiled import choose_random
+from sim.engine.turns import apply_action, random_legal_action, setup
 
 
 @njit(cache=True)
@@ -19,7 +18,7 @@ def play_random(s, pr, words, buf):
     for p in range(pr.players):
         streams[p, 0] = words[WORD_SEAT0 + p]
     while s[SC_DECISION] != DEC_OVER:
-        apply_action(s, pr, choose_random(s, pr, streams[s[SC_SEAT]], buf))
+        apply_action(s, pr, random_legal_action(s, pr, streams[s[SC_SEAT]], buf))
 
 
 @njit(cache=True)

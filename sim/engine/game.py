@@ -7,12 +7,14 @@ into the JSON Lines log of `sim play --log`.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 
 from sim.engine.position import AwakeCat, Item, Position, Princess
 from sim.engine.rng import WORD_SEAT0, game_words
+from sim.engine.scoring import cat_bonus, final_scores, winners
 from sim.engine.state import (
     DEC_OVER,
     DECISION_NAMES,
@@ -44,11 +46,13 @@ from sim.engine.state import (
     SC_TURNS,
     SC_WASTED,
     SLEEP_BASE,
+    ST_DEALT,
+    ST_DISCARDED,
+    ST_WASTED,
     TRIGGER_NAMES,
     Engine,
     StateView,
 )
-from sim.engine.table import cat_bonus, final_scores
 from sim.engine.turns import (
     A_BOX,
     A_CAT,
@@ -68,8 +72,8 @@ from sim.engine.turns import (
     legal_actions,
     setup,
 )
-from sim.engine.walls import walls_str
 from sim.errors import IllegalAction
+from sim.walls import walls_str
 
 PHASE_NAMES = ("normal", "final", "over")
 
@@ -159,8 +163,8 @@ class Game:
         """The seat's player view: built from public parts of the state and its own hand only."""
         v = self.view_
         names = self.engine.types.names
-        discarded = v.stats[:, :, 3].sum(axis=0)
-        wasted = v.stats[:, :, 4].sum(axis=0)
+        discarded = v.stats[:, :, ST_DISCARDED].sum(axis=0)
+        wasted = v.stats[:, :, ST_WASTED].sum(axis=0)
         return PlayerView(
             seat=seat,
             players=self.pr.players,
@@ -223,9 +227,9 @@ class Game:
         scores = final_scores(self.s, self.pr)
         bonus = np.zeros(self.pr.players, np.int64)
         cat_bonus(self.s, self.pr, bonus)
-        best = scores.max()
-        winners = tuple(int(q) for q in np.flatnonzero(scores == best))
-        return Outcome(tuple(int(v) for v in scores), tuple(int(v) for v in bonus), winners)
+        mask, _ = winners(scores)
+        seats = tuple(q for q in range(self.pr.players) if mask >> q & 1)
+        return Outcome(tuple(int(v) for v in scores), tuple(int(v) for v in bonus), seats)
 
     def position(self) -> Position:
         """The table as a Position (what `sim score` reads)."""
@@ -266,7 +270,7 @@ class Game:
             cats=cats,
             princesses=princesses,
             items=tuple(items),
-            rules=self.engine.config.rules,
+            rules=self.engine.rules,
         )
 
     # ------------------------------------------------------------ public facts
@@ -319,7 +323,7 @@ class Game:
             "event": "setup",
             "seed": self.seed,
             "game": self.index,
-            "config": self.engine.config.game_dict(),
+            "config": copy.deepcopy(dict(self.engine.settings)),
             "deck": [self.card_name(t) for t in self.deck_before],
             "start": {"card": self.card_name(start_type), "at": [0, 0], "walls": walls_str(start)},
             "hands": [self._dealt(p) for p in range(self.pr.players)],
@@ -329,7 +333,7 @@ class Game:
 
     def _dealt(self, seat: int) -> list[str]:
         out = []
-        for t, n in enumerate(self.view_.stats[seat, :, 0]):
+        for t, n in enumerate(self.view_.stats[seat, :, ST_DEALT]):
             out += [self.card_name(t)] * int(n)
         return out
 

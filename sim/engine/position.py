@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sim.config import Rules
+from sim.variants import Rules
 
 Cell = tuple[int, int]
 

@@ -17,11 +17,11 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from sim.config import Rules
 from sim.engine.position import AwakeCat, Cell, Item, Position, Princess
 from sim.engine.reference import SPRAYER, STEPS, is_open_seam, touching_sides
-from sim.engine.walls import parse_walls, walls_str
 from sim.errors import PositionError
+from sim.variants import Rules
+from sim.walls import parse_walls, walls_str
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5  # R2.1
 TOP_KEYS = ("players", "rules", "cards", "cats", "princesses", "items")
@@ -125,7 +125,7 @@ def _north_first(a: Cell, b: Cell) -> tuple[Cell, Cell]:
 
 
 def _read_rules(value: Any, where: str) -> Rules:
-    """Read the optional `rules` object through sim.config.Rules, strictly (no 'yes' for true)."""
+    """Read the optional `rules` object through sim.variants.Rules, strictly (no 'yes' for true)."""
     if not isinstance(value, dict):
         _fail(where, f"expected an object of rule variants, got {_shown(value)}")
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from sim.engine.position import Cell, Position
-from sim.engine.walls import E, N, S, W
+from sim.walls import E, N, S, W
 
 SPRAYER = "sprayer"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sim.engine.position import Position
-from sim.engine.walls import E, N, S, W
+from sim.walls import E, N, S, W
 
 
 def render(pos: Position) -> str:

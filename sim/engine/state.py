@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import namedtuple
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from sim.config import GameConfig
-from sim.engine.walls import parse_walls
+from sim.variants import Rules
+from sim.walls import parse_walls
 
 ENGINE_VERSION = 1  # bump whenever game behaviour changes
 
@@ -86,10 +88,68 @@ EV_WIDTH = 6
 # Params holds only ints; the state is one int32 buffer. A compiled call then
 # moves a single array, which keeps numba's reference counting (atomic
 # increments per array argument) off the hot path: that alone was a 17x
-# speed-up over a tuple of arrays. The buffer starts with the scalar slots,
-# then a constant lookup table (per card type: kind, walls, toy index, name
-# salt; per physical card: type and copy number; the neighbour offsets),
-# then the mutable parts of the game.
+# speed-up over a tuple of arrays. The buffer holds the parts of LAYOUT in
+# order (scalar slots, the mutable parts of the game, then a constant lookup
+# table: per card type its kind, walls, toy index and name salt; per physical
+# card its type and copy number; per cell its row and column), and with a
+# log, the event records after them.
+
+
+class Dims(NamedTuple):
+    """The sizes that the state's parts are measured in, for one game shape."""
+
+    ncells: int
+    players: int
+    ntypes: int
+    ntoys: int
+    ndeck: int
+    max_cats: int
+    ntab: int
+
+
+class Part(NamedTuple):
+    """One part of the state buffer: where its offset lives in Params, how StateView names
+    it (None: internal bookkeeping), its shape, and its value in a blank state."""
+
+    offset: str
+    view: str | None
+    shape: Callable[[Dims], tuple[int, ...]]
+    blank: int = 0
+
+
+# The state buffer, part by part. Everything up to o_scratch is what setup
+# needs in its blank state; the rest is written before it is read (per-box
+# data when a card is laid, list entries when they are appended), so a new
+# game copies only the head.
+LAYOUT: tuple[Part, ...] = (
+    Part("o_sc", "sc", lambda d: (N_SC,)),
+    Part("o_walls", "walls", lambda d: (d.ncells,), -1),  # -1: no card
+    Part("o_occ", "occupant", lambda d: (d.ncells,), FREE),
+    Part("o_seam", "seam_item", lambda d: (2 * d.ncells,), -1),  # -1: no item
+    Part("o_fpos", None, lambda d: (d.ncells,), -1),  # index in the front list, -1: not there
+    Part("o_deck", "deck", lambda d: (d.ndeck,)),
+    Part("o_hands", "hands", lambda d: (d.players, d.ntypes)),
+    Part("o_supply_awake", "awake", lambda d: (d.players,)),
+    Part("o_supply_sleep", "asleep", lambda d: (d.players,)),
+    Part("o_stats", "stats", lambda d: (d.players, d.ntypes, N_ST)),
+    Part("o_seat_stats", "seat_stats", lambda d: (d.players, N_PS)),
+    Part("o_scratch", None, lambda d: (0,)),  # marks the end of what a new game resets
+    Part("o_parent", "parent", lambda d: (d.ncells,)),
+    Part("o_open", "box_open", lambda d: (d.ncells,)),
+    Part("o_size", "box_size", lambda d: (d.ncells,)),
+    Part("o_spray", "box_spray", lambda d: (d.ncells,)),
+    Part("o_toys", "box_toys", lambda d: (d.ncells, d.ntoys)),
+    Part("o_awake", "box_awake", lambda d: (d.ncells, d.players)),
+    Part("o_sleep", "box_sleep", lambda d: (d.ncells, d.players)),
+    Part("o_front", "front", lambda d: (d.ncells,)),
+    Part("o_placed", "placed", lambda d: (d.ncells,)),
+    Part("o_cat_cell", "cat_cell", lambda d: (d.max_cats,)),
+    Part("o_cat_owner", "cat_owner", lambda d: (d.max_cats,)),
+    Part("o_princess", "princess_cell", lambda d: (d.ndeck + 1,)),
+    Part("o_tab", None, lambda d: (d.ntab,)),  # constant: never written during a game
+)
+
+# The lookup table's parts, in the order they sit inside o_tab.
 TAB_PARTS = ("t_kind", "t_walls", "t_toy", "t_salt", "t_deck_type", "t_deck_copy", "t_row", "t_col")
 
 Params = namedtuple(
@@ -115,45 +175,16 @@ Params = namedtuple(
         "max_cats",
         "max_actions",
         "max_events",
-        # where the lookup table's parts start in the state buffer
-        "t_kind",
-        "t_walls",
-        "t_toy",
-        "t_salt",
-        "t_deck_type",
-        "t_deck_copy",
-        "t_row",
-        "t_col",
-        # offsets into the state buffer
-        "o_sc",
-        "o_tab",
-        "o_walls",
-        "o_parent",
-        "o_occ",
-        "o_open",
-        "o_size",
-        "o_spray",
-        "o_toys",
-        "o_awake",
-        "o_sleep",
-        "o_seam",
-        "o_front",
-        "o_fpos",
-        "o_placed",
-        "o_cat_cell",
-        "o_cat_owner",
-        "o_princess",
-        "o_deck",
-        "o_hands",
-        "o_supply_awake",
-        "o_supply_sleep",
-        "o_stats",
-        "o_seat_stats",
-        "o_scratch",
-        "o_events",
+        *TAB_PARTS,  # where the lookup table's parts start in the state buffer
+        *(part.offset for part in LAYOUT),  # where each part starts
+        "o_events",  # the event records (a logged game's buffer is longer)
         "state_size",
     ],
 )
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
 
 
 class CardTypes:
@@ -163,18 +194,18 @@ class CardTypes:
     sprayer, and the toys in the config's order.
     """
 
-    def __init__(self, config: GameConfig) -> None:
+    def __init__(self, deck: Mapping[str, Any]) -> None:
         self.names: list[str] = []
         self.kinds: list[int] = []
         self.walls: list[int] = []
         self.toy_index: list[int] = []
         self.counts: list[int] = []
-        for walls, count in config.deck.boxes.items():
+        for walls, count in deck["boxes"].items():
             self._add(f"box:{walls}", KIND_BOX, parse_walls(walls), -1, count)
-        self.princess = self._add("princess", KIND_PRINCESS, -1, -1, config.deck.princesses)
-        self.sprayer = self._add("sprayer", KIND_SPRAYER, -1, -1, config.deck.sprayers)
-        self.toy_kinds = list(config.deck.toys)
-        for k, (kind, count) in enumerate(config.deck.toys.items()):
+        self.princess = self._add("princess", KIND_PRINCESS, -1, -1, deck["princesses"])
+        self.sprayer = self._add("sprayer", KIND_SPRAYER, -1, -1, deck["sprayers"])
+        self.toy_kinds = list(deck["toys"])
+        for k, (kind, count) in enumerate(deck["toys"].items()):
             self._add(f"toy:{kind}", KIND_TOY, -1, k, count)
         self.index = {name: t for t, name in enumerate(self.names)}
 
@@ -228,10 +259,10 @@ def _lookup_table(
     return offsets, tab
 
 
-def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
-    """Compile a validated config into the engine's flat parameters and lookup table."""
-    types = CardTypes(config)
-    rows, cols = config.table.rows, config.table.columns
+def _make_params(settings: Mapping[str, Any]) -> tuple[Params, list[int]]:
+    """Compile a validated game's settings into the engine's flat parameters and lookup table."""
+    types = CardTypes(settings["deck"])
+    rows, cols = settings["table"]["rows"], settings["table"]["columns"]
     width = 2 * cols + 1
     ncells = (2 * rows + 1) * width
     deck_types, deck_copies = [], []
@@ -239,45 +270,21 @@ def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
         deck_types += [t] * count
         deck_copies += list(range(count))
     ndeck = len(deck_types)
-    players, ntypes = config.players, len(types)
+    players, ntypes = settings["players"], len(types)
+    hand_size, cats, sleeps = (
+        settings["hand_size"],
+        settings["cats_per_player"],
+        settings["sleeping_per_player"],
+    )
     ntoys = max(1, len(types.toy_kinds))
     tab_offsets, tab = _lookup_table(types, deck_types, deck_copies, rows, cols)
-    max_cats = players * config.cats_per_player + 1
-    # Parts that setup needs in their blank state come first, up to o_scratch;
-    # the rest is written before it is read (per-box data when a card is laid,
-    # list entries when they are appended), so a new game copies only the head.
-    sizes = [
-        ("o_sc", N_SC),
-        ("o_walls", ncells),
-        ("o_occ", ncells),
-        ("o_seam", 2 * ncells),
-        ("o_fpos", ncells),
-        ("o_deck", ndeck),
-        ("o_hands", players * ntypes),
-        ("o_supply_awake", players),
-        ("o_supply_sleep", players),
-        ("o_stats", players * ntypes * N_ST),
-        ("o_seat_stats", players * N_PS),
-        ("o_scratch", 0),
-        ("o_parent", ncells),
-        ("o_open", ncells),
-        ("o_size", ncells),
-        ("o_spray", ncells),
-        ("o_toys", ncells * ntoys),
-        ("o_awake", ncells * players),
-        ("o_sleep", ncells * players),
-        ("o_front", ncells),
-        ("o_placed", ncells),
-        ("o_cat_cell", max_cats),
-        ("o_cat_owner", max_cats),
-        ("o_princess", ndeck + 1),
-        ("o_tab", len(tab)),  # constant: never written during a game
-    ]
+    max_cats = players * cats + 1
+    dims = Dims(ncells, players, ntypes, ntoys, ndeck, max_cats, len(tab))
     offsets, at = {}, 0
-    for name, size in sizes:
-        offsets[name] = at
-        at += size
-    rules = config.rules
+    for part in LAYOUT:
+        offsets[part.offset] = at
+        at += _size(part.shape(dims))
+    rules = settings["rules"]
     return Params(
         players=players,
         rows=rows,
@@ -288,19 +295,17 @@ def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
         ntoys=ntoys,
         ntypes=ntypes,
         ndeck=ndeck,
-        hand_size=config.hand_size,
-        cats=config.cats_per_player,
-        sleeps=config.sleeping_per_player,
-        sleep_walls=parse_walls(config.sleeping_card_walls),
-        match_sides=int(rules.match_sides == "matching"),
-        entry_any=int(rules.cat_entry == "any"),
-        evict_discard=int(rules.evicted_cat == "discard"),
-        sleep_majority=int(rules.sleeping_counts_for_majority),
+        hand_size=hand_size,
+        cats=cats,
+        sleeps=sleeps,
+        sleep_walls=parse_walls(settings["sleeping_card_walls"]),
+        match_sides=int(rules["match_sides"] == "matching"),
+        entry_any=int(rules["cat_entry"] == "any"),
+        evict_discard=int(rules["evicted_cat"] == "discard"),
+        sleep_majority=int(rules["sleeping_counts_for_majority"]),
         max_cats=max_cats,
-        max_actions=2 * ncells * (config.hand_size + 2) + 64,
-        max_events=12 * (ndeck + players * (config.cats_per_player + config.sleeping_per_player))
-        + 8 * players * (config.hand_size + 2)
-        + 64,
+        max_actions=2 * ncells * (hand_size + 2) + 64,
+        max_events=12 * (ndeck + players * (cats + sleeps)) + 8 * players * (hand_size + 2) + 64,
         **{name: offsets["o_tab"] + at for name, at in zip(TAB_PARTS, tab_offsets, strict=True)},
         o_events=at,
         state_size=at,
@@ -308,14 +313,27 @@ def _make_params(config: GameConfig) -> tuple[Params, list[int]]:
     ), tab
 
 
+def _dims(pr: Params) -> Dims:
+    return Dims(pr.ncells, pr.players, pr.ntypes, pr.ntoys, pr.ndeck, pr.max_cats, 0)
+
+
 @dataclass(frozen=True, eq=False)
 class Engine:
-    """A config compiled for the engine: parameters, card types, and a blank state."""
+    """A game's settings compiled for the engine: parameters, card types, and a blank state.
 
-    config: GameConfig
+    `settings` are the validated game settings as plain data, in the YAML layout
+    (`sim.config.GameConfig.game_dict()`); the engine never sees a config object.
+    """
+
+    settings: Mapping[str, Any]
     types: CardTypes
     pr: Params
     blank: np.ndarray  # an empty state with the lookup table filled in
+
+    @property
+    def rules(self) -> Rules:
+        """The rule variants in force (for positions and their reference scoring)."""
+        return Rules(**self.settings["rules"])
 
     def new_state(self, *, log: bool = False) -> np.ndarray:
         """A fresh state buffer (setup fills it); with room for events if `log`."""
@@ -327,52 +345,30 @@ class Engine:
         return s
 
 
-def make_engine(config: GameConfig) -> Engine:
-    """Compile a validated config once; the result is shared by every game of a run."""
-    pr, tab = _make_params(config)
+def make_engine(settings: Mapping[str, Any]) -> Engine:
+    """Compile a validated game's settings once; the result is shared by every game of a run."""
+    pr, tab = _make_params(settings)
     blank = np.zeros(pr.state_size, np.int32)
+    dims = _dims(pr)
+    for part in LAYOUT:
+        if part.blank != 0:
+            at = getattr(pr, part.offset)
+            blank[at : at + _size(part.shape(dims))] = part.blank
     blank[pr.o_tab : pr.o_tab + len(tab)] = tab
-    for off, n in (
-        (pr.o_walls, pr.ncells),
-        (pr.o_occ, pr.ncells),
-        (pr.o_seam, 2 * pr.ncells),
-        (pr.o_fpos, pr.ncells),
-    ):
-        blank[off : off + n] = -1
     blank.setflags(write=False)
-    return Engine(config=config, types=CardTypes(config), pr=pr, blank=blank)
+    return Engine(settings=settings, types=CardTypes(settings["deck"]), pr=pr, blank=blank)
 
 
 class StateView:
-    """Named numpy views into a state buffer, for Python code and tests (not the hot path)."""
+    """Named numpy views into a state buffer, for Python code and tests (not the hot path):
+    one attribute per named part of LAYOUT, shaped, plus `events`."""
 
     def __init__(self, s: np.ndarray, pr: Params) -> None:
-        n, players, ntypes = pr.ncells, pr.players, pr.ntypes
-        self.sc = s[pr.o_sc : pr.o_sc + N_SC]
-        self.walls = s[pr.o_walls : pr.o_walls + n]
-        self.parent = s[pr.o_parent : pr.o_parent + n]
-        self.occupant = s[pr.o_occ : pr.o_occ + n]
-        self.box_open = s[pr.o_open : pr.o_open + n]
-        self.box_size = s[pr.o_size : pr.o_size + n]
-        self.box_spray = s[pr.o_spray : pr.o_spray + n]
-        self.box_toys = s[pr.o_toys : pr.o_toys + n * pr.ntoys].reshape(n, pr.ntoys)
-        self.box_awake = s[pr.o_awake : pr.o_awake + n * players].reshape(n, players)
-        self.box_sleep = s[pr.o_sleep : pr.o_sleep + n * players].reshape(n, players)
-        self.seam_item = s[pr.o_seam : pr.o_seam + 2 * n]
-        self.front = s[pr.o_front : pr.o_front + n]
-        self.placed = s[pr.o_placed : pr.o_placed + n]
-        self.cat_cell = s[pr.o_cat_cell : pr.o_cat_cell + pr.max_cats]
-        self.cat_owner = s[pr.o_cat_owner : pr.o_cat_owner + pr.max_cats]
-        self.princess_cell = s[pr.o_princess : pr.o_princess + pr.ndeck + 1]
-        self.deck = s[pr.o_deck : pr.o_deck + pr.ndeck]
-        self.hands = s[pr.o_hands : pr.o_hands + players * ntypes].reshape(players, ntypes)
-        self.awake = s[pr.o_supply_awake : pr.o_supply_awake + players]
-        self.asleep = s[pr.o_supply_sleep : pr.o_supply_sleep + players]
-        self.stats = s[pr.o_stats : pr.o_stats + players * ntypes * N_ST].reshape(
-            players, ntypes, N_ST
-        )
-        self.seat_stats = s[pr.o_seat_stats : pr.o_seat_stats + players * N_PS].reshape(
-            players, N_PS
-        )
+        dims = _dims(pr)
+        for part in LAYOUT:
+            if part.view is not None:
+                shape = part.shape(dims)
+                at = getattr(pr, part.offset)
+                setattr(self, part.view, s[at : at + _size(shape)].reshape(shape))
         n_ev = (len(s) - pr.o_events) // EV_WIDTH
         self.events = s[pr.o_events : pr.o_events + n_ev * EV_WIDTH].reshape(n_ev, EV_WIDTH)

@@ -9,7 +9,6 @@ All functions work on the flat state buffer `s` with the offsets in `pr`.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from sim.engine.state import (
@@ -282,90 +281,3 @@ def evict_with_princess(s, pr, i):
     s[pr.o_princess + k] = north
     s[SC_PRINCESSES] = k + 1
     return owner
-
-
-@njit(**INLINE)
-def best_toy(s, pr, root, extra_kind):
-    """R8.3: count of the most numerous toy kind, with one more of extra_kind (-1: none)."""
-    best = 0
-    base = pr.o_toys + root * pr.ntoys
-    for k in range(pr.ntoys):
-        n = s[base + k] + (1 if k == extra_kind else 0)
-        if n > best:
-            best = n
-    return best
-
-
-@njit(**INLINE)
-def value_of(best, sprayers, open_sides):
-    """R8.3, R8.4: most numerous toy kind minus sprayers, doubled when no open side is left."""
-    value = best - sprayers
-    return 2 * value if open_sides == 0 else value
-
-
-@njit(**INLINE)
-def box_value(s, pr, root):
-    """The value of the box rooted at root (R8.3, R8.4)."""
-    return value_of(best_toy(s, pr, root, -1), s[pr.o_spray + root], s[pr.o_open + root])
-
-
-@njit(**INLINE)
-def box_majority(s, pr, root, q):
-    """R8.2: seat q's cats in the box (sleeping cats per the variant)."""
-    i = root * pr.players + q
-    n = s[pr.o_awake + i]
-    if pr.sleep_majority:
-        n += s[pr.o_sleep + i]
-    return n
-
-
-@njit(**INLINE)
-def box_top_count(s, pr, root):
-    """The leaders' cat count in the box (0: nobody leads)."""
-    top = 0
-    for q in range(pr.players):
-        m = box_majority(s, pr, root, q)
-        if m > top:
-            top = m
-    return top
-
-
-@njit(**INLINE)
-def leads(s, pr, root, p):
-    """Is seat p one of the box's leaders (R8.2)?"""
-    top = box_top_count(s, pr, root)
-    return top > 0 and box_majority(s, pr, root, p) == top
-
-
-@njit(cache=True)
-def box_points(s, pr, out):
-    """R8.1, R8.2: add each box's value to each of its leaders in out[seat]."""
-    for i in range(s[SC_NPLACED]):
-        x = s[pr.o_placed + i]
-        if s[pr.o_parent + x] != x:
-            continue
-        top = box_top_count(s, pr, x)
-        if top == 0:
-            continue
-        value = box_value(s, pr, x)
-        if value == 0:
-            continue
-        for q in range(pr.players):
-            if box_majority(s, pr, x, q) == top:
-                out[q] += value
-
-
-@njit(cache=True)
-def cat_bonus(s, pr, out):
-    """R8.5: one point per awake cat on the table."""
-    for i in range(s[SC_NCATS]):
-        out[s[pr.o_cat_owner + i]] += 1
-
-
-@njit(cache=True)
-def final_scores(s, pr):
-    """R8: box points plus the cat bonus."""
-    out = np.zeros(pr.players, np.int64)
-    box_points(s, pr, out)
-    cat_bonus(s, pr, out)
-    return out

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine.rng import WORD_RESHUFFLE, WORD_SHUFFLE, mix64
+from sim.engine.rng import WORD_RESHUFFLE, WORD_SHUFFLE, mix64, randint
+from sim.engine.scoring import leads
 from sim.engine.state import (
     DEC_CAT,
     DEC_CHOOSE,
@@ -86,7 +87,6 @@ from sim.engine.table import (
     cat_spot_ok,
     evict_with_princess,
     fits_table,
-    leads,
     offset,
     place_card,
     place_cat,
@@ -509,6 +509,18 @@ def legal_actions(s, pr, out):
     if dec == DEC_SLEEP:
         return sleeping_placements(s, pr, out, 0)
     return 0
+
+
+@njit(**INLINE)
+def random_legal_action(s, pr, stream, buf):
+    """A uniformly random legal action; at a plain play decision, without listing them."""
+    n = count_play_actions(s, pr)
+    if n > 1:
+        return nth_play_action(s, pr, randint(stream, n))
+    n = legal_actions(s, pr, buf)
+    if n == 1:
+        return buf[0]
+    return buf[randint(stream, n)]
 
 
 @njit(cache=True)

@@ -13,6 +13,17 @@ from __future__ import annotations
 from numba import njit
 
 from sim.engine.rng import randint
+from sim.engine.scoring import (
+    best_toy,
+    box_majority,
+    box_points,
+    box_value,
+    cat_bonus,
+    leader_mask,
+    leads,
+    majority,
+    value_of,
+)
 from sim.engine.state import (
     DEC_CAT,
     DEC_CHOOSE,
@@ -23,18 +34,7 @@ from sim.engine.state import (
     SC_ITEM,
     SC_SEAT,
 )
-from sim.engine.table import (
-    INLINE,
-    best_toy,
-    box_majority,
-    box_points,
-    cat_bonus,
-    find,
-    leads,
-    offset,
-    turned,
-    value_of,
-)
+from sim.engine.table import INLINE, find, offset, turned
 from sim.engine.turns import (
     A_CAT,
     A_PLACE,
@@ -43,66 +43,96 @@ from sim.engine.turns import (
     action_arg1,
     action_arg2,
     action_kind,
-    count_play_actions,
     legal_actions,
-    nth_play_action,
+    random_legal_action,
     sleeping_placements,
 )
 
-POLICY_RANDOM = 0
-POLICY_GREEDY = 1
+# The random policy is the engine's uniform draw among the legal actions.
+choose_random = random_legal_action
 
-# Layout of the int64 work array a game loop hands to greedy (no allocation per decision).
-W_DELTA = 0  # [P] score change per seat
-W_CUR = 1  # [P] scores as the table stands
-W_AWAKE = 2  # [P] merged box: awake cats
-W_SLEEP = 3  # [P] merged box: sleeping cats
-W_BLOCKS = 4  # then toys [K], roots [4], sealed [4], merged [4], then the two flags:
+# The int64 work array a game loop hands to greedy and the heuristic (no
+# allocation per decision), block by block (P seats, K toy kinds):
+#
+#   delta [P]   score change per seat of the candidate being evaluated
+#   cur   [P]   scores as the table stands
+#   awake [P]   the box a placement would make: awake cats per seat
+#   sleep [P]   ... sleeping cats per seat
+#   toys  [K]   ... toys per kind
+#   sealed[4]   per distinct neighbouring box: its open sides the card seals
+#   merged[4]   ... 1 if an open seam joins it to the card
+#   flags [2]   the heuristic's placement flags (F_CLOSES_OWN, F_FEEDS_RIVAL)
+#   cache [C_SIZE]  the per-cell cache (C_* below)
+
+
+@njit(**INLINE)
+def w_delta(pr):
+    return 0
+
+
+@njit(**INLINE)
+def w_cur(pr):
+    return pr.players
+
+
+@njit(**INLINE)
+def w_awake(pr):
+    return 2 * pr.players
+
+
+@njit(**INLINE)
+def w_sleep(pr):
+    return 3 * pr.players
+
+
+@njit(**INLINE)
+def w_toys(pr):
+    return 4 * pr.players
+
+
+@njit(**INLINE)
+def w_sealed(pr):
+    return 4 * pr.players + pr.ntoys
+
+
+@njit(**INLINE)
+def w_merged(pr):
+    return w_sealed(pr) + 4
+
+
+@njit(**INLINE)
+def w_flags(pr):
+    return w_merged(pr) + 4
+
+
+@njit(**INLINE)
+def w_cache(pr):
+    return w_flags(pr) + 2
+
+
 F_CLOSES_OWN = 0  # boxes the deciding seat leads that a placement closes (R1.8)
 F_FEEDS_RIVAL = 1  # 1 if a placement joins a box a rival leads and the seat does not
 
-
-# Greedy's per-cell cache, after the flags: the cell, then per side its
-# neighbour's root (-1: empty), whether that side of the neighbour is open and
-# the root's index among the distinct roots; then the count of distinct roots
-# and, per distinct root: open sides, value, leader bitmask, best toy count,
-# sprayers. C_WORTHLESS: no neighbouring box holds a toy or a sprayer, so no
-# card on this cell can change a score (every box involved is worth 0).
+# The per-cell cache: the cell, then per side its neighbour's root (-1: empty),
+# whether that side of the neighbour is open and the root's index among the
+# distinct roots; then the count of distinct roots and, per distinct root
+# (C_ROOT_WIDTH slots from C_ROOTS): its root, open sides, value, leader
+# bitmask and best toy count. C_WORTHLESS: no neighbouring box holds a toy or
+# a sprayer, so no card on this cell can change a score (every box involved is
+# worth 0).
 C_CELL, C_ROOT, C_OPEN_SIDE, C_INDEX, C_NROOTS, C_WORTHLESS, C_ROOTS = 0, 1, 5, 9, 13, 14, 15
-C_SIZE = C_ROOTS + 4 * 5
+R_ROOT, R_OPEN, R_VALUE, R_LEADERS, R_BEST = range(5)
+C_ROOT_WIDTH = 5
+C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
 
 
 @njit(cache=True)
-def work_size(players: int, ntoys: int) -> int:
+def work_size(pr) -> int:
     """Length of the work array for this game shape."""
-    return W_BLOCKS * players + ntoys + 14 + C_SIZE
-
-
-@njit(**INLINE)
-def flags_at(pr):
-    """Where the placement flags start in the work array."""
-    return W_BLOCKS * pr.players + pr.ntoys + 12
-
-
-@njit(**INLINE)
-def choose_random(s, pr, stream, buf):
-    """Uniform over the legal actions; at a plain play decision, without listing them."""
-    n = count_play_actions(s, pr)
-    if n > 1:
-        return nth_play_action(s, pr, randint(stream, n))
-    n = legal_actions(s, pr, buf)
-    if n == 1:
-        return buf[0]
-    return buf[randint(stream, n)]
+    return w_cache(pr) + C_SIZE
 
 
 # ---------------------------------------------------------------- box arithmetic
-
-
-@njit(**INLINE)
-def _majority(awake, sleep, sleep_majority):
-    """R8.2 for a box described by its sums."""
-    return awake + sleep if sleep_majority else awake
 
 
 @njit(**INLINE)
@@ -123,7 +153,7 @@ def _credit_root(s, pr, r, value, seat_bump, bump, sign, w):
         return
     for q in range(pr.players):
         if _bumped_majority(s, pr, r, q, seat_bump, bump) == top:
-            w[W_DELTA * pr.players + q] += sign * value
+            w[w_delta(pr) + q] += sign * value
 
 
 @njit(**INLINE)
@@ -138,18 +168,12 @@ def led_by_rival(s, pr, r, me):
 
 
 @njit(cache=True)
-def _root_value(s, pr, r, open_change):
-    return value_of(best_toy(s, pr, r, -1), s[pr.o_spray + r], s[pr.o_open + r] + open_change)
-
-
-@njit(cache=True)
 def _item_delta(s, pr, x, t, w):
     """Score change per seat if item type t went on a seam of x's box."""
-    for q in range(pr.players):
-        w[W_DELTA * pr.players + q] = 0
+    _clear_delta(pr, w)
     r = find(s, pr, x)
     toy = s[pr.t_toy + t]
-    old = _root_value(s, pr, r, 0)
+    old = box_value(s, pr, r)
     spray = s[pr.o_spray + r] + (1 if toy < 0 else 0)
     new = value_of(best_toy(s, pr, r, toy), spray, s[pr.o_open + r])
     _credit_root(s, pr, r, new - old, -1, 0, 1, w)
@@ -158,20 +182,19 @@ def _item_delta(s, pr, x, t, w):
 @njit(cache=True)
 def _cat_delta(s, pr, north, seat, bump, w):
     """Score change per seat if seat's awake cats in north's box changed by bump (+1 or -1)."""
-    for q in range(pr.players):
-        w[W_DELTA * pr.players + q] = 0
+    _clear_delta(pr, w)
     r = find(s, pr, north)
-    value = _root_value(s, pr, r, 0)
+    value = box_value(s, pr, r)
     _credit_root(s, pr, r, value, -1, 0, -1, w)
     _credit_root(s, pr, r, value, seat, bump, 1, w)
-    w[W_DELTA * pr.players + seat] += bump  # R8.5: the cat bonus
+    w[w_delta(pr) + seat] += bump  # R8.5: the cat bonus
 
 
 @njit(**INLINE)
 def _objective(pr, w, me):
     """Own score minus the best opponent's, after the candidate's change."""
-    o_d = W_DELTA * pr.players
-    o_cur = W_CUR * pr.players
+    o_d = w_delta(pr)
+    o_cur = w_cur(pr)
     best_other = -(1 << 40)
     for q in range(pr.players):
         if q != me:
@@ -184,7 +207,7 @@ def score_change(s, pr, a, me, w, flags):
     """Fill the work array's score change per seat (and placement flags) for legal action a."""
     dec = s[SC_DECISION]
     kind = action_kind(a)
-    fl = flags_at(pr)
+    fl = w_flags(pr)
     if dec == DEC_PLAY and kind == A_PLACE:
         code = action_arg1(a)
         m = s[pr.t_walls + (code >> 1)]
@@ -203,33 +226,13 @@ def score_change(s, pr, a, me, w, flags):
     elif dec == DEC_ITEM:
         _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
     else:
-        for q in range(pr.players):  # discards, no cat, the box action: nothing changes
-            w[W_DELTA * pr.players + q] = 0
-
-
-@njit(**INLINE)
-def _cache_at(pr):
-    return W_BLOCKS * pr.players + pr.ntoys + 14
-
-
-@njit(**INLINE)
-def _leader_mask(s, pr, r):
-    """Seats leading root r as a bitmask (0: nobody)."""
-    top = 0
-    for q in range(pr.players):
-        top = max(top, box_majority(s, pr, r, q))
-    mask = 0
-    if top > 0:
-        for q in range(pr.players):
-            if box_majority(s, pr, r, q) == top:
-                mask |= 1 << q
-    return mask
+        _clear_delta(pr, w)  # discards, no cat, the box action: nothing changes
 
 
 @njit(cache=True)
 def _prepare_cell(s, pr, x, w):
     """Cache what every card laid on x shares: its neighbours' boxes and their values."""
-    c = _cache_at(pr)
+    c = w_cache(pr)
     w[c + C_CELL] = x
     nroots = 0
     worthless = 1
@@ -243,17 +246,17 @@ def _prepare_cell(s, pr, x, w):
         w[c + C_ROOT + dd] = r
         w[c + C_OPEN_SIDE + dd] = 1 - ((wy >> (dd ^ 2)) & 1)
         j = 0
-        while j < nroots and w[c + C_ROOTS + 5 * j] != r:
+        while j < nroots and w[c + C_ROOTS + C_ROOT_WIDTH * j + R_ROOT] != r:
             j += 1
         w[c + C_INDEX + dd] = j
         if j == nroots:
-            base = c + C_ROOTS + 5 * j
+            base = c + C_ROOTS + C_ROOT_WIDTH * j
             best = best_toy(s, pr, r, -1)
-            w[base] = r
-            w[base + 1] = s[pr.o_open + r]
-            w[base + 2] = value_of(best, s[pr.o_spray + r], s[pr.o_open + r])
-            w[base + 3] = _leader_mask(s, pr, r)
-            w[base + 4] = best
+            w[base + R_ROOT] = r
+            w[base + R_OPEN] = s[pr.o_open + r]
+            w[base + R_VALUE] = value_of(best, s[pr.o_spray + r], s[pr.o_open + r])
+            w[base + R_LEADERS] = leader_mask(s, pr, r)
+            w[base + R_BEST] = best
             nroots += 1
             if best > 0 or s[pr.o_spray + r] > 0:
                 worthless = 0
@@ -266,7 +269,13 @@ def _credit_mask(pr, w, leaders, value):
     """Add value to every seat in the leaders bitmask."""
     for q in range(pr.players):
         if (leaders >> q) & 1:
-            w[W_DELTA * pr.players + q] += value
+            w[w_delta(pr) + q] += value
+
+
+@njit(**INLINE)
+def _clear_delta(pr, w):
+    for q in range(pr.players):
+        w[w_delta(pr) + q] = 0
 
 
 @njit(**INLINE)
@@ -279,17 +288,17 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
     would cost a reference count per candidate.
     """
     players, ntoys = pr.players, pr.ntoys
-    c = _cache_at(pr)
+    c = w_cache(pr)
     if w[c + C_CELL] != x:
         _prepare_cell(s, pr, x, w)
-    o_awake = W_AWAKE * players
-    o_sleep = W_SLEEP * players
-    o_toys = W_BLOCKS * players
-    o_sealed = o_toys + ntoys + 4
-    o_merged = o_toys + ntoys + 8
-    o_flags = o_toys + ntoys + 12
-    for q in range(players):
-        w[W_DELTA * players + q] = 0
+    o_delta = w_delta(pr)
+    o_awake = w_awake(pr)
+    o_sleep = w_sleep(pr)
+    o_toys = w_toys(pr)
+    o_sealed = w_sealed(pr)
+    o_merged = w_merged(pr)
+    o_flags = w_flags(pr)
+    _clear_delta(pr, w)
     w[o_flags + F_CLOSES_OWN] = 0
     w[o_flags + F_FEEDS_RIVAL] = 0
     if w[c + C_WORTHLESS] and not flags:
@@ -311,14 +320,15 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
     spray = 0
     any_merged = False
     for j in range(nroots):
-        base = c + C_ROOTS + 5 * j
-        r, open_r, value_r, leaders_r = w[base], w[base + 1], w[base + 2], w[base + 3]
+        base = c + C_ROOTS + C_ROOT_WIDTH * j
+        r, open_r = w[base + R_ROOT], w[base + R_OPEN]
+        value_r, leaders_r = w[base + R_VALUE], w[base + R_LEADERS]
         sealed = w[o_sealed + j]
         if w[o_merged + j] == 0:
             # A box this card only touches changes only if the card seals its
             # last open sides (R1.8); its leaders stay.
             if sealed > 0 and open_r == sealed:
-                change = value_of(w[base + 4], s[pr.o_spray + r], 0) - value_r
+                change = value_of(w[base + R_BEST], s[pr.o_spray + r], 0) - value_r
                 _credit_mask(pr, w, leaders_r, change)
                 if flags and (leaders_r >> me) & 1:
                     w[o_flags + F_CLOSES_OWN] += 1
@@ -346,11 +356,11 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
         w[o_sleep + sleeper] += 1
     top = 0
     for q in range(players):
-        top = max(top, _majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority))
+        top = max(top, majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority))
     if top == 0:
         return
     if flags and open_sides == 0:
-        if _majority(w[o_awake + me], w[o_sleep + me], pr.sleep_majority) == top:
+        if majority(w[o_awake + me], w[o_sleep + me], pr.sleep_majority) == top:
             w[o_flags + F_CLOSES_OWN] += 1
     best = 0
     for k in range(ntoys):
@@ -359,8 +369,8 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
     if value == 0:
         return
     for q in range(players):
-        if _majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority) == top:
-            w[W_DELTA * players + q] += value
+        if majority(w[o_awake + q], w[o_sleep + q], pr.sleep_majority) == top:
+            w[o_delta + q] += value
 
 
 @njit(**INLINE)
@@ -373,11 +383,11 @@ def _evaluate(s, pr, a, me, w):
 @njit(cache=True)
 def current_scores(s, pr, w):
     """Start a decision: the scores as the table stands, and an empty cell cache."""
-    cur = w[W_CUR * pr.players : (W_CUR + 1) * pr.players]
+    cur = w[w_cur(pr) : w_cur(pr) + pr.players]
     cur[:] = 0
     box_points(s, pr, cur)
     cat_bonus(s, pr, cur)
-    w[_cache_at(pr) + C_CELL] = -1
+    w[w_cache(pr) + C_CELL] = -1
 
 
 @njit(cache=True)
@@ -409,8 +419,7 @@ def choose_greedy(s, pr, stream, buf, w):
 @njit(cache=True)
 def _choose_action_kind(s, pr, me, stream, buf, w):
     """Box action (the table unchanged now) or the sleeping-cat action at its best placement."""
-    d = w[W_DELTA * pr.players : (W_DELTA + 1) * pr.players]
-    d[:] = 0
+    _clear_delta(pr, w)
     box = _objective(pr, w, me)
     n = sleeping_placements(s, pr, buf, 2)  # buf[0:2] holds the two choices
     best = -(1 << 40)

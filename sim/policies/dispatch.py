@@ -12,19 +12,10 @@ import numpy as np
 from numba import njit
 
 from sim.engine.state import Params
-from sim.policies.compiled import (
-    POLICY_GREEDY,
-    POLICY_RANDOM,
-    choose_greedy,
-    choose_random,
-    work_size,
-)
-from sim.policies.heuristic import N_PARAMS, choose_heuristic
+from sim.policies.compiled import choose_greedy, choose_random, work_size
+from sim.policies.heuristic import choose_heuristic
 from sim.policies.lookahead import choose_lookahead
-
-POLICY_HEURISTIC = 2
-POLICY_LOOKAHEAD = 3
-__all__ = ["POLICY_RANDOM", "POLICY_GREEDY", "POLICY_HEURISTIC", "POLICY_LOOKAHEAD", "choose"]
+from sim.specs import N_PARAMS, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM
 
 
 @njit(cache=True, inline="always")
@@ -42,7 +33,7 @@ def choose(code, s, pr, stream, buf, w, params, values, s2, buf2, pool):
 @njit(cache=True)
 def new_scratch(pr):
     """Policies' work arrays: greedy's, candidate values, a rollout state and buffer, a pool."""
-    w = np.zeros(work_size(pr.players, pr.ntoys), np.int64)
+    w = np.zeros(work_size(pr), np.int64)
     values = np.zeros(pr.max_actions, np.float64)
     s2 = np.zeros(pr.state_size, np.int32)
     buf2 = np.zeros(pr.max_actions, np.int32)

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine.rng import randint, uniform
+from sim.engine.scoring import leads
 from sim.engine.state import (
     DEC_CAT,
     DEC_CHOOSE,
@@ -23,7 +24,7 @@ from sim.engine.state import (
     SC_ITEM,
     SC_SEAT,
 )
-from sim.engine.table import INLINE, find, leads, turned
+from sim.engine.table import INLINE, find, turned
 from sim.engine.turns import (
     A_CAT,
     A_PRINCESS,
@@ -36,85 +37,33 @@ from sim.engine.turns import (
 from sim.policies.compiled import (
     F_CLOSES_OWN,
     F_FEEDS_RIVAL,
-    W_CUR,
-    W_DELTA,
     _place_delta,
     current_scores,
-    flags_at,
     led_by_rival,
     score_change,
+    w_cur,
+    w_delta,
+    w_flags,
 )
-
-# Feature names, in the order of the weight vector, with what each measures.
-FEATURES: dict[str, str] = {
-    "own_points": "change in the seat's own score (box points it leads, plus the cat bonus)",
-    "rival_points": "change in the score of the rival now ahead (highest current score)",
-    "others_points": "mean change in the other seats' scores",
-    "closes_own_box": "boxes the seat leads that the action closes, doubling them (R8.4)",
-    "feeds_rival_box": "1 if the card joins a box a rival leads and the seat does not",
-    "cat_used": "1 when an awake cat is placed (a negative weight keeps cats for later)",
-    "sleeping_used": "1 for the sleeping-cat action (claims a box early, costs a draw)",
-    "sprayer_on_rival": "1 when a drawn sprayer lands in a box a rival leads and the seat does not",
-    "princess_swing": "for a Princess: own score change minus the best rival's change",
-    "toy_to_own": "1 when a drawn toy lands in a box the seat leads",
-}
-FEATURE_NAMES = tuple(FEATURES)
-N_FEATURES = len(FEATURES)
-
-# The kinds of player the presets stand for; every weight not listed is 0.
-PRESETS: dict[str, dict[str, float]] = {
-    # Builds and closes its own boxes, feeds them toys, avoids helping rivals.
-    "builder": {
-        "own_points": 1.0,
-        "rival_points": -0.3,
-        "closes_own_box": 1.5,
-        "feeds_rival_box": -1.0,
-        "cat_used": 0.3,
-        "sleeping_used": -0.5,
-        "toy_to_own": 0.5,
-    },
-    # Plays against whoever is ahead: sprayers and the Princess on the leader.
-    "spoiler": {
-        "own_points": 0.6,
-        "rival_points": -1.5,
-        "others_points": -0.3,
-        "sprayer_on_rival": 1.5,
-        "princess_swing": 1.0,
-        "feeds_rival_box": -0.3,
-        "sleeping_used": -0.5,
-    },
-    # Claims boxes early with sleeping cats, then builds.
-    "sleeper": {
-        "own_points": 1.0,
-        "rival_points": -0.3,
-        "sleeping_used": 2.0,
-        "cat_used": 0.2,
-        "closes_own_box": 0.5,
-    },
-}
-
-# A seat's parameter vector: the weights, then the temperature (lookahead adds its own).
-P_TEMPERATURE = N_FEATURES
-N_PARAMS = N_FEATURES + 5
-
-
-def heuristic_params(
-    preset: str | None = None, weights: dict | None = None, temperature: float = 0.0
-) -> np.ndarray:
-    """The parameter vector of a heuristic seat: a preset's weights, overridden, and temperature."""
-    vec = np.zeros(N_PARAMS, np.float64)
-    chosen = dict(PRESETS[preset or "builder"])
-    chosen.update(weights or {})
-    for name, value in chosen.items():
-        vec[FEATURE_NAMES.index(name)] = float(value)
-    vec[P_TEMPERATURE] = float(temperature)
-    return vec
+from sim.specs import (
+    FEAT_CAT_USED,
+    FEAT_CLOSES_OWN_BOX,
+    FEAT_FEEDS_RIVAL_BOX,
+    FEAT_OTHERS_POINTS,
+    FEAT_OWN_POINTS,
+    FEAT_PRINCESS_SWING,
+    FEAT_RIVAL_POINTS,
+    FEAT_SLEEPING_USED,
+    FEAT_SPRAYER_ON_RIVAL,
+    FEAT_TOY_TO_OWN,
+    P_TEMPERATURE,
+)
 
 
 @njit(cache=True)
 def _rival(pr, w, me):
     """The opponent with the highest current score (lowest seat on ties)."""
-    cur = w[W_CUR * pr.players : (W_CUR + 1) * pr.players]
+    cur = w[w_cur(pr) : w_cur(pr) + pr.players]
     best = -1
     for q in range(pr.players):
         if q != me and (best < 0 or cur[q] > cur[best]):
@@ -125,15 +74,19 @@ def _rival(pr, w, me):
 @njit(**INLINE)
 def _table_features(pr, me, rival, weights, w):
     """Weighted score-change and placement features; the change is already in w."""
-    o_d = W_DELTA * pr.players
-    fl = flags_at(pr)
+    o_d = w_delta(pr)
+    fl = w_flags(pr)
     others = 0.0
     for q in range(pr.players):
         if q != me:
             others += w[o_d + q]
-    v = weights[0] * w[o_d + me] + weights[1] * w[o_d + rival]
-    v += weights[2] * others / (pr.players - 1)
-    return v + weights[3] * w[fl + F_CLOSES_OWN] + weights[4] * w[fl + F_FEEDS_RIVAL]
+    v = weights[FEAT_OWN_POINTS] * w[o_d + me] + weights[FEAT_RIVAL_POINTS] * w[o_d + rival]
+    v += weights[FEAT_OTHERS_POINTS] * others / (pr.players - 1)
+    return (
+        v
+        + weights[FEAT_CLOSES_OWN_BOX] * w[fl + F_CLOSES_OWN]
+        + weights[FEAT_FEEDS_RIVAL_BOX] * w[fl + F_FEEDS_RIVAL]
+    )
 
 
 @njit(**INLINE)
@@ -144,24 +97,24 @@ def action_value(s, pr, a, me, rival, weights, w):
     dec = s[SC_DECISION]
     kind = action_kind(a)
     if dec == DEC_CAT and kind == A_CAT:
-        v += weights[5]
+        v += weights[FEAT_CAT_USED]
     if dec == DEC_SLEEP:
-        v += weights[6]
+        v += weights[FEAT_SLEEPING_USED]
     if dec == DEC_ITEM:
         r = find(s, pr, action_arg2(a))
         mine = leads(s, pr, r, me)
         if s[pr.t_toy + s[SC_ITEM]] < 0:
             if led_by_rival(s, pr, r, me):
-                v += weights[7]
+                v += weights[FEAT_SPRAYER_ON_RIVAL]
         elif mine:
-            v += weights[9]
+            v += weights[FEAT_TOY_TO_OWN]
     if dec == DEC_PLAY and kind == A_PRINCESS:
-        o_d = W_DELTA * pr.players
+        o_d = w_delta(pr)
         best_other = -(1 << 40)
         for q in range(pr.players):
             if q != me:
                 best_other = max(best_other, w[o_d + q])
-        v += weights[8] * (w[o_d + me] - best_other)
+        v += weights[FEAT_PRINCESS_SWING] * (w[o_d + me] - best_other)
     return v
 
 
@@ -213,7 +166,9 @@ def choose_heuristic(s, pr, stream, buf, w, params, values):
             _place_delta(
                 s, pr, action_arg2(a), turned(mask) if action_arg1(a) else mask, me, me, w, True
             )
-            best = max(best, _table_features(pr, me, rival, weights, w) + weights[6])
+            best = max(
+                best, _table_features(pr, me, rival, weights, w) + weights[FEAT_SLEEPING_USED]
+            )
         values[1] = best
         return buf[_pick(values, 2, temperature, stream)]
     for i in range(n):

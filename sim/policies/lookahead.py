@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine.rng import next_u64, randint
+from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import (
     DEC_ITEM,
     DEC_OVER,
@@ -35,24 +36,18 @@ from sim.engine.state import (
     ST_PLAYED,
     ST_WASTED,
 )
-from sim.engine.table import final_scores
 from sim.engine.turns import apply_action, legal_actions
 from sim.policies.compiled import (
-    POLICY_GREEDY,
     _evaluate,
     choose_greedy,
     choose_random,
     current_scores,
 )
-from sim.policies.heuristic import N_FEATURES
+from sim.specs import P_CANDIDATES, P_HORIZON, P_ROLLOUT_POLICY, P_ROLLOUTS, POLICY_GREEDY
 
 # A rollout's value: the win share plus this much per point of lead. Points are
 # a far less noisy signal than 0/1 wins over a handful of rollouts.
 SCORE_WEIGHT = 0.25
-P_CANDIDATES = N_FEATURES + 1
-P_ROLLOUTS = N_FEATURES + 2
-P_ROLLOUT_POLICY = N_FEATURES + 3
-P_HORIZON = N_FEATURES + 4
 
 
 @njit(cache=True)
@@ -124,17 +119,13 @@ def _rollout_value(s, pr, me):
     A rollout cut at its horizon is judged on the table as it stands then.
     """
     scores = final_scores(s, pr)
-    best = scores.max()
     other = -(1 << 40)
     for q in range(pr.players):
         if q != me:
             other = max(other, scores[q])
     value = SCORE_WEIGHT * (scores[me] - other)
-    if s[SC_DECISION] == DEC_OVER and scores[me] == best:
-        winners = 0
-        for q in range(pr.players):
-            winners += scores[q] == best
-        value += 1.0 / winners
+    if s[SC_DECISION] == DEC_OVER:
+        value += win_share(scores, me)
     return value
 
 

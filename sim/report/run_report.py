@@ -20,7 +20,7 @@ from sim.config import StudyConfig, parse_study
 from sim.engine.state import ENGINE_VERSION
 from sim.report import figures as F
 from sim.report.table_picture import draw_position
-from sim.runner import RunResult, load_run
+from sim.storage import RunResult, load_run
 
 SECTIONS = (
     ("summary", "Summary"),

@@ -319,7 +319,7 @@ def build_study_report(folder: str | Path, out_path: str | Path | None = None) -
     import json
 
     from sim.errors import SimError
-    from sim.studies import STUDY_FILE
+    from sim.storage import STUDY_FILE
 
     meta_path = Path(folder) / STUDY_FILE
     if not meta_path.exists():

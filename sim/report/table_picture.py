@@ -14,7 +14,7 @@ from matplotlib.patches import Ellipse, Patch, Rectangle
 
 from sim.engine.position import Cell, Position
 from sim.engine.reference import SPRAYER, score_position
-from sim.engine.walls import E, N, S, W
+from sim.walls import E, N, S, W
 
 CARD_W, CARD_H = 2.0, 1.2  # a card's long (N/S) and short (E/W) edges
 SEAT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")

@@ -19,8 +19,8 @@ from sim.engine.position_io import (
     position_to_json,
     validate_position,
 )
-from sim.engine.walls import E, N, S, W
 from sim.errors import PositionError
+from sim.walls import E, N, S, W
 
 POSITIONS = Path(__file__).resolve().parents[2] / "configs" / "positions"
 

@@ -53,7 +53,6 @@ from sim.engine.state import (
     ST_DISCARDED,
     ST_WASTED,
     StateView,
-    make_engine,
 )
 from sim.engine.turns import (
     A_BOX,
@@ -71,8 +70,9 @@ from sim.engine.turns import (
     count_play_actions,
     nth_play_action,
 )
-from sim.engine.walls import parse_walls, turned
+from sim.lineup import engine_for
 from sim.play import play_one
+from sim.walls import parse_walls, turned
 
 Cell = tuple[int, int]
 
@@ -137,7 +137,7 @@ def decision_bound(cfg: GameConfig) -> int:
 def play(cfg: GameConfig, seed: int, rng: random.Random, each=None) -> Game:
     """Play a logged game of cfg to the end, uniformly over game.legal(); each(game) after
     setup and after every action. Asserts the game ends within decision_bound (a)."""
-    game = Game(make_engine(cfg), seed, log=True)
+    game = Game(engine_for(cfg), seed, log=True)
     if each:
         each(game)
     for _ in range(decision_bound(cfg)):
@@ -467,7 +467,11 @@ class Replay:
 def check_accounting(game: Game) -> None:
     """(c) Per card type: deck + hands + table + pending item + discarded + wasted = dealt deck;
     and per seat, the cat supplies plus the cats on the table add up."""
-    cfg, types, view = game.engine.config, game.engine.types, StateView(game.s, game.pr)
+    cfg, types, view = (
+        GameConfig.model_validate(game.engine.settings),
+        game.engine.types,
+        StateView(game.s, game.pr),
+    )
     pos = game.position()
     total = Counter(types.names[t] for t, n in enumerate(types.counts) for _ in range(n))
     seen = Counter(game.deck)
@@ -564,7 +568,7 @@ def check_fast_sampler(game: Game) -> None:
 def table_of(game: Game) -> Replay:
     """A Replay holding the game's current table, hands and supplies (for the legal-set check)."""
     pos, view = game.position(), StateView(game.s, game.pr)
-    table = Replay(game.engine.config)
+    table = Replay(GameConfig.model_validate(game.engine.settings))
     table.cards = dict(pos.cards)
     table.sleeping = dict(pos.sleeping)
     table.cats = {c.north: c.player for c in pos.cats}
@@ -804,7 +808,7 @@ def test_compiled_random_loop_matches_the_python_driver():
             },
             "t",
         )
-        engine = make_engine(study.game)
+        engine = engine_for(study.game)
         for seed in (0, 11, 2**35 + 3):
             first, count = 5, 8
             fast = random_turns(engine.pr, engine.blank, seed, first, count)
@@ -814,7 +818,7 @@ def test_compiled_random_loop_matches_the_python_driver():
 
 def test_different_indices_give_different_games():
     """(f) The game index feeds the shuffle: ten indices of one root give ten decks."""
-    engine = make_engine(GameConfig())
+    engine = engine_for(GameConfig())
     decks = {tuple(Game(engine, 7, i).setup_event()["deck"]) for i in range(10)}
     assert len(decks) == 10
 

@@ -13,7 +13,7 @@ from sim.config import Rules
 from sim.engine.position import AwakeCat, Cell, Item, Position, Princess
 from sim.engine.position_io import load_position, validate_position
 from sim.engine.reference import boxes, is_closed, is_open_seam, score_position
-from sim.engine.walls import parse_walls
+from sim.walls import parse_walls
 
 POSITIONS = Path(__file__).resolve().parents[2] / "configs" / "positions"
 EXPECTED = json.loads((POSITIONS / "expected.json").read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sim.config import GameConfig, StudyConfig
 from sim.engine.game import Game
 from sim.engine.rng import WORD_SEAT0, game_words
-from sim.engine.state import make_engine
+from sim.lineup import engine_for
 
 ROOTS = [
     0,
@@ -66,7 +66,7 @@ def test_word_streams_are_distinct():
 
 
 def _common_order(cfg: GameConfig, seed: int, index: int, key: str) -> list[str]:
-    game = Game(make_engine(cfg), seed, index)
+    game = Game(engine_for(cfg), seed, index)
     return [card for card in game.setup_event()[key] if card != "sprayer"]
 
 
@@ -92,6 +92,6 @@ def test_changing_a_count_moves_only_that_kind():
     base = GameConfig().game_dict()
     more = GameConfig().game_dict()
     more["deck"]["toys"]["yarn"] = 9
-    a = Game(make_engine(GameConfig.model_validate(base)), 42).setup_event()["deck"]
-    b = Game(make_engine(GameConfig.model_validate(more)), 42).setup_event()["deck"]
+    a = Game(engine_for(GameConfig.model_validate(base)), 42).setup_event()["deck"]
+    b = Game(engine_for(GameConfig.model_validate(more)), 42).setup_event()["deck"]
     assert [c for c in a if c != "toy:yarn"] == [c for c in b if c != "toy:yarn"]

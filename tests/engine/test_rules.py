@@ -25,7 +25,6 @@ from sim.engine.state import (
     ST_DISCARDED,
     ST_WASTED,
     StateView,
-    make_engine,
 )
 from sim.engine.turns import (
     A_BOX,
@@ -42,8 +41,9 @@ from sim.engine.turns import (
     action_arg2,
     action_kind,
 )
-from sim.engine.walls import parse_walls
 from sim.errors import ConfigError, IllegalAction
+from sim.lineup import engine_for
+from sim.walls import parse_walls
 
 Cell = tuple[int, int]
 BLANK = "box:"  # the card with no walls
@@ -72,7 +72,7 @@ def config(**settings) -> GameConfig:
 def new_game(cfg: GameConfig, *, start: str | None = None, seed: int = 0, where=None) -> Game:
     """A logged game of cfg: the first seed from `seed` whose start card has walls `start`
     and that passes `where(game)`."""
-    engine = make_engine(cfg)
+    engine = engine_for(cfg)
     for s in range(seed, seed + 2000):
         game = Game(engine, s, log=True)
         if start is not None and game.position().cards[(0, 0)] != parse_walls(start):
@@ -297,7 +297,7 @@ def fits(game: Game, cell: Cell) -> bool:
     cells = [*game.position().cards, cell]
     rows = max(r for r, _ in cells) - min(r for r, _ in cells) + 1
     cols = max(c for _, c in cells) - min(c for _, c in cells) + 1
-    table = game.engine.config.table
+    table = GameConfig.model_validate(game.engine.settings).table
     return rows <= table.rows and cols <= table.columns
 
 
@@ -654,7 +654,7 @@ def test_r2_3_cards_above_the_start_card_stay_on_top(top: str):
     """R2.3: a Princess or toy above the first box card stays on top: the Princess is dealt to
     seat 0 first (R2.4: dealt like a box card), the toy is the first card set aside."""
     cfg = config(deck=MIXED)
-    engine = make_engine(cfg)
+    engine = engine_for(cfg)
     game = next(g for s in range(500) if (g := Game(engine, s)).setup_event()["deck"][0] == top)
     setup = game.setup_event()
     assert setup["start"]["card"] == next(c for c in setup["deck"] if c.startswith("box:"))
@@ -1451,7 +1451,7 @@ def random_final(cfg: GameConfig, seed: int) -> Game:
     """A random game played to the end as `sim play` plays it (seat streams, random_action)."""
     from sim.policies.compiled import choose_random as random_action
 
-    game = Game(make_engine(cfg), seed)
+    game = Game(engine_for(cfg), seed)
     streams = [game.seat_stream(p) for p in range(game.pr.players)]
     while not game.over:
         game.apply(random_action(game.s, game.pr, streams[game.seat], game.buf))
@@ -1562,7 +1562,7 @@ def test_variant_match_sides_matching_in_random_games():
         deck={"boxes": {"": 6, "N": 6, "NE": 6, "EW": 6, "NS": 4}},
         rules={"match_sides": "matching"},
     )
-    from sim.engine.walls import turned as turn
+    from sim.walls import turned as turn
 
     def matches(cards: dict, cell: Cell, mask: int) -> bool:
         for dr, dc, mine, theirs in reference.STEPS:

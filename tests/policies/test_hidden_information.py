@@ -9,10 +9,11 @@ import pytest
 
 from sim.config import GameConfig
 from sim.engine.game import Game, PlayerView
-from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView, make_engine
+from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView
+from sim.lineup import engine_for
 from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
 from sim.policies.lookahead import unseen_counts
-from sim.policies.registry import policy_code, seat_params
+from sim.specs import policy_code, seat_params
 
 POLICIES = {
     "random": {},
@@ -34,7 +35,7 @@ def _mid_game(engine, seed, steps):
 
 
 def test_view_holds_no_deck_order_and_no_other_hands():
-    engine = make_engine(GameConfig())
+    engine = engine_for(GameConfig())
     game, _ = _mid_game(engine, 11, 25)
     view = game.view(game.seat)
     fields = {f.name for f in dataclasses.fields(PlayerView)}
@@ -71,7 +72,7 @@ def _shuffle_hidden(game, rng):
 @pytest.mark.parametrize("policy", sorted(POLICIES))
 @pytest.mark.parametrize("steps", [3, 17, 40, 60])
 def test_choice_unchanged_when_hidden_cards_are_reshuffled(policy, steps):
-    engine = make_engine(GameConfig())
+    engine = engine_for(GameConfig())
     rng = np.random.default_rng(steps)
     game, scratch = _mid_game(engine, 5 + steps, steps)
     assert not game.over, "pick a step inside the game"
@@ -90,7 +91,7 @@ def test_unseen_cards_are_exactly_the_hidden_ones():
     """Lookahead's determinization pool, from public counts, equals deck + other hands,
     at every decision of whole games (item decisions included)."""
     for players in (2, 4):
-        engine = make_engine(GameConfig(players=players))
+        engine = engine_for(GameConfig(players=players))
         game = Game(engine, 40 + players, 0)
         scratch = PolicyScratch.for_params(engine.pr)
         streams = [game.seat_stream(p) for p in range(players)]

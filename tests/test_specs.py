@@ -5,9 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.policies.heuristic import FEATURE_NAMES, N_FEATURES, P_TEMPERATURE, PRESETS
-from sim.policies.lookahead import P_CANDIDATES, P_HORIZON, P_ROLLOUT_POLICY, P_ROLLOUTS
-from sim.policies.registry import SeatError, check_seat, policy_code, seat_params
+from sim.specs import (
+    FEATURE_NAMES,
+    N_FEATURES,
+    P_CANDIDATES,
+    P_HORIZON,
+    P_ROLLOUT_POLICY,
+    P_ROLLOUTS,
+    P_TEMPERATURE,
+    PRESETS,
+    SeatError,
+    check_seat,
+    policy_code,
+    seat_params,
+)
 
 BAD = [
     ("heuristic", {"preset": "bulider"}, "preset", "did you mean 'builder'"),

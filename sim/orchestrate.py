@@ -1,0 +1,173 @@
+"""One orchestration for runs, sweeps and comparisons: points, chunks, workers, progress, resume.
+
+A run is a study of one point; a sweep or a comparison is several points that
+play the same game indices from the same root seed. `execute` plays the
+chunks of every point that are not on disk yet in one worker pool,
+chunk-major (every point advances together, so an interrupted sweep is
+balanced), writes each chunk into its point's run folder as it finishes, and
+marks each point complete. Game i's randomness derives only from (seed, i)
+and chunks are fixed ranges of game indices, so the result is the same for
+any number of workers, any backend and any resume.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from joblib import delayed
+
+from sim import specs
+from sim.config import StudyConfig
+from sim.errors import SimError
+from sim.parallel import WorkerDied, parallel_results, resolve_jobs
+from sim.play import load_engine, play_arrays
+from sim.results import arrow_tables
+from sim.storage import (
+    RUN_FILE,
+    RunResult,
+    chunk_done,
+    run_meta,
+    study_yaml,
+    write_chunk,
+    write_json,
+    write_text,
+)
+
+CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
+
+
+@dataclass(frozen=True)
+class Point:
+    """One study to play, and the run folder its results go to."""
+
+    study: StudyConfig
+    folder: Path
+
+
+@dataclass(frozen=True)
+class Executed:
+    """What `execute` did: each point's run, and the pool's wall time and games played."""
+
+    runs: list[RunResult]
+    wall_s: float
+    played: int
+
+    def timing(self) -> dict:
+        """wall_time_s and games_per_s, as run.json and study.json record them."""
+        gps = round(self.played / self.wall_s, 1) if self.wall_s > 0 and self.played else None
+        return {"wall_time_s": round(self.wall_s, 3), "games_per_s": gps}
+
+
+def chunk_games(studies: Sequence[StudyConfig], workers: int) -> int:
+    """Games per chunk for these studies' line-ups (played together, with the same game
+    count) on `workers` workers: the slowest policy's size (`sim.specs`), cut finer when
+    there would be fewer than CHUNKS_PER_WORKER chunks of all studies per worker."""
+    size = min(specs.chunk_games(seat.policy) for s in studies for seat in s.seats)
+    games = studies[0].games
+    fine = -(-games * len(studies) // (CHUNKS_PER_WORKER * workers))
+    return max(1, min(size, fine, games))
+
+
+def chunk_size(studies: Sequence[StudyConfig], jobs: int) -> int:
+    """chunk_games for the worker count that `jobs` gives for these studies' games."""
+    return chunk_games(studies, resolve_jobs(jobs, studies[0].games * len(studies)))
+
+
+def chunk_ranges(games: int, size: int) -> list[tuple[int, int]]:
+    """(first game, count) of each chunk of `size` games."""
+    return [(first, min(size, games - first)) for first in range(0, games, size)]
+
+
+def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path | None):
+    """Play one point's chunk (in a worker); write it where the worker sees the folder, else
+    return its tables. Also returns seat 0's mean win share, for the progress bar."""
+    chunk = play_arrays(study, first, count)
+    parts = arrow_tables(study, chunk)
+    seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
+    if folder is None:
+        return index, first, count, seat0, parts
+    write_chunk(folder, first, parts)
+    return index, first, count, seat0, None
+
+
+def execute(
+    points: Sequence[Point],
+    size: int,
+    *,
+    jobs: int = -1,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    quiet: bool = False,
+    died_hint: str,
+) -> Executed:
+    """Play every point's missing chunks in one pool and mark every point complete.
+
+    The points must share their game count and seed (that is what pairs them).
+    `died_hint` ends the message when a worker dies (what is kept, how to go on).
+    """
+    games, seed = points[0].study.games, points[0].study.seed
+    if any(p.study.games != games or p.study.seed != seed for p in points):
+        raise ValueError("points must share their games and seed")
+    for p in points:
+        p.folder.mkdir(parents=True, exist_ok=True)
+        write_json(p.folder / RUN_FILE, {**run_meta(p.study, size), "status": "running"})
+    todo = [
+        (i, first, count)
+        for first, count in chunk_ranges(games, size)
+        for i, p in enumerate(points)
+        if not chunk_done(p.folder, first)
+    ]
+    total = games * len(points)
+    bar = progress_bar(total, total - sum(n for _, _, n in todo), quiet)
+    seat0: list[float] = []
+    t0 = time.perf_counter()
+    try:
+        if todo:
+            local = backend != "dask"  # Dask workers may not see these folders
+            tasks = (
+                delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder if local else None)
+                for i, f, n in todo
+            )
+            results = parallel_results(
+                tasks,
+                len(todo),
+                jobs,
+                backend,
+                scheduler,
+                before_fork=lambda: load_engine(points[0].study),
+            )
+            for i, first, count, share, parts in results:
+                if parts is not None:
+                    write_chunk(points[i].folder, first, parts)
+                if bar is not None:
+                    bar.update(count)
+                    if len(points) == 1:
+                        seat0.append(share)
+                        bar.set_postfix_str(f"seat 0 wins {np.mean(seat0):.1%}")
+    except WorkerDied as exc:
+        raise SimError(f"{exc}; {died_hint}") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t0
+    runs = []
+    for p in points:
+        meta = {**run_meta(p.study, size), "status": "complete"}
+        write_json(p.folder / RUN_FILE, meta)
+        write_text(p.folder / "config.yaml", study_yaml(p.study))
+        runs.append(RunResult(p.folder, meta))
+    return Executed(runs, wall, sum(n for _, _, n in todo))
+
+
+def progress_bar(total: int, done: int, quiet: bool):
+    """A tqdm bar on an interactive terminal, else None."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, unit="game", smoothing=0.1, dynamic_ncols=True)

@@ -1,0 +1,319 @@
+"""The results schema: how a finished game becomes rows of `games`, `players` and `cards`.
+
+The one home of the three tables' columns. A finished state is summarised
+in compiled code into three small arrays per game (`summarize_game`); a
+chunk of such arrays becomes Arrow tables with categoricals and small
+integers (`arrow_tables`), written to Parquet by `sim.storage` or read into
+pandas (`tables`). Every row carries the config hash and the engine version,
+so results of another config or an older engine are never mixed up with new
+ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from numba import njit
+
+from sim.config import StudyConfig
+from sim.engine.scoring import (
+    best_toy,
+    box_majority,
+    box_top_count,
+    closure_bonus,
+    margin,
+    rank,
+    value_of,
+    winners,
+)
+from sim.engine.state import (
+    ENGINE_VERSION,
+    N_PS,
+    N_ST,
+    SC_DECISIONS,
+    SC_NCATS,
+    SC_NDISCARD,
+    SC_NPLACED,
+    SC_PRINCESSES,
+    SC_TRIGGER,
+    SC_TRIGGER_SEAT,
+    SC_TRIGGER_TURN,
+    SC_TURNS,
+    SC_WASTED,
+    STAT_NAMES,
+    TRIGGER_NAMES,
+    CardTypes,
+)
+
+TABLES = ("games", "players", "cards")
+
+# ---------------------------------------------------------------- the compiled arrays
+
+# One game's row: the counts written as they are (GAME_COLUMNS), then its outcome (R8.6).
+G_TURNS, G_TRIGGER, G_TRIGGER_SEAT, G_TRIGGER_TURN, G_WASTED, G_BOXES, G_CLOSED = range(7)
+G_DISCARDS, G_CATS_ON_TABLE, G_PRINCESSES, G_CARDS, G_DECISIONS = 7, 8, 9, 10, 11
+G_WINNERS, G_N_WINNERS, G_MARGIN = 12, 13, 14  # winners as a seat bitmask
+N_G = 15
+GAME_COLUMNS = (
+    "turns",
+    "trigger",
+    "trigger_seat",
+    "trigger_turn",
+    "items_wasted",
+    "boxes",
+    "closed_boxes",
+    "discards",
+    "cats_on_table",
+    "princesses_on_table",
+    "cards_on_table",
+    "decisions",
+)
+
+# One seat's row: points by source, boxes led, the engine's per-seat counters
+# (PS_* in sim.engine.state, in that order from P_SEAT_STATS), then its rank.
+P_SCORE, P_BOX_POINTS, P_CAT_BONUS, P_BOXES_LED, P_CLOSED_LED, P_NEGATIVE, P_DOUBLED = range(7)
+P_SEAT_STATS = 7
+P_RANK = P_SEAT_STATS + N_PS
+N_P = P_RANK + 1
+SEAT_COLUMNS = (
+    "score",
+    "box_points",
+    "cat_bonus",
+    "boxes_led",
+    "closed_boxes_led",
+    "negative_points",
+    "doubling_points",
+    "cats_placed",  # PS_CATS
+    "sleeping_placed",  # PS_SLEEPING
+    "princesses_played",  # PS_PRINCESS
+    "cats_evicted",  # PS_EVICTED
+    "discards",  # PS_DISCARDS
+    "turns_taken",  # PS_TURNS
+)
+assert len(SEAT_COLUMNS) == P_RANK and len(GAME_COLUMNS) == G_WINNERS
+
+
+@njit(cache=True)
+def summarize_game(s, pr, g, seats, cards):
+    """Fill game row g, seat rows seats[p] and card rows cards[p, t] from a finished state."""
+    g[G_TURNS] = s[SC_TURNS]
+    g[G_TRIGGER] = s[SC_TRIGGER]
+    g[G_TRIGGER_SEAT] = s[SC_TRIGGER_SEAT]
+    g[G_TRIGGER_TURN] = s[SC_TRIGGER_TURN]
+    g[G_WASTED] = s[SC_WASTED]
+    g[G_DISCARDS] = s[SC_NDISCARD]
+    g[G_CATS_ON_TABLE] = s[SC_NCATS]
+    g[G_PRINCESSES] = s[SC_PRINCESSES]
+    g[G_CARDS] = s[SC_NPLACED]
+    g[G_DECISIONS] = s[SC_DECISIONS]
+    seats[:, :] = 0
+    boxes = 0
+    closed = 0
+    for i in range(s[SC_NPLACED]):
+        x = s[pr.o_placed + i]
+        if s[pr.o_parent + x] != x:
+            continue
+        boxes += 1
+        open_sides = s[pr.o_open + x]
+        is_closed = open_sides == 0
+        closed += is_closed
+        top = box_top_count(s, pr, x)
+        if top == 0:
+            continue
+        best, sprayers = best_toy(s, pr, x, -1), s[pr.o_spray + x]
+        value = value_of(best, sprayers, open_sides)  # R8.3, R8.4
+        for q in range(pr.players):
+            if box_majority(s, pr, x, q) == top:  # R8.2: every leader scores the box
+                seats[q, P_BOX_POINTS] += value
+                seats[q, P_BOXES_LED] += 1
+                seats[q, P_CLOSED_LED] += is_closed
+                if value < 0:
+                    seats[q, P_NEGATIVE] += value
+                seats[q, P_DOUBLED] += closure_bonus(best, sprayers, open_sides)
+    g[G_BOXES] = boxes
+    g[G_CLOSED] = closed
+    for i in range(s[SC_NCATS]):
+        seats[s[pr.o_cat_owner + i], P_CAT_BONUS] += 1  # R8.5
+    for q in range(pr.players):
+        seats[q, P_SCORE] = seats[q, P_BOX_POINTS] + seats[q, P_CAT_BONUS]
+        for k in range(N_PS):
+            seats[q, P_SEAT_STATS + k] = s[pr.o_seat_stats + q * N_PS + k]
+        for t in range(pr.ntypes):
+            for k in range(N_ST):
+                cards[q, t, k] = s[pr.o_stats + (q * pr.ntypes + t) * N_ST + k]
+    scores = seats[:, P_SCORE]
+    g[G_WINNERS], g[G_N_WINNERS] = winners(scores)  # R8.6
+    g[G_MARGIN] = margin(scores)
+    for q in range(pr.players):
+        seats[q, P_RANK] = rank(scores, q)
+
+
+@njit(cache=True)
+def nonzero_card_rows(cards):
+    """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
+    (within the chunk), seat, card type, and the counts one stat per row of a 2-D array.
+    Two passes (count, then fill), so that nothing larger than the result is allocated."""
+    count, players, ntypes, _ = cards.shape
+    rows = count * players * ntypes
+    flat = cards.reshape(rows * N_ST)
+    kept = np.empty(rows, np.bool_)
+    for r in range(rows):
+        any_count = flat[r * N_ST]
+        for k in range(1, N_ST):  # N_ST is a compile-time constant: the loop unrolls
+            any_count |= flat[r * N_ST + k]
+        kept[r] = any_count != 0
+    n = kept.sum()
+    game = np.empty(n, np.int64)
+    seat = np.empty(n, np.int8)
+    card = np.empty(n, np.int8)
+    counts = np.empty((N_ST, n), cards.dtype)
+    i = 0
+    for r in range(rows):
+        if kept[r]:
+            game[i] = r // (players * ntypes)
+            seat[i] = r // ntypes % players
+            card[i] = r % ntypes
+            for k in range(N_ST):
+                counts[k, i] = flat[r * N_ST + k]
+            i += 1
+    return game, seat, card, counts
+
+
+@dataclass
+class ChunkArrays:
+    """Raw results of consecutive games, as `summarize_game` fills them."""
+
+    first: int
+    slots: np.ndarray  # [game, seat] line-up slot
+    games: np.ndarray  # [game, G_*]
+    seats: np.ndarray  # [game, seat, P_*]
+    cards: np.ndarray  # [game, seat, card type, STAT_NAMES]
+
+    def win_shares(self) -> np.ndarray:
+        """[game, seat] share of the win (R8.6: 1/k for each of k tied winners)."""
+        return (self.seats[:, :, P_RANK] == 1) / self.games[:, G_N_WINNERS, None]
+
+
+@njit(cache=True)
+def empty_arrays(count, players, ntypes):
+    """Zeroed games, seats and cards arrays for `count` games (filled by summarize_game)."""
+    return (
+        np.zeros((count, N_G), np.int64),
+        np.zeros((count, players, N_P), np.int64),
+        np.zeros((count, players, ntypes, N_ST), np.int16),  # small counts
+    )
+
+
+# ---------------------------------------------------------------- the tables
+
+
+def _categorical(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """A column of names stored as small codes (a pandas Categorical once read)."""
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8()), pa.array(names))
+
+
+def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
+    """The three tables as Arrow tables built straight from the arrays (no pandas on the way
+    to disk: writing is a runner cost the engine does not pay)."""
+    types = CardTypes(study.game.game_dict()["deck"])
+    players = study.game.players
+    count = len(chunk.games)
+    index = np.arange(chunk.first, chunk.first + count)
+    slots = chunk.slots
+    config_hash = [study.config_hash()]
+
+    def tagged(columns: dict, rows: int) -> pa.Table:
+        columns["config_hash"] = _categorical(np.zeros(rows, np.int8), config_hash)
+        columns["engine_version"] = pa.array(np.full(rows, ENGINE_VERSION, np.int16))
+        return pa.table(columns)
+
+    g = {
+        "game": index,
+        "seed": np.full(count, study.seed),
+        "players": np.full(count, players, np.int8),
+    }
+    for k, name in enumerate(GAME_COLUMNS):
+        if name == "trigger":
+            g["end_trigger"] = _categorical(chunk.games[:, k], list(TRIGGER_NAMES))
+        else:
+            g[name] = chunk.games[:, k].astype(np.int32)
+    subsets = [",".join(str(q) for q in range(players) if m >> q & 1) for m in range(1 << players)]
+    n_winners = chunk.games[:, G_N_WINNERS]
+    g["winners"] = _categorical(chunk.games[:, G_WINNERS], subsets)
+    g["n_winners"] = n_winners.astype(np.int8)
+    g["tie"] = n_winners > 1
+    g["margin"] = chunk.games[:, G_MARGIN].astype(np.int32)
+    g["rotation"] = slots[:, 0].astype(np.int8)
+
+    labels = [seat.label for seat in study.seats]
+    names = sorted(set(labels))
+    slot_policy = np.array([names.index(label) for label in labels])
+    flat_slots = slots.reshape(-1)
+    p = {
+        "game": np.repeat(index, players),
+        "seat": np.tile(np.arange(players, dtype=np.int8), count),
+        "slot": flat_slots.astype(np.int8),
+        "policy": _categorical(slot_policy[flat_slots], names),
+    }
+    seats = chunk.seats.reshape(count * players, -1)
+    for k, name in enumerate(SEAT_COLUMNS):
+        p[name] = seats[:, k].astype(np.int32)
+    p["rank"] = seats[:, P_RANK].astype(np.int8)  # 1 is best; tied seats share the best rank
+    p["win_share"] = chunk.win_shares().reshape(-1)
+
+    # cards: only the rows with a non-zero count (more than a quarter of rows are all
+    # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading
+    game, seat, card, counts = nonzero_card_rows(chunk.cards)
+    c = {
+        "game": game + chunk.first,
+        "seat": seat,
+        "card": _categorical(card, types.names),
+    }
+    for k, name in enumerate(STAT_NAMES):
+        c[name] = counts[k]
+    return {
+        "games": tagged(g, count),
+        "players": tagged(p, count * players),
+        "cards": tagged(c, len(game)),
+    }
+
+
+def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
+    """The tidy games, players and cards tables of some games' raw results."""
+    frames = {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
+    frames["cards"] = with_zero_card_rows(frames["cards"])
+    return frames
+
+
+def with_zero_card_rows(cards: pd.DataFrame) -> pd.DataFrame:
+    """The cards table with the all-zero rows that are not written to disk put back: one
+    row per game, seat and card type, in that order. (Every seat is dealt cards, so every
+    game and seat has rows to find.)"""
+    games = np.unique(cards.game.to_numpy())
+    seats = int(cards.seat.max()) + 1 if len(cards) else 0
+    kinds = cards.card.cat.categories
+    ntypes = len(kinds)
+    rows = len(games) * seats * ntypes
+    at = (
+        np.searchsorted(games, cards.game.to_numpy()) * seats + cards.seat.to_numpy()
+    ) * ntypes + cards.card.cat.codes.to_numpy()
+    full = {
+        "game": np.repeat(games, seats * ntypes),
+        "seat": np.tile(np.repeat(np.arange(seats, dtype=cards.seat.dtype), ntypes), len(games)),
+        "card": pd.Categorical.from_codes(np.tile(np.arange(ntypes), len(games) * seats), kinds),
+    }
+    for name in STAT_NAMES:
+        column = np.zeros(rows, cards[name].dtype)
+        column[at] = cards[name].to_numpy()
+        full[name] = column
+    # the same in every row of a run
+    config_hash = cards.config_hash.cat
+    full["config_hash"] = pd.Categorical.from_codes(
+        np.full(rows, config_hash.codes.iloc[0] if rows else 0, np.int8), config_hash.categories
+    )
+    version = cards.engine_version
+    full["engine_version"] = np.full(rows, version.iloc[0] if rows else 0, version.dtype)
+    return pd.DataFrame(full)[list(cards.columns)]
