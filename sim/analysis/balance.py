@@ -12,6 +12,8 @@ a run report shows the same value a sweep or a comparison does.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -73,7 +75,7 @@ def estimate_metrics(
 def run_metrics(
     games: pd.DataFrame,
     players: pd.DataFrame | None,
-    names,
+    names: Iterable[str],
     *,
     n_boot: int = N_BOOT,
     seed: int = 0,
@@ -309,6 +311,7 @@ def flow_summary(games: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) ->
     nothing to either), its median, min and max those of the per-game shares,
     and n the games with at least one box.
     """
+    # hand-made frames may lack the game column; the flow rows do not need real indices
     indexed = games if "game" in games else games.rename_axis("game").reset_index()
     registry = run_metrics(indexed, None, FLOW_METRICS, n_boot=n_boot, seed=seed)
     registry = registry.set_index("metric")
