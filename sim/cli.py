@@ -166,21 +166,26 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _run_summary(result) -> str:
     """A few lines a designer reads first: where the results are and who won how often."""
+    from sim.analysis.balance import policy_win_shares, seat_win_shares
+    from sim.analysis.stats import Estimate
+
+    def half(r) -> float:  # "± x" covers the whole (possibly lopsided) 95% interval
+        return Estimate(r.win_share, r.lo, r.hi, r.n).half
+
     meta, players = result.meta, result.players
     lines = [
         f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
         f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"
     ]
-    n = len(result.games)
-    for label, share in players.groupby("policy")["win_share"]:
-        rate = share.mean()
-        half = 1.96 * share.std(ddof=1) / max(len(share), 1) ** 0.5
-        lines.append(f"  {label:<20} win share {rate:6.1%} ± {half:.1%}  ({len(share)} seat-games)")
-    by_seat = players.groupby("seat")["win_share"].mean()
+    for r in policy_win_shares(players).itertuples():
+        lines.append(
+            f"  {r.policy:<20} win share {r.win_share:6.1%} ± {half(r):.1%}  ({r.n} seat-games)"
+        )
+    seats = seat_win_shares(players)
     lines.append(
         "  by seat: "
-        + "  ".join(f"{s}: {v:.1%}" for s, v in by_seat.items())
-        + f"  (fair {1 / players.seat.nunique():.1%}, n={n} games)"
+        + "  ".join(f"{r.seat}: {r.win_share:.1%} ± {half(r):.1%}" for r in seats.itertuples())
+        + f"  (fair {seats['fair'].iloc[0]:.1%}, n={len(result.games)} games)"
     )
     return "\n".join(lines)
 

@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from sim.errors import ConfigError
+from sim.metrics import TARGET_METRICS
 from sim.specs import check_seat
 from sim.variants import Rules
 from sim.walls import canonical, parse_walls, walls_str
@@ -177,7 +178,6 @@ class GameConfig(_Frozen):
 
 STUDY_KEYS = ("name", "games", "seed", "seats", "rotate_seats", "sweep", "targets", "report")
 GAME_KEYS = tuple(GameConfig.model_fields)
-METRICS = ("first_player_advantage", "balance", "turns", "margin", "shared_wins", "mean_score")
 # Left out of config_hash: they change neither which games run nor how (see config_hash).
 HASH_IGNORES = ("name", "games", "targets", "report")
 
@@ -491,7 +491,7 @@ def _sweep_game(
 
 
 def _parse_targets(raw: Any, where: str) -> dict[str, float | tuple[float, float]]:
-    """metric -> number or [lo, hi]; metric names from METRICS."""
+    """metric -> number or [lo, hi]; metric names from sim.metrics.TARGET_METRICS."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -499,8 +499,8 @@ def _parse_targets(raw: Any, where: str) -> dict[str, float | tuple[float, float
     out: dict[str, float | tuple[float, float]] = {}
     for metric, target in raw.items():
         at = ("targets", metric)
-        if metric not in METRICS:
-            _fail(where, at, _unknown(metric, METRICS, "metric"))
+        if metric not in TARGET_METRICS:
+            _fail(where, at, _unknown(metric, TARGET_METRICS, "metric"))
         if _is_number(target):
             out[metric] = float(target)
         elif isinstance(target, list) and len(target) == 2 and all(map(_is_number, target)):

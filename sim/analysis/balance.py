@@ -3,23 +3,87 @@
 Win shares count a k-way tie as 1/k of a win (R8.6). Rows of one game are not
 independent (only one seat can win), so every interval over player rows is
 clustered by game; see `sim.analysis.stats` for which interval is used where.
+
+The balance metrics, the target metrics (`headline`) and the registry rows of
+`flow_summary` are the metrics of `sim.metrics`, each estimated by its declared
+interval method from `sim.analysis.values.game_values` (`estimate_metrics`), so
+a run report shows the same value a sweep or a comparison does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
+from sim.analysis.paired import LEVEL, bootstrap_draws, metric_points
 from sim.analysis.stats import (
     Estimate,
-    bootstrap_ci,
     clustered_mean_ci,
     mean_ci,
     wilson,
     win_share_ci,
 )
+from sim.analysis.values import game_values
+from sim.metrics import TARGET_METRICS, Metric, metric, needs, quiet_nan
 
-_EST = ["value", "lo", "hi", "n"]
+N_BOOT = 1000  # bootstrap resamples of a single run's estimate
+
+
+# ---------------------------------------------------------------- registry metrics
+
+_ESTIMATE = {"mean": mean_ci, "wilson": win_share_ci}
+
+
+def estimate_metrics(
+    values: pd.DataFrame, metrics: list[Metric], *, n_boot: int = N_BOOT, seed: int = 0
+) -> pd.DataFrame:
+    """Each metric's value on one run's game values, with the 95% interval its `interval` names.
+
+    The value is the metric's function of the column means (as in sweeps and
+    comparisons). "mean" and "wilson" metrics are the mean of their first
+    column plus a fixed offset: the interval of that column's mean, shifted by
+    the offset. "bootstrap" metrics get the percentile bootstrap over games.
+    Columns: metric, label, unit, interval, value, lo, hi, n (games).
+    """
+    point = metric_points(values, metrics)
+    boot = [m for m in metrics if m.interval == "bootstrap"]
+    bounds = {}
+    if boot:
+        _, draws = bootstrap_draws([values], boot, resamples=n_boot, seed=seed)
+        tail = 50 * (1 - LEVEL)
+        with quiet_nan():
+            lo, hi = np.nanpercentile(draws[0], [tail, 100 - tail], axis=0)
+        bounds = {m.name: (lo[j], hi[j]) for j, m in enumerate(boot)}
+    rows = []
+    for m, value in zip(metrics, point, strict=True):
+        if m.interval == "bootstrap":
+            lo_, hi_ = bounds[m.name]
+            n = len(values)
+        else:
+            e = _ESTIMATE[m.interval](values[m.columns[0]].to_numpy(float))
+            shift = value - e.value  # the offset, e.g. -1/players for the first-player advantage
+            lo_, hi_, n = e.lo + shift, e.hi + shift, e.n
+        rows.append(
+            {"metric": m.name, "label": m.label, "unit": m.unit, "interval": m.interval,
+             "value": float(value), "lo": float(lo_), "hi": float(hi_), "n": int(n)}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def run_metrics(
+    games: pd.DataFrame,
+    players: pd.DataFrame | None,
+    names: Iterable[str],
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """`estimate_metrics` of the named registry metrics, reading only the columns they need."""
+    metrics = [metric(n) for n in names]
+    values = game_values(games, players, columns=needs(metrics))
+    return estimate_metrics(values, metrics, n_boot=n_boot, seed=seed)
 
 
 def n_seats(players: pd.DataFrame) -> int:
@@ -111,37 +175,30 @@ def seat_share_matrix(players: pd.DataFrame) -> np.ndarray:
     return players.pivot(index="game", columns="seat", values="win_share").to_numpy()
 
 
-def _balance(shares: np.ndarray) -> float:
-    """Ludii's balance: 1 minus the largest gap between two seats' win rates."""
-    means = shares.mean(axis=0)
-    return float(1 - (means.max() - means.min()))
-
-
 def first_player_advantage(players: pd.DataFrame) -> Estimate:
-    """Seat 0's win share minus the fair 1/n, with its interval and n games."""
-    seat0 = players.loc[players["seat"] == 0, "win_share"].to_numpy()
-    e = win_share_ci(seat0)
-    fair = 1 / n_seats(players)
-    return Estimate(e.value - fair, e.lo - fair, e.hi - fair, e.n)
+    """Seat 0's win share minus the fair 1/n, with its interval and n games (the registry's)."""
+    games = pd.DataFrame({"game": np.sort(players["game"].unique())})
+    r = run_metrics(games, players, ["first_player_advantage"]).iloc[0]
+    return Estimate(float(r["value"]), float(r["lo"]), float(r["hi"]), int(r["n"]))
+
+
+_MEANING = {
+    "balance": "1 − largest gap between two seats' win shares (1 = perfectly even)",
+    "first_player_advantage": "seat 0's win share minus the fair 1/n",
+    "shared_wins": "share of games won jointly by two or more seats",
+}
 
 
 def balance_metrics(
-    games: pd.DataFrame, players: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0
+    games: pd.DataFrame, players: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0
 ) -> pd.DataFrame:
-    """Ludii-style metrics: balance, first-player advantage, shared wins (value, lo, hi, n)."""
-    shares = seat_share_matrix(players)
-    rows = {
-        "balance": bootstrap_ci(shares, _balance, n_boot=n_boot, seed=seed),
-        "first_player_advantage": first_player_advantage(players),
-        "shared_wins": wilson(int(games["tie"].sum()), len(games)),
-    }
-    meaning = {
-        "balance": "1 − largest gap between two seats' win shares (1 = perfectly even)",
-        "first_player_advantage": "seat 0's win share minus the fair 1/n",
-        "shared_wins": "share of games won jointly by two or more seats",
-    }
-    out = pd.DataFrame([(k, *v) for k, v in rows.items()], columns=["metric", *_EST])
-    out["meaning"] = out["metric"].map(meaning)
+    """Ludii-style metrics: balance, first-player advantage, shared wins (value, lo, hi, n).
+
+    Balance, as Ludii defines it: 1 minus the largest gap between two seats' win
+    rates. All three come from the registry (`estimate_metrics`).
+    """
+    out = run_metrics(games, players, list(_MEANING), n_boot=n_boot, seed=seed)
+    out["meaning"] = out["metric"].map(_MEANING)
     return out
 
 
@@ -241,8 +298,23 @@ def _mean_row(metric: str, values) -> dict:
     }
 
 
-def flow_summary(games: pd.DataFrame) -> pd.DataFrame:
-    """Per-game means with intervals: turns, items wasted, boxes, closed share, margin, cats."""
+FLOW_METRICS = ("turns", "items_wasted", "closed_share", "margin")  # from the registry
+
+
+def flow_summary(games: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """Per-game means with intervals: turns, items wasted, boxes, closed share, margin, cats.
+
+    Columns: metric, label, unit, mean, lo, hi, median, min, max, n. The rows
+    named in FLOW_METRICS are the registry's metrics (value and interval as in
+    `headline` and in sweeps); median, min and max describe the per-game values.
+    The closed share is all closed boxes over all boxes (games without a box add
+    nothing to either), its median, min and max those of the per-game shares,
+    and n the games with at least one box.
+    """
+    # hand-made frames may lack the game column; the flow rows do not need real indices
+    indexed = games if "game" in games else games.rename_axis("game").reset_index()
+    registry = run_metrics(indexed, None, FLOW_METRICS, n_boot=n_boot, seed=seed)
+    registry = registry.set_index("metric")
     closed_share = games["closed_boxes"] / games["boxes"].where(games["boxes"] > 0)
     rows = [
         _mean_row("turns", games["turns"]),
@@ -255,7 +327,13 @@ def flow_summary(games: pd.DataFrame) -> pd.DataFrame:
         _mean_row("discards", games["discards"]),
         _mean_row("margin", games["margin"]),
     ]
-    return pd.DataFrame(rows)
+    for row in rows:
+        row["label"], row["unit"] = row["metric"], "count"
+        if row["metric"] in registry.index:
+            r = registry.loc[row["metric"]]
+            row.update(label=r["label"], unit=r["unit"], mean=r["value"], lo=r["lo"], hi=r["hi"])
+    cols = ["metric", "label", "unit", "mean", "lo", "hi", "median", "min", "max", "n"]
+    return pd.DataFrame(rows)[cols]
 
 
 def end_triggers(games: pd.DataFrame) -> pd.DataFrame:
@@ -278,21 +356,31 @@ def end_triggers(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def headline(games: pd.DataFrame, players: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
-    """The config's target metrics (sim.config.METRICS) as metric, value, lo, hi, n."""
-    rows = metrics.set_index("metric")[_EST].to_dict("index")
-    for name, values in (("turns", games["turns"]), ("margin", games["margin"])):
-        rows[name] = mean_ci(values)._asdict()
-    rows["mean_score"] = clustered_mean_ci(players["score"], players["game"])._asdict()
-    return pd.DataFrame([{"metric": k, **v} for k, v in rows.items()])
+def headline(
+    games: pd.DataFrame, players: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0
+) -> pd.DataFrame:
+    """Every metric a config may target (sim.metrics.TARGET_METRICS), by its registry definition.
+
+    Columns as `estimate_metrics`: metric, label, unit, interval, value, lo, hi, n.
+    """
+    return run_metrics(games, players, TARGET_METRICS, n_boot=n_boot, seed=seed)
 
 
 def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
-    """Each config target against the measured value: 'met', 'missed' or 'unclear' (noise)."""
+    """Each config target against the measured value: 'met', 'missed' or 'unclear' (noise).
+
+    `head` is `headline`'s table; a name that is not a target metric, or not in
+    `head`, is a ValueError that says so.
+    """
     rows = []
     measured = head.set_index("metric")
-    for metric, target in targets.items():
-        v, lo, hi = measured.loc[metric, ["value", "lo", "hi"]]
+    for name, target in targets.items():
+        if name not in TARGET_METRICS:
+            valid = ", ".join(TARGET_METRICS)
+            raise ValueError(f"targets.{name}: not a target metric; valid: {valid}")
+        if name not in measured.index:
+            raise ValueError(f"targets.{name}: not measured in this headline table")
+        v, lo, hi = measured.loc[name, ["value", "lo", "hi"]]
         t_lo, t_hi = target if isinstance(target, tuple | list) else (target, target)
         if t_lo <= lo and hi <= t_hi or (t_lo == t_hi and lo <= t_lo <= hi):
             status = "met"
@@ -301,6 +389,6 @@ def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
         else:
             status = "unclear"
         rows.append(
-            {"metric": metric, "target": target, "value": v, "lo": lo, "hi": hi, "status": status}
+            {"metric": name, "target": target, "value": v, "lo": lo, "hi": hi, "status": status}
         )
     return pd.DataFrame(rows)

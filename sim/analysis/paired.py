@@ -4,13 +4,14 @@ Two configs (or two sweep points) that play the same game indices share each
 game's luck, so the sharp way to compare them is game by game. Everything here
 works in two steps:
 
-1. `game_values` turns a run's tables into one row per game of plain numbers
-   (seat 0's win share, turns, the summed box points, ...).
-2. Every metric is a function of the *means* of those columns (a win share is
-   a mean; a box value is a ratio of two means; a score spread needs the mean
-   and the mean square). The bootstrap resamples game indices once, as a matrix
-   of multinomial counts, and gets every column's resampled means with one
-   matrix product; the metrics are then evaluated on all resamples at once.
+1. `game_values` (`sim.analysis.values`) turns a run's tables into one row per
+   game of plain numbers (seat 0's win share, turns, the summed box points, ...).
+2. Every metric of the registry (`sim.metrics`) is a function of the *means*
+   of those columns (a win share is a mean; a box value is a ratio of two
+   means; a score spread needs the mean and the mean square). The bootstrap
+   resamples game indices once, as a matrix of multinomial counts, and gets
+   every column's resampled means with one matrix product; the metrics are then
+   evaluated on all resamples at once.
 
 Paired intervals use the *same* resampled game indices for A and B, so the
 game-to-game luck cancels in B - A; unpaired intervals resample A and B
@@ -19,175 +20,40 @@ independently on the same data, to show how much the pairing buys.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from sim.analysis.cards import held
+from sim.analysis.values import game_values
+from sim.metrics import CORE_METRICS, Means, Metric, metrics_for, quiet_nan
+
+__all__ = [  # the registry's names stay importable from here
+    "CORE_METRICS",
+    "LEVEL",
+    "RESAMPLES",
+    "Means",
+    "Metric",
+    "SweepStats",
+    "Verdict",
+    "bootstrap_draws",
+    "compare_runs",
+    "game_values",
+    "metric_points",
+    "metrics_for",
+    "resample_counts",
+    "summarize_compare",
+    "sweep_result_stats",
+    "sweep_stats",
+    "target_miss",
+    "target_verdict",
+]
 
 RESAMPLES = 2000
 LEVEL = 0.95
 _BLOCK = 250  # resamples per count matrix: 250 x 10,000 games is 20 MB
-
-
-# ---------------------------------------------------------------- per-game values
-
-
-def game_values(games: pd.DataFrame, players: pd.DataFrame, cards: pd.DataFrame | None = None):
-    """One row per game (index `game`, sorted) of the plain numbers every metric is built from.
-
-    Columns: n_players, fpa (seat 0's win share minus 1/players), seat<k> (seat
-    k's win share), policy:<P> (mean win share of P's seats), margin, tie,
-    turns, deck_empty, items_wasted, boxes, closed_boxes, score and score_sq
-    (mean over seats of score and score squared), box_points and boxes_led
-    (summed over seats), and with `cards`, had:<kind> (seats that held the kind,
-    as `sim.analysis.cards.held` defines it) and had_win:<kind> (their summed
-    win share), from which the card impact (improvement when held) follows.
-    """
-    g = games.set_index("game").sort_index()
-    out = pd.DataFrame(index=g.index)
-    out["n_players"] = g["players"].astype(float)
-    ws = players.pivot(index="game", columns="seat", values="win_share").reindex(g.index)
-    out["fpa"] = ws[0] - 1.0 / out["n_players"]
-    for seat in ws.columns:
-        out[f"seat{seat}"] = ws[seat]
-    by_policy = players.groupby(["game", "policy"], observed=True)["win_share"].mean().unstack()
-    for policy in by_policy.columns:
-        out[f"policy:{policy}"] = by_policy[policy].reindex(g.index)
-    out["margin"] = g["margin"].astype(float)
-    out["tie"] = g["tie"].astype(float)
-    out["turns"] = g["turns"].astype(float)
-    out["deck_empty"] = (g["end_trigger"].astype(str) == "deck_empty").astype(float)
-    for col in ("items_wasted", "boxes", "closed_boxes"):
-        out[col] = g[col].astype(float)
-    per_game = players.assign(score_sq=players["score"].astype(float) ** 2).groupby("game")
-    out["score"] = per_game["score"].mean().reindex(g.index)
-    out["score_sq"] = per_game["score_sq"].mean().reindex(g.index)
-    out["box_points"] = per_game["box_points"].sum().reindex(g.index).astype(float)
-    out["boxes_led"] = per_game["boxes_led"].sum().reindex(g.index).astype(float)
-    if cards is not None:
-        out = pd.concat([out, _card_values(players, cards).reindex(g.index)], axis=1)
-    return out
-
-
-def _card_values(players: pd.DataFrame, cards: pd.DataFrame) -> pd.DataFrame:
-    """had:<kind> and had_win:<kind> per game (the card-impact ingredients)."""
-    ws = players.set_index(["game", "seat"])["win_share"]
-    seat_ws = ws.reindex(pd.MultiIndex.from_arrays([cards["game"], cards["seat"]])).to_numpy()
-    had = held(cards).to_numpy().astype(float)  # the run report's definition of holding a card
-    frame = pd.DataFrame(
-        {"game": cards["game"].to_numpy(), "card": cards["card"].astype(str).to_numpy()}
-    )
-    frame["had"] = had
-    frame["had_win"] = had * seat_ws
-    sums = frame.groupby(["game", "card"], sort=False)[["had", "had_win"]].sum().unstack("card")
-    sums.columns = [f"{what}:{card}" for what, card in sums.columns]
-    return sums
-
-
-# ---------------------------------------------------------------- metrics
-
-
-class Means:
-    """Resampled means of game-value columns: m['turns'] is an array, one per resample."""
-
-    def __init__(self, values: np.ndarray, columns: list[str]) -> None:
-        self.values = values
-        self.index = {c: i for i, c in enumerate(columns)}
-
-    def __getitem__(self, column: str) -> np.ndarray:
-        j = self.index.get(column)
-        if j is None:
-            return np.full(self.values.shape[0], np.nan)
-        return self.values[:, j]
-
-    def prefixed(self, prefix: str) -> np.ndarray:
-        """All columns whose name starts with `prefix`, as resamples x columns."""
-        cols = [j for c, j in self.index.items() if c.startswith(prefix)]
-        return self.values[:, cols]
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A named statistic of the game-value means; `fair` is its value in a fair game, if any."""
-
-    name: str
-    label: str
-    group: str
-    fn: Callable[[Means], np.ndarray]
-    fair: float | None = None
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def _balance(m: Means) -> np.ndarray:
-    """1 - largest win-share gap between seats (1 is perfectly even)."""
-    seats = m.prefixed("seat")
-    with np.errstate(invalid="ignore"), _quiet_nan():
-        return 1.0 - (np.nanmax(seats, axis=1) - np.nanmin(seats, axis=1))
-
-
-def _score_sd(m: Means) -> np.ndarray:
-    return np.sqrt(np.maximum(m["score_sq"] - m["score"] ** 2, 0.0))
-
-
-def _card_impact(kind: str) -> Callable[[Means], np.ndarray]:
-    """Win share of seats that held the kind minus that of seats that never held it."""
-
-    def fn(m: Means) -> np.ndarray:
-        had, had_win, n = m[f"had:{kind}"], m[f"had_win:{kind}"], m["n_players"]
-        return _ratio(had_win, had) - _ratio(1.0 - had_win, n - had)
-
-    return fn
-
-
-def _column(name: str) -> Callable[[Means], np.ndarray]:
-    return lambda m: m[name]
-
-
-CORE_METRICS: tuple[Metric, ...] = (
-    Metric("first_player_advantage", "first-player advantage", "balance",
-           _column("fpa"), 0.0),
-    Metric("balance", "balance (1 − largest seat gap)", "balance", _balance, 1.0),
-    Metric("shared_wins", "share of shared wins", "balance", _column("tie")),
-    Metric("margin", "winning margin", "scores", _column("margin")),
-    Metric("mean_score", "mean score", "scores", _column("score")),
-    Metric("score_sd", "score spread (sd)", "scores", _score_sd),
-    Metric("box_value", "box points per box led", "scores",
-           lambda m: _ratio(m["box_points"], m["boxes_led"])),
-    Metric("turns", "turns per game", "flow", _column("turns")),
-    Metric("deck_empty", "share ended by empty deck", "flow", _column("deck_empty")),
-    Metric("items_wasted", "items wasted per game", "flow", _column("items_wasted")),
-    Metric("closed_share", "closed share of boxes", "flow",
-           lambda m: _ratio(m["closed_boxes"], m["boxes"])),
-)  # fmt: skip
-
-
-def metrics_for(columns) -> list[Metric]:
-    """The core metrics plus one per seat, per policy and per card kind present in `columns`."""
-    cols = list(columns)
-    seats = sorted(int(c[4:]) for c in cols if c.startswith("seat"))
-    policies = [c.split(":", 1)[1] for c in cols if c.startswith("policy:")]
-    kinds = [c.split(":", 1)[1] for c in cols if c.startswith("had:")]
-    out = list(CORE_METRICS)
-    out += [
-        Metric(f"win_share.seat{k}", f"win share, seat {k}", "seats", _column(f"seat{k}"))
-        for k in seats
-    ]
-    out += [
-        Metric(f"win_share.{p}", f"win share per seat, {p}", "policies", _column(f"policy:{p}"))
-        for p in policies
-    ]
-    out += [
-        Metric(f"card_impact.{c}", f"card impact, {c}", "cards", _card_impact(c)) for c in kinds
-    ]
-    return out
 
 
 # ---------------------------------------------------------------- the bootstrap
@@ -224,7 +90,7 @@ def bootstrap_draws(
     columns = sorted(set().union(*(t.columns for t in tables)))
     mats = [t.reindex(columns=columns).to_numpy(float) for t in tables]
     n = len(index)
-    point = np.stack([_evaluate(m.mean(axis=0, keepdims=True), columns, metrics)[0] for m in mats])
+    point = np.stack([metric_points(t, metrics) for t in tables])
     root = np.random.SeedSequence(seed)
     streams = [np.random.default_rng(s) for s in root.spawn(1 if paired else len(tables))]
     draws = np.empty((len(tables), resamples, len(metrics)))
@@ -245,6 +111,13 @@ def bootstrap_draws(
     return point, draws
 
 
+def metric_points(values: pd.DataFrame, metrics: list[Metric]) -> np.ndarray:
+    """Each metric on the column means of one game-values table (what bootstrap_draws gives)."""
+    columns = sorted(values.columns)
+    means = values.reindex(columns=columns).to_numpy(float).mean(axis=0, keepdims=True)
+    return _evaluate(means, columns, metrics)[0]
+
+
 def _evaluate(means: np.ndarray, columns: list[str], metrics: list[Metric]) -> np.ndarray:
     """Every metric on every row of resampled means: rows x metrics."""
     m = Means(means, columns)
@@ -255,23 +128,9 @@ def _evaluate(means: np.ndarray, columns: list[str], metrics: list[Metric]) -> n
 def _interval(draws: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval of each column (NaN where a column is all NaN)."""
     tail = 50 * (1 - level)
-    with _quiet_nan():
+    with quiet_nan():
         lo, hi = np.nanpercentile(draws, [tail, 100 - tail], axis=-2)
     return lo, hi
-
-
-class _quiet_nan:
-    """Silence numpy's 'All-NaN slice' warnings (a card kind absent from a deck)."""
-
-    def __enter__(self):
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        return self._w.__exit__(*exc)
 
 
 # ---------------------------------------------------------------- paired comparison
@@ -467,7 +326,7 @@ def target_verdict(
     its miss minus the best's miss reaches 0 (same resampled games for both).
     """
     cols = [names.index(t) for t in targets]
-    with _quiet_nan():
+    with quiet_nan():
         sd = np.nanmean(np.nanstd(draws[:, :, cols], axis=1), axis=0)
     scale = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
 

@@ -178,7 +178,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
         ),
         ("Run folder", str(run.run_dir)),
     ]
-    head = A.headline(run.games, players, metrics)
+    head = A.headline(run.games, players)
     targets = None
     if study.targets:
         checks = A.check_targets(head, study.targets)
@@ -239,7 +239,7 @@ def _seats(players: pd.DataFrame, metrics: pd.DataFrame) -> dict:
             metrics,
             [
                 ("metric", text("metric")),
-                ("value [95%]", ci("value")),
+                ("value [95%]", _by_unit("value", with_ci=True)),
                 ("n games", num("n", 0)),
                 ("meaning", text("meaning")),
             ],
@@ -347,11 +347,11 @@ def _flow(games: pd.DataFrame) -> dict:
         "table": table(
             A.flow_summary(games),
             [
-                ("per game", text("metric")),
-                ("mean [95%]", _flow_value("mean", True)),
-                ("median", _flow_value("median")),
-                ("min", _flow_value("min")),
-                ("max", _flow_value("max")),
+                ("per game", text("label")),
+                ("mean [95%]", _by_unit("mean", with_ci=True)),
+                ("median", _by_unit("median")),
+                ("min", _by_unit("min")),
+                ("max", _by_unit("max")),
                 ("n games", num("n", 0)),
             ],
         ),
@@ -368,14 +368,14 @@ def _flow(games: pd.DataFrame) -> dict:
     }
 
 
-def _flow_value(col: str, with_ci: bool = False) -> Callable[[dict], str]:
-    """Flow numbers: the closed share as a percentage, counts as plain numbers."""
-    as_pct = {"closed_share"}
+def _by_unit(col: str, with_ci: bool = False) -> Callable[[dict], str]:
+    """A value by its row's unit (sim.metrics): shares as percentages, others as numbers."""
 
     def fmt(r: dict) -> str:
+        as_pct = r["unit"] == "share"
         if with_ci:
-            return ci(col, as_pct=r["metric"] in as_pct)(r)
-        return share(r[col]) if r["metric"] in as_pct else f"{r[col]:g}"
+            return ci(col, as_pct=as_pct)(r)
+        return share(r[col]) if as_pct else f"{r[col]:g}"
 
     return fmt
 

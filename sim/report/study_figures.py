@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from sim.metrics import metric
 from sim.report.figures import PALETTE, styled
 
 _BEST = "#d62728"
@@ -62,7 +63,7 @@ def sweep_lines(
             ax.errorbar(x + nudge, r["value"], yerr=err, marker="o", ms=3, capsize=3, lw=1,
                         color=PALETTE[k % len(PALETTE)], label=label)  # fmt: skip
         ax.set_title(_short(panel_title), loc="left", fontsize=8)
-        fair = _fair_line(names[0])
+        fair = metric(names[0]).fair
         if fair is not None:
             ax.axhline(fair, color="black", ls="--", lw=0.8)
         if best is not None:
@@ -196,7 +197,3 @@ def compare_forest(table: pd.DataFrame, title: str) -> Figure:
 
 def _short(label: str) -> str:
     return label if len(label) <= 34 else label[:33] + "…"
-
-
-def _fair_line(name: str) -> float | None:
-    return {"first_player_advantage": 0.0, "balance": 1.0}.get(name)

@@ -15,6 +15,7 @@ import yaml
 from markupsafe import Markup
 
 from sim.analysis.paired import SweepStats, compare_runs, sweep_result_stats
+from sim.metrics import metric as registry_metric
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, table, text
@@ -26,19 +27,14 @@ SWEEP_SECTIONS = (
     ("scores", "Scores", ["margin", "mean_score", "score_sd", "box_value"]),
     ("flow", "Game flow", ["turns", "deck_empty", "items_wasted", "closed_share"]),
 )
-SHARES = {"first_player_advantage", "balance", "shared_wins", "deck_empty", "closed_share"}
-
-
-def _is_share(metric: str) -> bool:
-    return metric in SHARES or metric.startswith(("win_share.", "card_impact."))
 
 
 def fmt(metric: str, value: float, signed: bool = False) -> str:
-    """A metric value as text: shares in percent, other numbers to 3 significant digits."""
+    """A metric value as text by its registry unit: shares in percent, others to 3 digits."""
     if pd.isna(value):
         return "–"
     sign = "+" if signed else ""
-    if _is_share(metric):
+    if registry_metric(metric).unit == "share":
         return f"{value:{sign}.1%}"
     return f"{value:{sign}.3g}" if abs(value) < 1000 else f"{value:{sign},.0f}"
 

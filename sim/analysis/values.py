@@ -1,0 +1,122 @@
+"""Per-game values: the plain numbers, one row per game, that every metric is built from.
+
+Every metric of `sim.metrics` is a function of the *means* of these columns,
+so this is where the result tables are read, once. The columns (index `game`,
+sorted):
+
+| column | per game |
+|---|---|
+| `n_players` | seats in the game (rows of the players table) |
+| `seat<k>` | seat k's win share (a k-way tie gives each winner 1/k, R8.6) |
+| `fpa` | `seat0` − 1/`n_players`: that game's first-player advantage |
+| `policy:<P>` | mean win share of the seats policy P played (NaN if P did not sit) |
+| `margin` | the winner's lead over the best other score (0 on a shared win) |
+| `tie` | 1 when two or more seats shared the win, else 0 |
+| `turns` | turns played |
+| `deck_empty` | 1 when the game ended because the deck ran out (R7.1), else 0 |
+| `items_wasted` | drawn items that found no seam and left the game (R5.3) |
+| `boxes`, `closed_boxes` | boxes on the final table, and how many of them were closed |
+| `score`, `score_sq` | mean over seats of the final score and of its square |
+| `box_points`, `boxes_led` | summed over seats: box points scored, boxes led |
+| `had:<kind>` | seats that held the card kind (`sim.analysis.cards.held`) |
+| `had_win:<kind>` | those seats' summed win share |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from sim.analysis.cards import held
+from sim.metrics import matches
+
+# Columns read straight off the games table: name -> how.
+_FROM_GAMES = {
+    "margin": lambda g: g["margin"],
+    "tie": lambda g: g["tie"],
+    "turns": lambda g: g["turns"],
+    "deck_empty": lambda g: g["end_trigger"].astype(str) == "deck_empty",
+    "items_wasted": lambda g: g["items_wasted"],
+    "boxes": lambda g: g["boxes"],
+    "closed_boxes": lambda g: g["closed_boxes"],
+}
+
+
+def game_values(
+    games: pd.DataFrame,
+    players: pd.DataFrame | None,
+    cards: pd.DataFrame | None = None,
+    *,
+    columns: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """One row per game (index `game`, sorted) of the columns in this module's table.
+
+    `columns` (names, or families such as `seat*`; see `sim.metrics.needs`)
+    keeps only those, and reads only the table fields they come from, so
+    `players` may be None when only games-table columns are wanted; the card
+    columns need `cards`.
+    """
+    want = None if columns is None else tuple(columns)
+
+    def wanted(*names: str) -> bool:  # both sides may be families: `seat*` meets `seat0`
+        if want is None:
+            return True
+        return any(matches(n, want) for n in names) or any(matches(w, names) for w in want)
+
+    g = games.set_index("game").sort_index()
+    out = pd.DataFrame(index=g.index)
+    if wanted("n_players", "fpa", "seat*", "policy:*"):
+        out = out.join(_seat_values(players, g.index))
+    for name, fn in _FROM_GAMES.items():
+        if wanted(name):
+            out[name] = fn(g).astype(float)
+    if wanted("score", "score_sq", "box_points", "boxes_led"):
+        out = out.join(_score_values(players, g.index, want))
+    if cards is not None and wanted("had:*", "had_win:*"):
+        out = pd.concat([out, _card_values(players, cards).reindex(g.index)], axis=1)
+    if want is not None:
+        out = out[[c for c in out.columns if matches(c, want)]]
+    return out
+
+
+def _seat_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
+    """n_players, fpa, seat<k> and policy:<P> per game."""
+    out = pd.DataFrame(index=index)
+    out["n_players"] = players.groupby("game").size().reindex(index).astype(float)
+    ws = players.pivot(index="game", columns="seat", values="win_share").reindex(index)
+    out["fpa"] = ws[0] - 1.0 / out["n_players"]
+    for seat in ws.columns:
+        out[f"seat{seat}"] = ws[seat]
+    by_policy = players.groupby(["game", "policy"], observed=True)["win_share"].mean().unstack()
+    for policy in by_policy.columns:
+        out[f"policy:{policy}"] = by_policy[policy].reindex(index)
+    return out
+
+
+def _score_values(players: pd.DataFrame, index: pd.Index, want) -> pd.DataFrame:
+    """score and score_sq (means over seats), box_points and boxes_led (sums over seats)."""
+    out = pd.DataFrame(index=index)
+    score = players["score"].astype(float)
+    per_game = players.assign(score=score, score_sq=score**2).groupby("game")
+    out["score"] = per_game["score"].mean().reindex(index)
+    out["score_sq"] = per_game["score_sq"].mean().reindex(index)
+    for col in ("box_points", "boxes_led"):
+        if want is None or matches(col, want):
+            out[col] = per_game[col].sum().reindex(index).astype(float)
+    return out
+
+
+def _card_values(players: pd.DataFrame, cards: pd.DataFrame) -> pd.DataFrame:
+    """had:<kind> and had_win:<kind> per game (the card-impact ingredients)."""
+    ws = players.set_index(["game", "seat"])["win_share"]
+    seat_ws = ws.reindex(pd.MultiIndex.from_arrays([cards["game"], cards["seat"]])).to_numpy()
+    had = held(cards).to_numpy().astype(float)  # the run report's definition of holding a card
+    frame = pd.DataFrame(
+        {"game": cards["game"].to_numpy(), "card": cards["card"].astype(str).to_numpy()}
+    )
+    frame["had"] = had
+    frame["had_win"] = had * seat_ws
+    sums = frame.groupby(["game", "card"], sort=False)[["had", "had_win"]].sum().unstack("card")
+    sums.columns = [f"{what}:{card}" for what, card in sums.columns]
+    return sums

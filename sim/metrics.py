@@ -1,0 +1,250 @@
+"""The metric registry: every balance metric is declared here once, and only here.
+
+A metric is a function of the *means* of per-game columns (one row per game,
+defined and documented in `sim.analysis.values.game_values`): a win share is a
+mean, a box value is a ratio of two means, a score spread needs the mean and
+the mean square. Nothing else goes in. That is what lets every consumer share
+one definition:
+
+* the run report (`sim.analysis.balance.headline`, `check_targets`) evaluates
+  `fn` on one run's column means and gets the interval by the metric's
+  `interval` method;
+* sweeps and comparisons (`sim.analysis.paired`) evaluate the same `fn` on
+  bootstrap resamples of those means;
+* the config check (`sim.config`) accepts the names in `TARGET_METRICS` under
+  `targets:`;
+* the reports format values by `unit` and draw `fair` as a reference line.
+
+Because a metric only needs column means (and, for the "mean" and "wilson"
+intervals, the sum of squares of its first column), per-chunk partial sums of
+the columns in `columns` are enough to compute it later without whole tables;
+only the "bootstrap" interval needs the per-game values themselves.
+
+This module is on the ground floor: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+UNITS = ("share", "points", "turns", "count", "number")
+# How a single run's estimate gets its 95% interval (see sim.analysis.balance.estimate_metrics):
+#   mean      t interval of the mean of `columns[0]`, per game;
+#   wilson    a share of games: Wilson score interval when every per-game value of
+#             `columns[0]` is 0 or 1, else (win shares with ties) the t interval,
+#             kept inside [0, 1] (sim.analysis.stats.win_share_ci);
+#   bootstrap percentile bootstrap over games, for metrics that are not a plain mean.
+# For "mean" and "wilson" the metric must be the mean of `columns[0]` plus terms that do
+# not depend on it (a fixed offset such as 1/players); the interval is shifted by that.
+INTERVALS = ("mean", "wilson", "bootstrap")
+
+
+class Means:
+    """Means of game-value columns, one row per resample: m['turns'] is an array of rows."""
+
+    def __init__(self, values: np.ndarray, columns: list[str]) -> None:
+        self.values = values
+        self.index = {c: i for i, c in enumerate(columns)}
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        j = self.index.get(column)
+        if j is None:
+            return np.full(self.values.shape[0], np.nan)
+        return self.values[:, j]
+
+    def prefixed(self, prefix: str) -> np.ndarray:
+        """All columns whose name starts with `prefix`, as resamples x columns."""
+        cols = [j for c, j in self.index.items() if c.startswith(prefix)]
+        return self.values[:, cols]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named statistic of the game-value means, with everything its readers need.
+
+    `columns` are the game-value columns `fn` reads (`seat*` stands for every
+    seat column); `unit` tells reports how to format a value; `interval` is the
+    interval method of a single run's estimate (INTERVALS); `fair` is the value
+    in a perfectly fair game, if there is one; `target` says whether a config may
+    name the metric under `targets:`.
+    """
+
+    name: str
+    label: str
+    group: str
+    fn: Callable[[Means], np.ndarray]
+    unit: str = "number"
+    columns: tuple[str, ...] = ()
+    interval: str = "bootstrap"
+    fair: float | None = None
+    target: bool = False
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"metric {self.name}: unit {self.unit!r} not in {UNITS}")
+        if self.interval not in INTERVALS:
+            raise ValueError(f"metric {self.name}: interval {self.interval!r} not in {INTERVALS}")
+        if self.interval != "bootstrap" and not self.columns:
+            raise ValueError(f"metric {self.name}: a {self.interval!r} interval needs columns")
+
+
+def needs(metrics: Iterable[Metric]) -> tuple[str, ...]:
+    """The game-value columns (and `seat*`-style families) a list of metrics reads."""
+    return tuple(dict.fromkeys(c for m in metrics for c in m.columns))
+
+
+def matches(column: str, patterns: Iterable[str]) -> bool:
+    """Does a game-value column name match one of `patterns` (names or `prefix*`)?"""
+    return any(fnmatch.fnmatchcase(column, p) for p in patterns)
+
+
+# ---------------------------------------------------------------- the functions
+
+
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den where den > 0, else NaN (no warning)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+class quiet_nan:
+    """Silence numpy's 'All-NaN slice' warnings (a card kind absent from a deck)."""
+
+    def __enter__(self):
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        return self._w.__exit__(*exc)
+
+
+def _column(name: str) -> Callable[[Means], np.ndarray]:
+    return lambda m: m[name]
+
+
+def _first_player(m: Means) -> np.ndarray:
+    """Seat 0's win share minus the fair 1/players."""
+    return m["seat0"] - 1.0 / m["n_players"]
+
+
+def _balance(m: Means) -> np.ndarray:
+    """1 - largest win-share gap between seats (1 is perfectly even)."""
+    seats = m.prefixed("seat")
+    with np.errstate(invalid="ignore"), quiet_nan():
+        return 1.0 - (np.nanmax(seats, axis=1) - np.nanmin(seats, axis=1))
+
+
+def _score_sd(m: Means) -> np.ndarray:
+    """Spread of seat scores: sqrt(mean square - square mean)."""
+    return np.sqrt(np.maximum(m["score_sq"] - m["score"] ** 2, 0.0))
+
+
+def _box_value(m: Means) -> np.ndarray:
+    return ratio(m["box_points"], m["boxes_led"])
+
+
+def _closed_share(m: Means) -> np.ndarray:
+    return ratio(m["closed_boxes"], m["boxes"])
+
+
+def _card_impact(kind: str) -> Callable[[Means], np.ndarray]:
+    """Win share of seats that held the kind minus that of seats that never held it."""
+
+    def fn(m: Means) -> np.ndarray:
+        had, had_win, n = m[f"had:{kind}"], m[f"had_win:{kind}"], m["n_players"]
+        return ratio(had_win, had) - ratio(1.0 - had_win, n - had)
+
+    return fn
+
+
+# ---------------------------------------------------------------- the registry
+
+CORE_METRICS: tuple[Metric, ...] = (
+    Metric("first_player_advantage", "first-player advantage", "balance", _first_player,
+           "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True),
+    Metric("balance", "balance (1 − largest seat gap)", "balance", _balance,
+           "share", ("seat*",), "bootstrap", fair=1.0, target=True),
+    Metric("shared_wins", "share of shared wins", "balance", _column("tie"),
+           "share", ("tie",), "wilson", target=True),
+    Metric("margin", "winning margin", "scores", _column("margin"),
+           "points", ("margin",), "mean", target=True),
+    Metric("mean_score", "mean score", "scores", _column("score"),
+           "points", ("score",), "mean", target=True),
+    Metric("score_sd", "score spread (sd)", "scores", _score_sd,
+           "points", ("score", "score_sq"), "bootstrap", target=True),
+    Metric("box_value", "box points per box led", "scores", _box_value,
+           "points", ("box_points", "boxes_led"), "bootstrap", target=True),
+    Metric("turns", "turns per game", "flow", _column("turns"),
+           "turns", ("turns",), "mean", target=True),
+    Metric("deck_empty", "share ended by empty deck", "flow", _column("deck_empty"),
+           "share", ("deck_empty",), "wilson", target=True),
+    Metric("items_wasted", "items wasted per game", "flow", _column("items_wasted"),
+           "count", ("items_wasted",), "mean", target=True),
+    Metric("closed_share", "closed share of boxes (all closed / all boxes)", "flow",
+           _closed_share, "share", ("closed_boxes", "boxes"), "bootstrap", target=True),
+)  # fmt: skip
+
+_CORE = {m.name: m for m in CORE_METRICS}
+
+# The names a config may give under `targets:`, in the order error messages list them.
+TARGET_METRICS: tuple[str, ...] = tuple(m.name for m in CORE_METRICS if m.target)
+
+
+def seat_metric(seat: int) -> Metric:
+    """Seat k's win share (a k-way tie counts 1/k, R8.6)."""
+    return Metric(f"win_share.seat{seat}", f"win share, seat {seat}", "seats",
+                  _column(f"seat{seat}"), "share", (f"seat{seat}",), "wilson")  # fmt: skip
+
+
+def policy_metric(policy: str) -> Metric:
+    """Mean win share per seat of one policy."""
+    col = f"policy:{policy}"
+    return Metric(f"win_share.{policy}", f"win share per seat, {policy}", "policies",
+                  _column(col), "share", (col,), "wilson")  # fmt: skip
+
+
+def card_metric(kind: str) -> Metric:
+    """Card impact of one card kind: win share when held minus when never held."""
+    cols = (f"had:{kind}", f"had_win:{kind}", "n_players")
+    return Metric(f"card_impact.{kind}", f"card impact, {kind}", "cards", _card_impact(kind),
+                  "share", cols, "bootstrap")  # fmt: skip
+
+
+def metrics_for(columns: Iterable[str]) -> list[Metric]:
+    """The core metrics plus one per seat, per policy and per card kind present in `columns`."""
+    cols = list(columns)
+    seats = sorted(int(c[4:]) for c in cols if c.startswith("seat"))
+    policies = [c.split(":", 1)[1] for c in cols if c.startswith("policy:")]
+    kinds = [c.split(":", 1)[1] for c in cols if c.startswith("had:")]
+    out = list(CORE_METRICS)
+    out += [seat_metric(k) for k in seats]
+    out += [policy_metric(p) for p in policies]
+    out += [card_metric(c) for c in kinds]
+    return out
+
+
+def metric(name: str) -> Metric:
+    """The metric called `name`: a core metric or one of the seat, policy and card families."""
+    if name in _CORE:
+        return _CORE[name]
+    family, _, member = name.partition(".")
+    if family == "win_share" and member:
+        seat = member.removeprefix("seat")
+        if member != seat and seat.isdigit():
+            return seat_metric(int(seat))
+        return policy_metric(member)
+    if family == "card_impact" and member:
+        return card_metric(member)
+    close = difflib.get_close_matches(name, list(_CORE), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(_CORE)}"
+    raise ValueError(
+        f"unknown metric {name!r}; {hint} (or win_share.seat<k>, win_share.<policy>,"
+        " card_impact.<card>)"
+    )
