@@ -33,6 +33,7 @@ from pydantic import (
 
 from sim.errors import ConfigError
 from sim.metrics import TARGET_METRICS
+from sim.metrics import metric as registry_metric
 from sim.specs import check_seat
 from sim.variants import Rules
 from sim.walls import canonical, parse_walls, walls_str
@@ -176,10 +177,23 @@ class GameConfig(_Frozen):
 # ---------------------------------------------------------------------------
 # Studies
 
-STUDY_KEYS = ("name", "games", "seed", "seats", "rotate_seats", "sweep", "targets", "report")
+STUDY_KEYS = (
+    "name",
+    "games",
+    "seed",
+    "seats",
+    "rotate_seats",
+    "sweep",
+    "targets",
+    "primary",
+    "report",
+)
 GAME_KEYS = tuple(GameConfig.model_fields)
 # Left out of config_hash: they change neither which games run nor how (see config_hash).
-HASH_IGNORES = ("name", "games", "targets", "report")
+HASH_IGNORES = ("name", "games", "targets", "primary", "report")
+# A target as written: a number (within the metric's default margin), [lo, hi], or
+# {value: v, within: m} (see sim.metrics.target_band).
+Target = float | tuple[float, float] | dict[str, float]
 
 
 class SeatSpec(_Frozen):
@@ -209,7 +223,8 @@ class StudyConfig(_Frozen):
     seats: tuple[SeatSpec, ...]
     rotate_seats: bool = True
     sweep: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
-    targets: dict[str, float | tuple[float, float]] = Field(default_factory=dict)
+    targets: dict[str, Target] = Field(default_factory=dict)
+    primary: str | None = None
     report_path: str | None = None
     source: str = "<memory>"
 
@@ -229,8 +244,11 @@ class StudyConfig(_Frozen):
             out["sweep"] = {path: copy.deepcopy(list(vals)) for path, vals in self.sweep.items()}
         if self.targets:
             out["targets"] = {
-                k: list(v) if isinstance(v, tuple) else v for k, v in self.targets.items()
+                k: list(v) if isinstance(v, tuple) else copy.deepcopy(v)
+                for k, v in self.targets.items()
             }
+        if self.primary is not None:
+            out["primary"] = self.primary
         if self.report_path is not None:
             out["report"] = {"path": self.report_path}
         return out
@@ -258,7 +276,7 @@ class StudyConfig(_Frozen):
         for key, value in dotted.items():
             value = copy.deepcopy(value)
             top, _, rest = key.partition(".")
-            if top in ("sweep", "targets", "report") and not rest and value is None:
+            if top in ("sweep", "targets", "primary", "report") and not rest and value is None:
                 data.pop(top, None)
             elif top in STUDY_KEYS and not rest:
                 data[top] = value
@@ -369,6 +387,7 @@ def _parse(data: Any, source: str, where: str) -> StudyConfig:
         seats=seats,
         sweep=_parse_sweep(data.get("sweep"), game, seats, where),
         targets=_parse_targets(data.get("targets"), where),
+        primary=_parse_primary(data.get("primary"), where),
         report_path=_parse_report(data.get("report"), where),
         source=source,
     )
@@ -490,13 +509,17 @@ def _sweep_game(
     _fail(where, at, f"{point} gives an invalid game: {_fmt_path(loc) or 'game'}: {problem}")
 
 
-def _parse_targets(raw: Any, where: str) -> dict[str, float | tuple[float, float]]:
-    """metric -> number or [lo, hi]; metric names from sim.metrics.TARGET_METRICS."""
+def _parse_targets(raw: Any, where: str) -> dict[str, Target]:
+    """metric -> number, [lo, hi] or {value, within}; names from sim.metrics.TARGET_METRICS."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        _fail(where, ("targets",), f"must map metrics to a number or [lo, hi], got {_show(raw)}")
-    out: dict[str, float | tuple[float, float]] = {}
+        _fail(
+            where,
+            ("targets",),
+            f"must map metrics to a number, [lo, hi] or {{value, within}}, got {_show(raw)}",
+        )
+    out: dict[str, Target] = {}
     for metric, target in raw.items():
         at = ("targets", metric)
         if metric not in TARGET_METRICS:
@@ -508,9 +531,44 @@ def _parse_targets(raw: Any, where: str) -> dict[str, float | tuple[float, float
             if lo > hi:
                 _fail(where, at, f"range [lo, hi] needs lo <= hi, got {_show(target)}")
             out[metric] = (lo, hi)
+        elif isinstance(target, Mapping):
+            out[metric] = _equivalence_target(target, where, at)
         else:
-            _fail(where, at, f"must be a number or a range [lo, hi], got {_show(target)}")
+            _fail(
+                where,
+                at,
+                "must be a number, a range [lo, hi] or {value: v, within: m},"
+                f" got {_show(target)}",
+            )
     return out
+
+
+def _equivalence_target(target: Mapping, where: str, at: tuple) -> dict[str, float]:
+    """{value: v, within: m}: met when the whole interval lies within m of v."""
+    for key in target:
+        if key not in ("value", "within"):
+            _fail(where, (*at, key), _unknown(key, ("value", "within"), "key"))
+    for key in ("value", "within"):
+        if key not in target:
+            _fail(where, at, f"needs '{key}', e.g. {{value: 0, within: 0.01}}")
+        if not _is_number(target[key]) or not math.isfinite(target[key]):
+            _fail(where, (*at, key), f"must be a number, got {_show(target[key])}")
+    if target["within"] <= 0:
+        _fail(where, (*at, "within"), f"must be > 0, got {_show(target['within'])}")
+    return {"value": float(target["value"]), "within": float(target["within"])}
+
+
+def _parse_primary(raw: Any, where: str) -> str | None:
+    """primary: one metric name, tested on its own at 5% in comparisons and sweeps."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        _fail(where, ("primary",), f"must be a metric name, got {_show(raw)}")
+    try:
+        registry_metric(raw)
+    except ValueError as exc:
+        _fail(where, ("primary",), str(exc))
+    return raw
 
 
 def _parse_report(raw: Any, where: str) -> str | None:

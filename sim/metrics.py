@@ -72,7 +72,9 @@ class Metric:
     seat column); `unit` tells reports how to format a value; `interval` is the
     interval method of a single run's estimate (INTERVALS); `fair` is the value
     in a perfectly fair game, if there is one; `target` says whether a config may
-    name the metric under `targets:`.
+    name the metric under `targets:`; `within` is the margin a bare-number target
+    gets (a target is met only when the whole interval lies within it, see
+    `target_band`).
     """
 
     name: str
@@ -84,6 +86,7 @@ class Metric:
     interval: str = "bootstrap"
     fair: float | None = None
     target: bool = False
+    within: float | None = None  # default margin of a target given as a bare number
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -92,6 +95,8 @@ class Metric:
             raise ValueError(f"metric {self.name}: interval {self.interval!r} not in {INTERVALS}")
         if self.interval != "bootstrap" and not self.columns:
             raise ValueError(f"metric {self.name}: a {self.interval!r} interval needs columns")
+        if self.target and not (self.within and self.within > 0):
+            raise ValueError(f"metric {self.name}: a target metric needs a default margin")
 
 
 def needs(metrics: Iterable[Metric]) -> tuple[str, ...]:
@@ -168,27 +173,28 @@ def _card_impact(kind: str) -> Callable[[Means], np.ndarray]:
 
 CORE_METRICS: tuple[Metric, ...] = (
     Metric("first_player_advantage", "first-player advantage", "balance", _first_player,
-           "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True),
+           "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True, within=0.01),
     Metric("balance", "balance (1 − largest seat gap)", "balance", _balance,
-           "share", ("seat*",), "bootstrap", fair=1.0, target=True),
+           "share", ("seat*",), "bootstrap", fair=1.0, target=True, within=0.02),
     Metric("shared_wins", "share of shared wins", "balance", _column("tie"),
-           "share", ("tie",), "wilson", target=True),
+           "share", ("tie",), "wilson", target=True, within=0.01),
     Metric("margin", "winning margin", "scores", _column("margin"),
-           "points", ("margin",), "mean", target=True),
+           "points", ("margin",), "mean", target=True, within=0.5),
     Metric("mean_score", "mean score", "scores", _column("score"),
-           "points", ("score",), "mean", target=True),
+           "points", ("score",), "mean", target=True, within=0.5),
     Metric("score_sd", "score spread (sd)", "scores", _score_sd,
-           "points", ("score", "score_sq"), "bootstrap", target=True),
+           "points", ("score", "score_sq"), "bootstrap", target=True, within=0.5),
     Metric("box_value", "box points per box led", "scores", _box_value,
-           "points", ("box_points", "boxes_led"), "bootstrap", target=True),
+           "points", ("box_points", "boxes_led"), "bootstrap", target=True, within=0.2),
     Metric("turns", "turns per game", "flow", _column("turns"),
-           "turns", ("turns",), "mean", target=True),
+           "turns", ("turns",), "mean", target=True, within=1.0),
     Metric("deck_empty", "share ended by empty deck", "flow", _column("deck_empty"),
-           "share", ("deck_empty",), "wilson", target=True),
+           "share", ("deck_empty",), "wilson", target=True, within=0.02),
     Metric("items_wasted", "items wasted per game", "flow", _column("items_wasted"),
-           "count", ("items_wasted",), "mean", target=True),
+           "count", ("items_wasted",), "mean", target=True, within=0.2),
     Metric("closed_share", "closed share of boxes (all closed / all boxes)", "flow",
-           _closed_share, "share", ("closed_boxes", "boxes"), "bootstrap", target=True),
+           _closed_share, "share", ("closed_boxes", "boxes"), "bootstrap", target=True,
+           within=0.02),
 )  # fmt: skip
 
 _CORE = {m.name: m for m in CORE_METRICS}
@@ -248,3 +254,43 @@ def metric(name: str) -> Metric:
         f"unknown metric {name!r}; {hint} (or win_share.seat<k>, win_share.<policy>,"
         " card_impact.<card>)"
     )
+
+
+def target_band(name: str, target) -> tuple[float, float]:
+    """The band a target's interval must lie inside to be met (an equivalence test).
+
+    A number v means v within the metric's default margin (`Metric.within`);
+    `{value: v, within: m}` means [v - m, v + m]; `[lo, hi]` is the band itself.
+    """
+    if isinstance(target, dict):
+        return target["value"] - target["within"], target["value"] + target["within"]
+    if isinstance(target, tuple | list):
+        return float(target[0]), float(target[1])
+    margin = metric(name).within or 0.0
+    return float(target) - margin, float(target) + margin
+
+
+def target_centre(target) -> float | tuple[float, float]:
+    """What a sweep ranks points by: the value aimed at, or the range as written."""
+    if isinstance(target, dict):
+        return target["value"]
+    return tuple(target) if isinstance(target, tuple | list) else float(target)
+
+
+def describe_target(name: str, target) -> str:
+    """A target as a designer reads it: '0 ± 0.01', '[40, 60]' (bare numbers show their margin)."""
+    lo, hi = target_band(name, target)
+    if isinstance(target, tuple | list):
+        return f"[{lo:g}, {hi:g}]"
+    return f"{(lo + hi) / 2:g} ± {(hi - lo) / 2:g}"
+
+
+def target_status(lo: float, hi: float, band: tuple[float, float]) -> str:
+    """'met' when the interval [lo, hi] lies inside the band, 'missed' when wholly outside it,
+    else 'unclear' (more games would tell)."""
+    b_lo, b_hi = band
+    if b_lo <= lo and hi <= b_hi:
+        return "met"
+    if hi < b_lo or lo > b_hi:
+        return "missed"
+    return "unclear"

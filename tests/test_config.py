@@ -250,7 +250,7 @@ CASES = [
     ("targets: {balanse: 0.1}\n", "targets.balanse", "unknown metric; did you mean 'balance'?"),
     ("targets: {fun: 1}\n", "targets.fun", "valid metrics: first_player_advantage, balance"),
     ("targets: {turns: [50, 40]}\n", "targets.turns", "lo <= hi"),
-    ("targets: {turns: many}\n", "targets.turns", "must be a number or a range [lo, hi]"),
+    ("targets: {turns: many}\n", "targets.turns", "must be a number, a range [lo, hi]"),
     ("report: {paht: r.html}\n", "report.paht", "did you mean 'path'?"),
     ("report: r.html\n", "report", "must be a mapping like {path: "),
     ("name: ''\n", "name", "must not be empty"),

@@ -26,7 +26,16 @@ from sim.analysis.stats import (
     win_share_ci,
 )
 from sim.analysis.values import game_values
-from sim.metrics import TARGET_METRICS, Metric, metric, needs, quiet_nan
+from sim.metrics import (
+    TARGET_METRICS,
+    Metric,
+    describe_target,
+    metric,
+    needs,
+    quiet_nan,
+    target_band,
+    target_status,
+)
 
 N_BOOT = 1000  # bootstrap resamples of a single run's estimate
 
@@ -367,10 +376,16 @@ def headline(
 
 
 def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
-    """Each config target against the measured value: 'met', 'missed' or 'unclear' (noise).
+    """Each config target as an equivalence test: 'met', 'missed' or 'unclear'.
 
-    `head` is `headline`'s table; a name that is not a target metric, or not in
-    `head`, is a ValueError that says so.
+    A target is met only when the whole 95% interval lies inside its band
+    (`sim.metrics.target_band`: a number within the metric's default margin,
+    `{value, within}`, or `[lo, hi]`): two one-sided tests at 2.5% each (TOST).
+    It is missed when the whole interval lies outside the band, and unclear
+    otherwise (more games would tell). `head` is `headline`'s table; a name that
+    is not a target metric, or not in `head`, is a ValueError that says so.
+    Columns: metric, target (as written), band_lo, band_hi, wanted (in words),
+    value, lo, hi, status.
     """
     rows = []
     measured = head.set_index("metric")
@@ -381,14 +396,10 @@ def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
         if name not in measured.index:
             raise ValueError(f"targets.{name}: not measured in this headline table")
         v, lo, hi = measured.loc[name, ["value", "lo", "hi"]]
-        t_lo, t_hi = target if isinstance(target, tuple | list) else (target, target)
-        if t_lo <= lo and hi <= t_hi or (t_lo == t_hi and lo <= t_lo <= hi):
-            status = "met"
-        elif hi < t_lo or lo > t_hi:
-            status = "missed"
-        else:
-            status = "unclear"
+        band = target_band(name, target)
         rows.append(
-            {"metric": name, "target": target, "value": v, "lo": lo, "hi": hi, "status": status}
-        )
+            {"metric": name, "target": target, "band_lo": band[0], "band_hi": band[1],
+             "wanted": describe_target(name, target), "value": v, "lo": lo, "hi": hi,
+             "status": target_status(lo, hi, band)}
+        )  # fmt: skip
     return pd.DataFrame(rows)

@@ -27,8 +27,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
 from sim.analysis.values import game_values
-from sim.metrics import CORE_METRICS, Means, Metric, metrics_for, quiet_nan
+from sim.metrics import (
+    CORE_METRICS,
+    Means,
+    Metric,
+    describe_target,
+    metrics_for,
+    quiet_nan,
+    target_band,
+    target_centre,
+    target_status,
+)
 
 __all__ = [  # the registry's names stay importable from here
     "CORE_METRICS",
@@ -142,6 +153,69 @@ def _values_of(run: Any, cards: bool) -> pd.DataFrame:
     return game_values(get("games"), get("players"), get("cards") if cards else None)
 
 
+# Groups of the registry whose metrics form the headline family (Holm); every other group
+# (seats, policies, cards) is a long table of its own (Benjamini-Hochberg).
+HEADLINE_GROUPS = ("balance", "scores", "flow")
+
+
+def family_of(group: str) -> str:
+    """The multiplicity family of a metric group: 'headline', or the long table's name."""
+    return "headline" if group in HEADLINE_GROUPS else group
+
+
+def implied_rows(names: list[str]) -> set[str]:
+    """Metrics that are exact functions of other rows, so a family never counts them twice.
+
+    Seat 0's win share is the first-player advantage plus 1/n; the seats' win
+    shares sum to 1, so the last seat is implied by the others; likewise the
+    policies' (each plays the same seats in every game of a line-up).
+    """
+    out = set()
+    seats = sorted((n for n in names if n.startswith("win_share.seat")), key=lambda n: int(n[14:]))
+    if "first_player_advantage" in names and "win_share.seat0" in seats:
+        out.add("win_share.seat0")
+    if seats:
+        out.add(seats[-1])
+    policies = [n for n in names if n.startswith("win_share.") and n not in seats]
+    if policies:
+        out.add(policies[-1])
+    return out
+
+
+def assign_verdicts(
+    table: pd.DataFrame, primary: str | None = None, alpha: float = ALPHA
+) -> dict[str, str]:
+    """Fill `family`, `p_adj` and `real` of a table with `metric`, `group` and `p` columns.
+
+    Headline metrics: Holm; each long table: Benjamini-Hochberg; `primary` on
+    its own at `alpha`; implied rows (`implied_rows`) in no family. Returns each
+    family's caption (method and size) for the reports.
+    """
+    implied = implied_rows(list(dict.fromkeys(table["metric"])))
+    table["family"] = [
+        "primary" if m == primary else ("implied" if m in implied else family_of(g))
+        for m, g in zip(table["metric"], table["group"], strict=True)
+    ]
+    table["p_adj"] = np.nan
+    table["real"] = False
+    notes = {}
+    for family, rows in table.groupby("family", sort=False):
+        if family == "implied":
+            notes[family] = "exact functions of other rows: shown, not tested again"
+            continue
+        method = "holm" if family in ("headline", "primary") else "fdr_bh"
+        adjusted, reject = adjust(rows["p"].to_numpy(), method, alpha)
+        table.loc[rows.index, "p_adj"] = adjusted
+        table.loc[rows.index, "real"] = reject
+        size = int(np.isfinite(rows["p"].to_numpy()).sum())
+        notes[family] = (
+            f"tested on its own at {alpha:.0%}" if family == "primary"
+            else family_note(method, size, alpha)
+        )  # fmt: skip
+    table["real"] = table["real"].astype(bool)
+    return notes
+
+
 def compare_runs(
     a: Any,
     b: Any,
@@ -151,29 +225,39 @@ def compare_runs(
     seed: int = 0,
     level: float = LEVEL,
     cards: bool = True,
+    paired: bool = True,
+    primary: str | None = None,
 ) -> pd.DataFrame:
-    """Every metric for A and B and the paired difference B − A with its interval.
+    """Every metric for A and B and the difference B − A with its interval and verdict.
 
     `a` and `b` are RunResults (or dicts of the 'games', 'players', 'cards'
-    tables) over the same game indices. Columns: metric, label, group, a, b,
-    diff, lo, hi (paired interval), unpaired_lo, unpaired_hi, width,
-    unpaired_width, width_ratio (paired / unpaired) and real (the paired
-    interval excludes 0). `attrs` holds the labels, games, resamples and level.
+    tables) over the same game indices: on common random numbers (`paired`,
+    the default) the interval resamples the same games on both sides; with
+    `paired=False` (B played on other seeds) it resamples each side on its own.
+    Columns: metric, label, group, a, b, diff, lo, hi, unpaired_lo,
+    unpaired_hi, width, unpaired_width, width_ratio (paired / unpaired), p (two
+    sided, of no difference), family, p_adj and real (see `assign_verdicts`:
+    Holm over the headline metrics, Benjamini-Hochberg over each long table).
+    `attrs` holds the labels, games, resamples, level, the families' captions
+    and `identical` (A and B played the very same games: every difference is 0
+    by construction, which says nothing about noise).
     """
     va, vb = _values_of(a, cards), _values_of(b, cards)
     metrics = metrics_for(sorted(set(va.columns) | set(vb.columns)))
-    point, paired = bootstrap_draws([va, vb], metrics, resamples=resamples, seed=seed)
+    point, both = bootstrap_draws([va, vb], metrics, resamples=resamples, seed=seed)
     _, unpaired = bootstrap_draws(
         [va, vb], metrics, resamples=resamples, seed=seed + 1, paired=False
     )
+    draws = both if paired else unpaired
     diff = point[1] - point[0]
-    lo, hi = _interval(paired[1] - paired[0], level)
+    lo, hi = _interval(draws[1] - draws[0], level)
     ulo, uhi = _interval(unpaired[1] - unpaired[0], level)
     out = pd.DataFrame(
         {
             "metric": [m.name for m in metrics],
             "label": [m.label for m in metrics],
             "group": [m.group for m in metrics],
+            "unit": [m.unit for m in metrics],
             "a": point[0],
             "b": point[1],
             "diff": diff,
@@ -181,41 +265,93 @@ def compare_runs(
             "hi": hi,
             "unpaired_lo": ulo,
             "unpaired_hi": uhi,
+            "p": p_from_draws(diff, draws[1] - draws[0]),
         }
     )
     out["width"] = out["hi"] - out["lo"]
     out["unpaired_width"] = out["unpaired_hi"] - out["unpaired_lo"]
     with np.errstate(divide="ignore", invalid="ignore"):
         out["width_ratio"] = out["width"] / out["unpaired_width"]
-    out["real"] = (out["lo"] > 0) | (out["hi"] < 0)
     out = out[out[["a", "b"]].notna().any(axis=1)].reset_index(drop=True)
+    identical = _same_games(va, vb)
+    notes = assign_verdicts(out, primary=primary)
+    if identical:
+        out["real"] = False
     out.attrs.update(
-        labels=tuple(labels), games=len(va), resamples=resamples, level=level, seed=seed
+        labels=tuple(labels),
+        games=len(va),
+        resamples=resamples,
+        level=level,
+        seed=seed,
+        paired=paired,
+        families=notes,
+        identical=identical,
+        primary=primary,
     )
     return out
 
 
+def _same_games(va: pd.DataFrame, vb: pd.DataFrame) -> bool:
+    """Did A and B produce the very same per-game values (the same games, played alike)?"""
+    cols = sorted(set(va.columns) & set(vb.columns))
+    return set(va.columns) == set(vb.columns) and va[cols].equals(vb[cols])
+
+
+def headline_count(table: pd.DataFrame) -> tuple[int, int]:
+    """(real, tested) among the headline family of a comparison or sweep table."""
+    head = table[table["family"] == "headline"]
+    return int(head["real"].sum()), int(head["p"].notna().sum())
+
+
 def summarize_compare(table: pd.DataFrame) -> str:
-    """A few plain lines: what changed for real, and how much narrower pairing made it."""
+    """A few plain lines: what changed for real (with its family), and what pairing bought."""
     la, lb = table.attrs.get("labels", ("A", "B"))
-    real = table[table["real"]]
-    lines = [
-        f"{lb} vs {la}, {table.attrs.get('games', '?')} paired games: "
-        f"{len(real)} of {len(table)} metrics differ for real at "
-        f"{table.attrs.get('level', LEVEL):.0%}."
-    ]
-    for row in real.head(8).itertuples():
-        lines.append(
-            f"  {row.label}: {row.a:.4g} -> {row.b:.4g}"
-            f" ({row.diff:+.4g} [{row.lo:+.4g}, {row.hi:+.4g}])"
+    games = table.attrs.get("games", "?")
+    if table.attrs.get("identical"):
+        return (
+            f"{lb} vs {la}: both played the very same {games} games, so every difference is"
+            " exactly 0. That says nothing about noise; for a calibration run"
+            " `sim compare --independent`, which plays B on other seeds."
         )
+    how = "paired" if table.attrs.get("paired", True) else "independent"
+    real, tested = headline_count(table)
+    lines = [
+        f"{lb} vs {la}, {games} {how} games: {real} of {tested} headline metrics differ"
+        f" for real ({table.attrs.get('families', {}).get('headline', 'Holm')})."
+    ]
+    primary = table.attrs.get("primary")
+    shown = table[table["real"] & table["family"].isin(["headline", "primary"])]
+    for row in shown.itertuples():
+        tag = " (primary)" if row.metric == primary else ""
+        lines.append(
+            f"  {row.label}{tag}: {_fmt(row.a, row.unit)} -> {_fmt(row.b, row.unit)}"
+            f" ({_fmt(row.diff, row.unit, True)} [{_fmt(row.lo, row.unit, True)},"
+            f" {_fmt(row.hi, row.unit, True)}], adjusted p {row.p_adj:.2g})"
+        )
+    if primary is not None and not shown["metric"].eq(primary).any():
+        lines.append(f"  {primary} (primary): no real difference at 5%.")
+    for family in ("seats", "policies", "cards"):
+        rows = table[table["family"] == family]
+        if len(rows):
+            flagged = rows[rows["real"]]["label"].tolist()
+            lines.append(
+                f"  {family}: {len(flagged)} of {int(rows['p'].notna().sum())} flagged"
+                f" (Benjamini-Hochberg){': ' + ', '.join(flagged) if flagged else ''}."
+            )
     ratio = table["width_ratio"].replace([np.inf, -np.inf], np.nan).dropna()
-    if len(ratio):
+    if how == "paired" and len(ratio):
         lines.append(
             f"Paired intervals are {ratio.median():.0%} of the unpaired width"
             " (median over metrics)."
         )
     return "\n".join(lines)
+
+
+def _fmt(value: float, unit: str, signed: bool = False) -> str:
+    """A value in its unit: shares in % (differences in percentage points), else 3 digits."""
+    if unit == "share":
+        return f"{value * 100:+.1f} pp" if signed else f"{value:.1%}"
+    return f"{value:+.3g}" if signed else f"{value:.3g}"
 
 
 # ---------------------------------------------------------------- sweeps
@@ -232,11 +368,12 @@ class SweepStats:
 
 @dataclass
 class Verdict:
-    """Which point best meets the study's targets, and which points are within noise of it."""
+    """Which points meet the study's targets best: a confidence set, not a single guess."""
 
-    best: int
-    ranking: pd.DataFrame  # point, label, miss, gap, gap_lo, gap_hi, within_noise
+    best: int  # the point whose estimates come closest (the set's leader)
+    ranking: pd.DataFrame  # point, label, miss, gap, gap_lo, gap_hi, in_best_set, ...
     text: str
+    best_set: list[int] = field(default_factory=list)  # points that cannot be told from the best
 
 
 def sweep_stats(
@@ -248,11 +385,15 @@ def sweep_stats(
     seed: int = 0,
     level: float = LEVEL,
     cards: bool = True,
+    primary: str | None = None,
 ) -> SweepStats:
     """Metrics per point with intervals, paired changes from point 0, and the target verdict.
 
     `runs` are RunResults (or table dicts) over the same game indices, one per
-    point; use `sweep_result_stats` for a SweepResult.
+    point; use `sweep_result_stats` for a SweepResult. A change from point 0 is
+    `real` by `assign_verdicts` over every cell of the sweep: Holm over the
+    headline metrics at all points together, Benjamini-Hochberg over each long
+    table, the study's `primary` metric on its own (Holm over its points).
     """
     values = [_values_of(r, cards) for r in runs]
     metrics = metrics_for(sorted(set().union(*(v.columns for v in values))))
@@ -278,10 +419,17 @@ def sweep_stats(
                 }
             )
     table = pd.DataFrame(rows)
-    table["real"] = (table["point"] > 0) & ((table["diff_lo"] > 0) | (table["diff_hi"] < 0))
+    change = draws - draws[:1]
+    table["p"] = np.concatenate(
+        [np.full(len(metrics), np.nan)]
+        + [p_from_draws(point[p] - point[0], change[p]) for p in range(1, len(labels))]
+    )
     table = table[table.groupby("metric")["value"].transform(lambda v: v.notna().any())]
     table = table.reset_index(drop=True)
-    table.attrs.update(games=len(values[0]), resamples=resamples, level=level)
+    families = assign_verdicts(table, primary=primary)
+    table.attrs.update(
+        games=len(values[0]), resamples=resamples, level=level, families=families, primary=primary
+    )
     verdict = None
     if targets:
         names = [m.name for m in metrics]
@@ -292,19 +440,23 @@ def sweep_stats(
 def sweep_result_stats(result: Any, **kwargs) -> SweepStats:
     """sweep_stats for a sim.studies.SweepResult, with the study's targets."""
     kwargs.setdefault("targets", result.study.targets)
+    kwargs.setdefault("primary", result.study.primary)
     return sweep_stats(result.runs, result.labels, **kwargs)
 
 
-def target_miss(value: np.ndarray, target: float | tuple[float, float]) -> np.ndarray:
-    """Distance from a target: |v − t| for a number, distance outside [lo, hi] for a range."""
+def target_miss(value: np.ndarray, target) -> np.ndarray:
+    """Distance from a target: |v − t| for a number (or {value, within}: its value), distance
+    outside [lo, hi] for a range."""
+    target = target_centre(target)
     if isinstance(target, tuple | list):
         lo, hi = target
         return np.maximum(np.maximum(lo - value, value - hi), 0.0)
     return np.abs(value - target)
 
 
-def _off_centre(value: np.ndarray, target: float | tuple[float, float]) -> np.ndarray:
+def _off_centre(value: np.ndarray, target) -> np.ndarray:
     """Distance from the middle of a range target (0 for number targets): the tie-break."""
+    target = target_centre(target)
     if isinstance(target, tuple | list):
         return np.abs(value - (target[0] + target[1]) / 2)
     return np.zeros_like(value)
@@ -315,16 +467,27 @@ def target_verdict(
     draws: np.ndarray,
     names: list[str],
     labels: list[str],
-    targets: Mapping[str, float | tuple[float, float]],
+    targets: Mapping[str, Any],
     level: float = LEVEL,
+    alpha: float = ALPHA,
 ) -> Verdict:
-    """Rank points by their summed target miss, each metric in units of its bootstrap sd.
+    """Rank points by their summed target miss and give the set that may hold the best one.
 
     `point` is points x metrics, `draws` points x resamples x metrics (the same
     resampled games at every point), `names` the metric names of the last axis.
-    A point is within noise of the best when the paired bootstrap interval of
-    its miss minus the best's miss reaches 0 (same resampled games for both).
+    Each target's miss (`target_miss`) is in units of its metric's bootstrap sd
+    and the misses are summed. Picking the point with the smallest estimated
+    miss and calling the others worse would suffer the winner's curse, so the
+    verdict is a confidence set (multiple comparisons with the best): point j
+    leaves the set only when some point i beats it clearly, i.e. the lower
+    one-sided bound of miss_j − miss_i (paired, normal approximation with the
+    bootstrap sd) exceeds 0 at level alpha / (k(k−1)), Bonferroni over the
+    ordered pairs of k points. With probability at least 1 − alpha the set holds
+    every point that truly has the smallest miss. A single point is named best
+    only when the set has one member.
     """
+    from statistics import NormalDist
+
     cols = [names.index(t) for t in targets]
     with quiet_nan():
         sd = np.nanmean(np.nanstd(draws[:, :, cols], axis=1), axis=0)
@@ -334,42 +497,60 @@ def target_verdict(
         parts = [fn(vals[..., i], t) / scale[i] for i, t in enumerate(targets.values())]
         return np.nansum(parts, axis=0)
 
+    k = len(labels)
     miss = total(point[:, cols], target_miss)
     centre = total(point[:, cols], _off_centre)
     best = int(np.lexsort((centre, miss))[0])
     boot = total(draws[:, :, cols], target_miss)  # points x resamples
     gap_lo, gap_hi = _interval((boot - boot[best])[..., None], level)
+    z = NormalDist().inv_cdf(1 - alpha / max(1, k * (k - 1)))
+    with quiet_nan():
+        spread = np.nanstd(boot[:, None, :] - boot[None, :, :], axis=-1, ddof=1)
+    lower = (miss[:, None] - miss[None, :]) - z * spread  # j x i
+    np.fill_diagonal(lower, -np.inf)
+    in_set = ~(lower > 0).any(axis=1)
     ranking = pd.DataFrame(
         {
-            "point": range(len(labels)),
+            "point": range(k),
             "label": labels,
             "miss": miss,
             "gap": miss - miss[best],
             "gap_lo": gap_lo[:, 0],
             "gap_hi": gap_hi[:, 0],
+            "in_best_set": in_set,
         }
     )
-    ranking["within_noise"] = ranking["gap_lo"] <= 0
-    for name, col in zip(targets, cols, strict=True):
+    ranking["within_noise"] = ranking["in_best_set"]  # the old name of the same verdict
+    lo, hi = _interval(draws[:, :, cols], level)
+    for j, (name, col) in enumerate(zip(targets, cols, strict=True)):
         ranking[name] = point[:, col]
+        band = target_band(name, targets[name])
+        bounds = zip(lo[:, j], hi[:, j], strict=True)
+        ranking[f"{name}:status"] = [target_status(a, b, band) for a, b in bounds]
     ranking = ranking.sort_values(["miss", "point"]).reset_index(drop=True)
-    return Verdict(best=best, ranking=ranking, text=_verdict_text(ranking, best, labels, targets))
+    members = [int(p) for p in ranking.loc[ranking["in_best_set"], "point"]]
+    text = _verdict_text(ranking, best, members, labels, targets, alpha, k)
+    return Verdict(best=best, ranking=ranking, text=text, best_set=members)
 
 
-def _verdict_text(ranking: pd.DataFrame, best: int, labels, targets) -> str:
-    want = ", ".join(
-        f"{k} in [{v[0]:g}, {v[1]:g}]" if isinstance(v, tuple | list) else f"{k} = {v:g}"
-        for k, v in targets.items()
-    )
+def _verdict_text(ranking: pd.DataFrame, best: int, members, labels, targets, alpha, k) -> str:
+    want = ", ".join(f"{name} {describe_target(name, t)}" for name, t in targets.items())
     row = ranking[ranking["point"] == best].iloc[0]
-    got = ", ".join(f"{k} {row[k]:.4g}" for k in targets)
-    close = ranking[(ranking["point"] != best) & ranking["within_noise"]]["label"].tolist()
-    worse = ranking[~ranking["within_noise"]]["label"].tolist()
-    text = f"Targets: {want}. Best: {labels[best]} ({got})."
-    if close:
-        text += f" Within noise of it: {', '.join(close)}."
+    got = ", ".join(f"{name} {row[name]:.4g} ({row[name + ':status']})" for name in targets)
+    how = (
+        f"a {1 - alpha:.0%} confidence set for the best point, Bonferroni over"
+        f" {k * (k - 1)} paired comparisons"
+    )
+    text = f"Targets: {want}. "
+    if len(members) == 1:
+        text += f"Best: {labels[best]} ({got}); every other point is clearly worse ({how})."
     else:
-        text += " Every other point is clearly worse."
-    if worse and close:
-        text += f" Clearly worse: {', '.join(worse)}."
+        others = ", ".join(labels[p] for p in members)
+        text += (
+            f"Best: one of {others}; they cannot be told apart ({how})."
+            f" Closest estimate: {labels[best]} ({got})."
+        )
+        worse = [labels[p] for p in ranking["point"] if p not in members]
+        if worse:
+            text += f" Clearly worse: {', '.join(worse)}."
     return text

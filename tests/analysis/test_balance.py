@@ -184,10 +184,26 @@ def test_check_targets():
         }
     )
     c = B.check_targets(head, {"balance": (0.9, 1.0), "turns": (60, 80), "margin": 2.2})
+    # a bare number is an equivalence target: margin 2.2 ± 0.5 (its default margin) is
+    # met only when the whole interval lies in [1.7, 2.7]; [1.5, 2.5] merely includes 2.2
     assert c.set_index("metric")["status"].to_dict() == {
         "balance": "met",
         "turns": "missed",
-        "margin": "met",
+        "margin": "unclear",
     }
+    c = B.check_targets(head, {"margin": {"value": 2.0, "within": 0.5}})
+    assert c["status"].tolist() == ["met"] and c["wanted"].tolist() == ["2 ± 0.5"]
+    c = B.check_targets(head, {"margin": {"value": 4.0, "within": 1.0}})
+    assert c["status"].tolist() == ["missed"]
     c = B.check_targets(head, {"balance": (0.95, 1.0)})
     assert c["status"].tolist() == ["unclear"]
+
+
+def test_a_point_target_is_not_met_for_lack_of_data():
+    """Few games give a wide interval around the target: that is 'unclear', never 'met'."""
+    head = pd.DataFrame(
+        {"metric": ["first_player_advantage"] * 2, "value": [0.001, 0.001],
+         "lo": [-0.08, -0.004], "hi": [0.08, 0.006], "n": [150, 5000]}
+    )  # fmt: skip
+    few, many = (B.check_targets(head.iloc[[i]], {"first_player_advantage": 0}) for i in (0, 1))
+    assert few["status"].tolist() == ["unclear"] and many["status"].tolist() == ["met"]

@@ -203,13 +203,17 @@ def test_verdict_prefers_inside_then_the_middle():
     ranking = v.ranking.set_index("label")
     assert ranking.loc["p0", "within_noise"]  # also inside: no worse
     assert not ranking.loc["p2", "within_noise"]
-    assert "Best: p1" in v.text and "p2" in v.text
+    # both inside the range: a confidence set of two, not a single "best"
+    assert sorted(v.best_set) == [0, 1]
+    assert "Best: one of p0, p1" in v.text and "Closest estimate: p1" in v.text
+    assert "Clearly worse: p2" in v.text
 
 
 def test_verdict_calls_close_points_noise():
     rng = np.random.default_rng(8)
     means = np.array([0.010, 0.012, 0.08])  # first-player advantage; target 0
     draws = means[:, None, None] + rng.normal(scale=0.01, size=(3, 400, 1))
-    v = target_verdict(means[:, None], draws, ["fpa"], ["a", "b", "c"], {"fpa": 0.0})
+    name = "first_player_advantage"
+    v = target_verdict(means[:, None], draws, [name], ["a", "b", "c"], {name: 0.0})
     ranking = v.ranking.set_index("label")
     assert v.best == 0 and ranking.loc["b", "within_noise"] and not ranking.loc["c", "within_noise"]

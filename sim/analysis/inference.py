@@ -1,0 +1,102 @@
+"""Tests behind every verdict: p-values, families and their multiplicity control.
+
+A table of many intervals flags some of them by chance: at 5% each, 31 null
+metrics flag at least one about 80% of the time. So every verdict the reports
+print ("real", "met", "best", "unfair") belongs to a named family of tests:
+
+* headline metrics of a comparison or a sweep: family-wise error control by
+  Holm's step-down method (the chance of any false "real" in the family is at
+  most 5%);
+* long tables (seats, policies, cards, every cell of a sweep): false-discovery
+  control by Benjamini-Hochberg (at most about 5% of the flagged rows are
+  false alarms);
+* a study's `primary:` metric is tested on its own at 5%, outside the family.
+
+Rows that are exact functions of other rows (seat 0's win share is the
+first-player advantage plus 1/n; the seats' shares sum to 1) are kept in the
+tables but left out of the families, so one finding is never counted twice.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from statsmodels.stats.multitest import multipletests
+
+from sim.metrics import quiet_nan
+
+ALPHA = 0.05
+METHODS = {"holm": "Holm (family-wise error)", "fdr_bh": "Benjamini-Hochberg (false discovery)"}
+
+
+def p_from_draws(estimate: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of 'no difference' from bootstrap draws of a difference.
+
+    The normal approximation with the bootstrap's standard error, z = estimate / sd(draws):
+    smooth down to the small p-values a family correction needs (a percentile count of
+    2,000 draws cannot go below 1/2,000). A difference with no spread at all is exactly
+    0 (p = 1) or exactly known (p = 0). `draws` is resamples x metrics.
+    """
+    estimate = np.asarray(estimate, float)
+    with np.errstate(invalid="ignore"), quiet_nan():
+        se = np.nanstd(draws, axis=0, ddof=1)
+    p = np.full(estimate.shape, np.nan)
+    spread = np.isfinite(se) & (se > 0) & np.isfinite(estimate)
+    z = np.abs(estimate[spread]) / se[spread]
+    p[spread] = np.array([math.erfc(v / math.sqrt(2)) for v in z])
+    flat = np.isfinite(estimate) & np.isfinite(se) & (se == 0)
+    p[flat] = np.where(estimate[flat] == 0, 1.0, 0.0)
+    return p
+
+
+def adjust(p: np.ndarray, method: str, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """Adjusted p-values and rejections within one family (NaN p-values stay out of it)."""
+    p = np.asarray(p, float)
+    adjusted = np.full(p.shape, np.nan)
+    reject = np.zeros(p.shape, bool)
+    ok = np.isfinite(p)
+    if ok.any():
+        rej, padj, _, _ = multipletests(p[ok], alpha=alpha, method=method)
+        adjusted[ok], reject[ok] = padj, rej
+    return adjusted, reject
+
+
+def family_note(method: str, size: int, alpha: float = ALPHA) -> str:
+    """How a table's verdicts were controlled, for its caption."""
+    tests = "test" if size == 1 else "tests"
+    return f"{METHODS[method]} over a family of {size} {tests} at {alpha:.0%}"
+
+
+def wald_equal_shares(shares: np.ndarray) -> tuple[float, int, float]:
+    """Joint test that every seat wins equally: Wald chi-square, degrees of freedom, p-value.
+
+    `shares` is games x seats (each row sums to 1, so the last seat is implied
+    and left out). Games are independent, so the covariance of the mean vector
+    is the sample covariance of the rows over the number of games: the seats of
+    one game are handled jointly, as clustering by game would.
+    """
+    x = np.asarray(shares, float)[:, :-1]
+    n, k = x.shape
+    if n < k + 2 or k < 1:
+        return float("nan"), k, float("nan")
+    fair = 1.0 / (k + 1)
+    d = x.mean(axis=0) - fair
+    cov = np.cov(x, rowvar=False, ddof=1).reshape(k, k) / n
+    try:
+        stat = float(d @ np.linalg.solve(cov, d))
+    except np.linalg.LinAlgError:
+        stat = float(d @ np.linalg.pinv(cov) @ d)
+    return stat, k, float(chi2_sf(stat, k))
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """Upper tail of the chi-square distribution."""
+    from scipy.stats import chi2
+
+    return float(chi2.sf(x, df))
+
+
+def normal_sf2(z: float) -> float:
+    """Two-sided normal tail probability of |Z| >= |z|."""
+    return math.erfc(abs(z) / math.sqrt(2))
