@@ -39,10 +39,12 @@ UNITS = ("share", "points", "turns", "count", "number")
 #   wilson    a share of games: Wilson score interval when every per-game value of
 #             `columns[0]` is 0 or 1, else (win shares with ties) the t interval,
 #             kept inside [0, 1] (sim.analysis.stats.win_share_ci);
-#   bootstrap percentile bootstrap over games, for metrics that are not a plain mean.
+#   bootstrap percentile bootstrap over games, for metrics that are not a plain mean;
+#   joint     the seat shares' joint 95% region projected onto the largest gap (balance:
+#             sim.analysis.seats.balance_interval), which reaches 1 for a fair game.
 # For "mean" and "wilson" the metric must be the mean of `columns[0]` plus terms that do
 # not depend on it (a fixed offset such as 1/players); the interval is shifted by that.
-INTERVALS = ("mean", "wilson", "bootstrap")
+INTERVALS = ("mean", "wilson", "bootstrap", "joint")
 
 
 class Means:
@@ -175,7 +177,7 @@ CORE_METRICS: tuple[Metric, ...] = (
     Metric("first_player_advantage", "first-player advantage", "balance", _first_player,
            "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True, within=0.01),
     Metric("balance", "balance (1 − largest seat gap)", "balance", _balance,
-           "share", ("seat*",), "bootstrap", fair=1.0, target=True, within=0.02),
+           "share", ("seat*",), "joint", fair=1.0, target=True, within=0.02),
     Metric("shared_wins", "share of shared wins", "balance", _column("tie"),
            "share", ("tie",), "wilson", target=True, within=0.01),
     Metric("margin", "winning margin", "scores", _column("margin"),

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.paired import LEVEL, bootstrap_draws, metric_points
+from sim.analysis.seats import balance_interval, seat_effects, seat_fairness
 from sim.analysis.stats import (
     Estimate,
     clustered_mean_ci,
@@ -70,6 +71,10 @@ def estimate_metrics(
         if m.interval == "bootstrap":
             lo_, hi_ = bounds[m.name]
             n = len(values)
+        elif m.interval == "joint":  # balance: from the seat shares' joint region
+            seats = sorted((c for c in values.columns if c.startswith("seat")), key=_seat_no)
+            _, lo_, hi_ = balance_interval(values[seats].to_numpy(float))
+            n = len(values)
         else:
             e = _ESTIMATE[m.interval](values[m.columns[0]].to_numpy(float))
             shift = value - e.value  # the offset, e.g. -1/players for the first-player advantage
@@ -79,6 +84,10 @@ def estimate_metrics(
              "value": float(value), "lo": float(lo_), "hi": float(hi_), "n": int(n)}
         )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _seat_no(column: str) -> int:
+    return int(column.removeprefix("seat"))
 
 
 def run_metrics(
@@ -218,22 +227,88 @@ def seats_confounded(players: pd.DataFrame) -> bool:
 
 
 def verdict(players: pd.DataFrame) -> str:
-    """A plain sentence on the first-player advantage: 'real' only if the interval misses fair."""
-    fair = 1 / n_seats(players)
+    """A plain sentence on seat fairness that says which test it rests on.
+
+    Seat 0's win share with its 95% interval; with more than two seats, the
+    call rests on the joint test that all seats win equally and on seat 0's
+    edge over the others, Holm-adjusted over the seats (`seat_fairness`); with
+    two seats those are one and the same test. With several policies, seat 0's
+    edge adjusted for policy (each policy against itself in the other seats)
+    follows, and how it differs between policies. Without seat rotation, when
+    each seat always played one policy, no seat verdict is given at all.
+    """
+    n = n_seats(players)
+    fair = 1 / n
     e = win_share_ci(players.loc[players["seat"] == 0, "win_share"].to_numpy())
     half = e.half  # the widest side: "value ± half" always covers the interval
-    if e.value - half > fair:
-        call = "a real first-player advantage"
-    elif e.value + half < fair:
-        call = "a real first-player disadvantage"
-    else:
-        call = "within noise"
-    text = (
-        f"seat 0 wins {e.value:.1%} ± {half:.1%} against a fair {fair:.0%}: {call}"
-        f" ({e.n:,} games, 95% interval)"
-    )
+    head = f"seat 0 wins {e.value:.1%} ± {half:.1%} against a fair {fair:.0%}"
     if seats_confounded(players):
-        text += "; seats were not rotated, so seat and policy effects are mixed"
+        return (
+            f"{head} ({e.n:,} games); seats were not rotated and each seat always played the"
+            " same policy, so seat and policy effects are mixed: no seat verdict is given"
+        )
+    if n == 2:  # the joint test and seat 0's contrast are the seat-0 interval itself
+        if e.value - half > fair:
+            call = "a real first-player advantage"
+        elif e.value + half < fair:
+            call = "a real first-player disadvantage"
+        else:
+            call = "within noise"
+        text = f"{head}: {call} ({e.n:,} games, 95% interval)"
+    else:
+        fairness = seat_fairness(players)
+        a = fairness.attrs
+        seat0 = fairness.iloc[0]
+        group = a["group"]
+        if a["p"] >= 0.05:
+            call = "within noise"
+        elif seat0["apart"]:
+            side = "advantage" if seat0["vs_others"] > 0 else "disadvantage"
+            call = f"a real first-player {side}"
+        else:
+            call = "the seats differ, but seat 0 is not apart from the others"
+        text = (
+            f"{head}: {call} ({e.n:,} games; joint test that all {n} seats win equally:"
+            f" chi²({a['df']}) = {a['chi2']:.1f}, p = {a['p']:.2g}; seat 0 against the others"
+            f" {_pp(seat0['vs_others'])} [{_num(seat0['lo'])}, {_num(seat0['hi'])}])"
+        )
+        apart = fairness.loc[fairness["apart"], "seat"].tolist()
+        if apart and len(group["seats"]) > 1:
+            rest = ", ".join(str(k) for k in group["seats"])
+            text += (
+                f"; seats {rest} win equally among themselves (chi²({group['df']}) ="
+                f" {group['chi2']:.1f}, p = {group['p']:.2g}, step-down tests)"
+            )
+    if players["policy"].nunique() > 1:
+        text += "; " + _policy_adjusted(players)
+    return text
+
+
+def _pp(share: float) -> str:
+    """A difference of shares in percentage points: '+1.2 pp'."""
+    return f"{share * 100:+.1f} pp"
+
+
+def _num(share: float) -> str:
+    """An interval end of a difference of shares, in percentage points without the unit."""
+    return f"{share * 100:+.1f}"
+
+
+def _policy_adjusted(players: pd.DataFrame) -> str:
+    """Seat 0's edge adjusted for policy, and per policy when the edge differs between them."""
+    effects = seat_effects(players)
+    pooled = effects[effects["policy"].isna()].iloc[0]
+    text = (
+        f"adjusted for policy (each policy against itself in the other seats), seat 0's edge is"
+        f" {_pp(pooled['edge'])} [{_num(pooled['lo'])}, {_num(pooled['hi'])}]"
+    )
+    per = effects[effects["policy"].notna()]
+    p = effects.attrs["interaction_p"]
+    parts = ", ".join(f"{r.policy} {_pp(r.edge)}" for r in per.itertuples())
+    if p < 0.05:
+        text += f"; it differs between policies (interaction p = {p:.2g}): {parts}"
+    else:
+        text += f" ({parts}; no evidence it differs between policies, p = {p:.2g})"
     return text
 
 

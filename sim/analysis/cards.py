@@ -99,3 +99,82 @@ def card_impact(cards: pd.DataFrame, players: pd.DataFrame, by: str | None = Non
     out.insert(len(keys), "kind", out["card"].map(card_kind))
     order = keys[:-1] + ["improvement"]
     return out.sort_values(order, ascending=[True] * (len(order) - 1) + [False], ignore_index=True)
+
+
+# ---------------------------------------------------------------- adjusted for exposure
+
+
+def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """Card impact with the seat's circumstances held fixed, and false-discovery control.
+
+    The raw improvement compares seats that held a card with seats that did not,
+    but holding a card comes with sitting early, with a policy, with taking more
+    turns and seeing more cards, each of which wins games by itself. So per card
+    kind, a linear model of the seat's win share on `held` plus its seat, its
+    policy, turns taken and cards seen (dealt + drawn): the coefficient of `held`
+    is the adjusted impact, with a 95% interval clustered by game. Across the
+    card kinds, Benjamini-Hochberg q-values flag impacts (false discovery rate
+    5%), for the raw and the adjusted column alike.
+
+    Columns: card, kind, adjusted, adj_lo, adj_hi, adj_p, adj_q, adj_flag,
+    improvement, lo, hi, raw_p, raw_q, raw_flag, n_held, n_never; sorted by the
+    adjusted impact. `attrs['family']` says how the flags were controlled.
+    """
+    import statsmodels.api as sm
+
+    from sim.analysis.inference import adjust, family_note, normal_sf2
+    from sim.analysis.stats import Z95
+
+    data = with_outcomes(cards, players)
+    seen = (cards["dealt"] + cards["drawn"]).groupby([cards["game"], cards["seat"]]).sum()
+    exposure = players.set_index(["game", "seat"])[["turns_taken", "policy"]].copy()
+    exposure["cards_seen"] = seen.reindex(exposure.index).to_numpy(float)
+    key = pd.MultiIndex.from_arrays([data["game"], data["seat"]])
+    ex = exposure.reindex(key)
+    base = pd.get_dummies(
+        pd.DataFrame(
+            {
+                "seat": data["seat"].astype(str).to_numpy(),
+                "policy": ex["policy"].astype(str).to_numpy(),
+            }
+        ),
+        drop_first=True,
+        dtype=float,
+    )
+    base["turns_taken"] = ex["turns_taken"].to_numpy(float)
+    base["cards_seen"] = ex["cards_seen"].to_numpy(float)
+    base.insert(0, "const", 1.0)
+    rows = []
+    for card, idx in data.groupby("card", sort=True, observed=True).indices.items():
+        g = data.iloc[idx]
+        held_ = g["held"].to_numpy(float)
+        raw = _impact_row(g)
+        row = {"card": card, "kind": card_kind(str(card))}
+        if 0 < held_.sum() < len(held_):
+            x = base.iloc[idx].assign(held=held_)
+            x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
+            fit = sm.OLS(g["win_share"].to_numpy(float), x.to_numpy(float)).fit(
+                cov_type="cluster", cov_kwds={"groups": g["game"].to_numpy()}
+            )
+            j = list(x.columns).index("held")
+            lo, hi = fit.conf_int()[j]
+            row.update(adjusted=float(fit.params[j]), adj_lo=float(lo), adj_hi=float(hi),
+                       adj_p=float(fit.pvalues[j]))  # fmt: skip
+        else:
+            row.update(adjusted=np.nan, adj_lo=np.nan, adj_hi=np.nan, adj_p=np.nan)
+        se = (raw["hi"] - raw["lo"]) / (2 * Z95)
+        raw_p = normal_sf2(raw["improvement"] / se) if se > 0 else np.nan
+        row.update(
+            improvement=raw["improvement"], lo=raw["lo"], hi=raw["hi"], raw_p=raw_p,
+            n_held=raw["n_held"], n_never=raw["n_never"],
+        )  # fmt: skip
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["adj_q"], out["adj_flag"] = adjust(out["adj_p"].to_numpy(), "fdr_bh")
+    out["raw_q"], out["raw_flag"] = adjust(out["raw_p"].to_numpy(), "fdr_bh")
+    cols = ["card", "kind", "adjusted", "adj_lo", "adj_hi", "adj_p", "adj_q", "adj_flag",
+            "improvement", "lo", "hi", "raw_p", "raw_q", "raw_flag", "n_held",
+            "n_never"]  # fmt: skip
+    out = out[cols].sort_values("adjusted", ascending=False, ignore_index=True)
+    out.attrs["family"] = family_note("fdr_bh", int(out["adj_p"].notna().sum()))
+    return out

@@ -1,0 +1,186 @@
+"""Seat fairness as one joint question, and seat effects separated from policy effects.
+
+Win shares of the seats of one game sum to 1, so a seat's surplus is the
+others' deficit and "seat by seat against 1/n" flags seats that are equal to
+one another. The questions asked here instead:
+
+1. Do all seats win equally? One joint Wald test on the vector of seat shares
+   (`sim.analysis.inference.wald_equal_shares`: games are independent, the
+   seats of a game are handled together).
+2. Which seats stand apart? A step-down of the same test: the seat farthest
+   from the rest leaves the group until the seats left win equally (closed
+   testing keeps the family-wise error at 5%).
+3. How large is the largest gap? Ludii's balance, 1 − (largest − smallest seat
+   share), with an interval from the joint 95% region of the shares (projected
+   onto every pairwise gap, Scheffé's way), which reaches 1 for a fair game
+   (a plain bootstrap of a largest gap never does: its estimate is biased
+   towards unbalance by noise).
+4. Is it the seat or the policy? With several policies, each policy's share
+   in seat 0 is compared with its own share in the other seats (a regression
+   with policy and seat-0 terms, standard errors clustered by game), and an
+   interaction test says whether the seat-0 edge differs between policies.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis.inference import ALPHA, chi2_sf, wald_equal_shares
+from sim.analysis.stats import t975
+
+
+def share_matrix(players: pd.DataFrame) -> np.ndarray:
+    """Games x seats array of win shares (seat order)."""
+    return players.pivot(index="game", columns="seat", values="win_share").to_numpy(float)
+
+
+def seat_fairness(players: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """Per seat: its win share, its edge over the other seats' mean, and whether it stands apart.
+
+    The seats that stand apart come from a step-down (closed) procedure: while
+    the seats still in the group do not all win equally (a Wald test of their
+    pairwise differences at `alpha`), the one farthest from the group's mean
+    leaves it. With all seats equal the first test already keeps them together,
+    so a fair game flags no seat; with seat 0 ahead and seats 1-3 equal to one
+    another, only seat 0 stands apart (the others' deficit is its surplus).
+
+    Columns: seat, win_share, vs_others (the seat's share minus the others'
+    mean), lo, hi (its 95% t interval over games), apart (bool). `attrs`: chi2,
+    df, p (the joint test that all seats win equally), games, and `group`: the
+    seats left together with their own test (seats, chi2, df, p).
+    """
+    shares = share_matrix(players)
+    games, n = shares.shape
+    stat, df, p_joint = wald_equal_shares(shares)
+    rows = []
+    for k in range(n):
+        contrast = (n * shares[:, k] - 1) / (n - 1)  # share_k − mean of the others, per game
+        mean = float(contrast.mean())
+        half = t975(games - 1) * float(contrast.std(ddof=1)) / math.sqrt(games)
+        rows.append(
+            {"seat": k, "win_share": float(shares[:, k].mean()), "vs_others": mean,
+             "lo": mean - half, "hi": mean + half}
+        )  # fmt: skip
+    out = pd.DataFrame(rows)
+    group = list(range(n))
+    test = equal_within(shares, group)
+    while len(group) > 1 and test[2] < alpha:
+        means = shares[:, group].mean(axis=0)
+        group.pop(int(np.argmax(np.abs(means - means.mean()))))
+        test = equal_within(shares, group)
+    out["apart"] = ~out["seat"].isin(group)
+    out.attrs.update(
+        chi2=stat,
+        df=df,
+        p=p_joint,
+        games=games,
+        group={"seats": group, "chi2": test[0], "df": test[1], "p": test[2]},
+        method=f"step-down Wald tests at {alpha:.0%} (closed testing)",
+    )
+    return out
+
+
+def equal_within(shares: np.ndarray, seats: list[int]) -> tuple[float, int, float]:
+    """Wald test that the given seats win equally often (to each other): chi2, df, p."""
+    if len(seats) < 2:
+        return 0.0, 0, 1.0
+    x = np.asarray(shares, float)[:, seats]
+    d = x[:, :-1] - x[:, -1:]  # each seat against the last of the group, per game
+    games, k = d.shape
+    mean = d.mean(axis=0)
+    cov = np.cov(d, rowvar=False, ddof=1).reshape(k, k) / games
+    try:
+        stat = float(mean @ np.linalg.solve(cov, mean))
+    except np.linalg.LinAlgError:
+        stat = float(mean @ np.linalg.pinv(cov) @ mean)
+    return stat, k, chi2_sf(stat, k)
+
+
+def balance_interval(shares: np.ndarray) -> tuple[float, float, float]:
+    """Ludii's balance, 1 − largest gap between two seats' shares, with a 95% interval.
+
+    The interval holds every gap of a share vector in the joint 95% region of
+    the seat shares (a Wald ellipsoid): for each pair of seats the region's
+    extent along their difference is d ± sqrt(chi2_95(n−1) var(d)), so the
+    largest gap is at most max(d + r) and at least max(|d| − r, 0). For a fair
+    game the lower end is 0 (balance 1) about 95% of the time or more.
+    """
+    from scipy.stats import chi2
+
+    x = np.asarray(shares, float)
+    games, n = x.shape
+    m = x.mean(axis=0)
+    cov = np.cov(x, rowvar=False, ddof=1) / games
+    c = chi2.ppf(0.95, n - 1)
+    gap_lo = gap_hi = 0.0
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                d = m[i] - m[j]
+                r = math.sqrt(max(c * (cov[i, i] + cov[j, j] - 2 * cov[i, j]), 0.0))
+                gap_hi = max(gap_hi, d + r)
+                gap_lo = max(gap_lo, abs(d) - r)
+    value = 1.0 - float(m.max() - m.min())
+    return value, max(0.0, 1.0 - gap_hi), min(1.0, 1.0 - gap_lo)
+
+
+def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
+    """The edge of sitting in `seat`, per policy and adjusted for policy.
+
+    One row per policy: its win share in `seat` minus its share in the other
+    seats (the policy compared with itself), with a 95% interval clustered by
+    game; then a row 'adjusted' (policy = None) from the pooled model with one
+    seat term and a term per policy. `attrs`: interaction_p, the test that the
+    edge is the same for every policy (NaN with one policy).
+    """
+    import statsmodels.formula.api as smf
+
+    data = pd.DataFrame(
+        {
+            "win": players["win_share"].to_numpy(float),
+            "policy": players["policy"].astype(str).to_numpy(),
+            "here": (players["seat"].to_numpy() == seat).astype(float),
+            "game": players["game"].to_numpy(),
+        }
+    )
+    policies = sorted(data["policy"].unique())
+    cluster = {"groups": data["game"].to_numpy()}
+    several = len(policies) > 1
+    by_policy = smf.ols(
+        "win ~ C(policy) + C(policy):here - 1" if several else "win ~ here", data
+    ).fit(cov_type="cluster", cov_kwds=cluster)
+    rows = []
+    names = []
+    for policy in policies:
+        name = f"C(policy)[{policy}]:here" if several else "here"
+        names.append(name)
+        rows.append(_coef_row(by_policy, name, policy))
+    interaction = float("nan")
+    if several:
+        pooled = smf.ols("win ~ C(policy) + here", data).fit(cov_type="cluster", cov_kwds=cluster)
+        rows.append(_coef_row(pooled, "here", None))
+        contrasts = np.zeros((len(policies) - 1, len(by_policy.params)))
+        index = list(by_policy.params.index)
+        for r in range(len(policies) - 1):
+            contrasts[r, index.index(names[r])] = 1
+            contrasts[r, index.index(names[-1])] = -1
+        test = by_policy.wald_test(contrasts, scalar=True)
+        interaction = float(chi2_sf(float(test.statistic), len(policies) - 1))
+    out = pd.DataFrame(rows)
+    out.attrs.update(seat=seat, interaction_p=interaction)
+    return out
+
+
+def _coef_row(fit, name: str, policy: str | None) -> dict:
+    lo, hi = fit.conf_int().loc[name]
+    return {
+        "policy": policy,
+        "edge": float(fit.params[name]),
+        "lo": float(lo),
+        "hi": float(hi),
+        "p": float(fit.pvalues[name]),
+        "n": int(fit.nobs),
+    }
