@@ -89,7 +89,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         quiet=args.quiet,
         **_worker_args(args),
     )
+    from sim.commands import write_run_summary
+
+    summary = write_run_summary(result)
     print(_run_summary(result))
+    print(f"  verdict: {summary['verdict']}")
     if not args.no_report:
         from sim.report import write_report
 
@@ -104,8 +108,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         print(build_study_report(folder, args.out))
     else:
+        from sim.commands import write_run_summary
         from sim.report import build_report
+        from sim.storage import load_run
 
+        write_run_summary(load_run(folder))
         print(build_report(folder, args.out))
     return 0
 
@@ -153,6 +160,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _, _, text = compare_files(
         args.a,
         args.b,
+        independent=args.independent,
         labels=labels,
         games=args.games,
         out=args.out,
@@ -241,6 +249,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--labels", nargs=2, default=None, metavar=("A", "B"))
+    p.add_argument(
+        "--independent",
+        action="store_true",
+        help="play B on other seeds than A (unpaired; a calibration for identical configs)",
+    )
     p.add_argument("--games", type=int, default=None)
     _add_worker_options(p)
     p.add_argument("--out", default=None)

@@ -1,17 +1,61 @@
-"""What `sim sweep` and `sim compare` do end to end: play, analyse, write the report, summarise.
+"""What `sim run`, `sim sweep` and `sim compare` do after the games: analyse, write the
+machine-readable verdicts and the report, summarise.
 
 The floor above the studies, the analysis and the reports: the command line
-parses arguments and calls these.
+parses arguments and calls these. Every run folder gets `summary.json`, every
+comparison folder `differences.csv`, every sweep folder `points.csv`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from sim.analysis.paired import compare_runs, summarize_compare, sweep_result_stats
-from sim.config import load_study
+import pandas as pd
+
+from sim.analysis.balance import run_summary
+from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
+from sim.config import load_study, parse_study
 from sim.report.study_report import build_compare_report, build_sweep_report, sweep_findings
+from sim.storage import RunResult, write_json, write_text
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
+
+SUMMARY_FILE = "summary.json"
+DIFFERENCES_FILE = "differences.csv"
+POINTS_FILE = "points.csv"
+
+
+def write_run_summary(run: RunResult) -> dict:
+    """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary`); return it."""
+    study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"))
+    summary = {"name": study.name, **run_summary(run.games, run.players, study.targets)}
+    write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
+    return summary
+
+
+def write_differences(table: pd.DataFrame, out_dir: Path) -> Path:
+    """A comparison's verdicts as `differences.csv`: one row per metric."""
+    cols = ["metric", "label", "unit", "a", "b", "diff", "lo", "hi", "p", "family", "p_adj",
+            "real"]  # fmt: skip
+    path = Path(out_dir) / DIFFERENCES_FILE
+    write_text(path, table[cols].to_csv(index=False))
+    return path
+
+
+def write_points(result: SweepResult, stats: SweepStats) -> Path:
+    """A sweep's points as `points.csv`: the swept values, each metric's value and interval
+    (columns <metric>, <metric>:lo, <metric>:hi) and whether the point is in the best set."""
+    t = stats.table
+    wide = t.pivot(index="point", columns="metric", values=["value", "lo", "hi"])
+    frame = result.point_frame().set_index("point")
+    for name in dict.fromkeys(t["metric"]):
+        frame[name] = wide[("value", name)]
+        frame[f"{name}:lo"] = wide[("lo", name)]
+        frame[f"{name}:hi"] = wide[("hi", name)]
+    if stats.verdict is not None:
+        frame["in_best_set"] = frame.index.isin(stats.verdict.best_set)
+    path = Path(result.out_dir) / POINTS_FILE
+    write_text(path, frame.reset_index().to_csv(index=False))
+    return path
 
 
 def sweep_file(
@@ -42,6 +86,7 @@ def sweep_file(
         scheduler=scheduler,
     )
     stats = sweep_result_stats(result)
+    write_points(result, stats)
     path = build_sweep_report(result, report, stats=stats)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
              f" on shared seeds -> {result.out_dir}"]  # fmt: skip
@@ -64,9 +109,11 @@ def compare_files(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    independent: bool = False,
 ) -> tuple[CompareResult, Path, str]:
     """`sim compare A.yaml B.yaml`: play both on shared seeds, write the report; (result, path,
-    summary). Labels default to the file names (suffixed (A)/(B) when they are the same)."""
+    summary). Labels default to the file names (suffixed (A)/(B) when they are the same).
+    `independent` plays B on other seeds than A (a calibration run: unpaired intervals)."""
     a, b = load_study(a_path), load_study(b_path)
     if labels is None:
         sa, sb = Path(a_path).stem, Path(b_path).stem
@@ -81,8 +128,16 @@ def compare_files(
         quiet=quiet,
         backend=backend,
         scheduler=scheduler,
+        independent=independent,
     )
-    table = compare_runs(result.a, result.b, labels=result.labels)
+    table = compare_runs(
+        result.a,
+        result.b,
+        labels=result.labels,
+        paired=not independent,
+        primary=result.studies[0].primary,
+    )
+    write_differences(table, result.out_dir)
     path = build_compare_report(result, report, table_=table)
     notes = result.meta.get("notes", [])
     text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])

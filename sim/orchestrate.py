@@ -107,12 +107,13 @@ def execute(
 ) -> Executed:
     """Play every point's missing chunks in one pool and mark every point complete.
 
-    The points must share their game count and seed (that is what pairs them).
+    The points must share their game count (their chunks are the same ranges of game
+    indices); points that share their seed too play paired games.
     `died_hint` ends the message when a worker dies (what is kept, how to go on).
     """
-    games, seed = points[0].study.games, points[0].study.seed
-    if any(p.study.games != games or p.study.seed != seed for p in points):
-        raise ValueError("points must share their games and seed")
+    games = points[0].study.games
+    if any(p.study.games != games for p in points):
+        raise ValueError("points must share their game count")
     for p in points:
         p.folder.mkdir(parents=True, exist_ok=True)
         write_json(p.folder / RUN_FILE, {**run_meta(p.study, size), "status": "running"})

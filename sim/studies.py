@@ -200,26 +200,33 @@ def run_compare(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    independent: bool = False,
 ) -> CompareResult:
     """Play A and B on the same game indices with A's seed (B's seed and count follow A's).
 
     A comparison is about game settings and line-ups; pairing needs one seed
     and one set of game indices, so B is played with A's `seed` and `games`
     (or `games` if given); the result's meta notes when B's file said otherwise.
+    With `independent`, B plays on A's seed + 1 instead: other games, so the
+    comparison is unpaired (a calibration run: two identical configs should then
+    differ by noise only).
     """
     if len(labels) != 2 or labels[0] == labels[1]:
         raise SimError(f"compare: need two different labels, got {labels!r}")
     n = games if games is not None else a.games
     notes = []
-    if b.seed != a.seed:
+    if b.seed != a.seed and not independent:
         notes.append(f"{labels[1]} played with {labels[0]}'s seed {a.seed} (its file: {b.seed})")
     if games is None and b.games != a.games:
         notes.append(f"{labels[1]} played {n} games like {labels[0]} (its file: {b.games})")
     for label, study in zip(labels, (a, b), strict=True):
         if study.sweep:
             notes.append(f"{label}: its sweep block is ignored (compare plays the config as is)")
+    b_seed = a.seed + 1 if independent else a.seed
+    if independent:
+        notes.append(f"{labels[1]} played on seed {b_seed}: independent games, unpaired intervals")
     a = a.with_overrides(games=n, sweep=None)
-    b = b.with_overrides(games=n, seed=a.seed, sweep=None)
+    b = b.with_overrides(games=n, seed=b_seed, sweep=None)
     out_dir = _fresh_dir(out, f"compare-{_slug(labels[0])}-{_slug(labels[1])}")
     head = {
         "kind": "compare",
@@ -227,6 +234,7 @@ def run_compare(
         "configs": [a.to_yaml_dict(), b.to_yaml_dict()],
         "config_hashes": [a.config_hash(), b.config_hash()],
         "notes": notes,
+        "independent": independent,
         "points": [{"label": lab, "values": {}} for lab in labels],
     }
     write_text(

@@ -23,7 +23,8 @@ from sim.analysis.balance import (
     seats_confounded,
     verdict,
 )
-from sim.analysis.cards import card_impact, held, played
+from sim.analysis.cards import card_impact, card_impact_adjusted, held, played
+from sim.analysis.seats import balance_interval, seat_effects, seat_fairness
 from sim.analysis.stats import (
     Estimate,
     bootstrap_ci,
@@ -38,7 +39,9 @@ __all__ = [
     "Estimate",
     "balance_metrics",
     "bootstrap_ci",
+    "balance_interval",
     "card_impact",
+    "card_impact_adjusted",
     "check_targets",
     "clustered_diff_ci",
     "clustered_mean_ci",
@@ -55,6 +58,8 @@ __all__ = [
     "points_breakdown",
     "policy_win_shares",
     "score_summary",
+    "seat_effects",
+    "seat_fairness",
     "seat_win_shares",
     "seats_confounded",
     "verdict",

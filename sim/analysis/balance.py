@@ -478,3 +478,65 @@ def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
              "status": target_status(lo, hi, band)}
         )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- the run's verdicts, as data
+
+
+def run_summary(
+    games: pd.DataFrame, players: pd.DataFrame, targets: dict | None = None, *, seed: int = 0
+) -> dict:
+    """Every headline metric with its estimate, interval, n and verdict, as plain data.
+
+    What `summary.json` in a run folder holds: each target metric (`headline`)
+    with its value, 95% interval, n games and interval method, and where the
+    study sets a target for it, the band and the equivalence verdict
+    (`check_targets`); the seat fairness tests (`seat_fairness`: the joint test
+    and the seats that stand apart, or no seat verdict without rotation); and
+    the one-sentence verdict of the report.
+    """
+    head = headline(games, players, seed=seed)
+    checks = check_targets(head, targets).set_index("metric") if targets else None
+    metrics = []
+    for row in head.itertuples():
+        item = {
+            "metric": row.metric,
+            "label": row.label,
+            "unit": row.unit,
+            "value": _plain(row.value),
+            "lo": _plain(row.lo),
+            "hi": _plain(row.hi),
+            "n": int(row.n),
+            "interval": f"95% {row.interval}",
+        }
+        if checks is not None and row.metric in checks.index:
+            c = checks.loc[row.metric]
+            item.update(
+                target=c["wanted"],
+                band=[_plain(c["band_lo"]), _plain(c["band_hi"])],
+                verdict=c["status"],
+                verdict_test="equivalence (TOST): met only when the whole interval is in the band",
+            )
+        metrics.append(item)
+    seats: dict = {"verdict": "none: seats not rotated"} if seats_confounded(players) else {}
+    if not seats and n_seats(players) > 1:
+        f = seat_fairness(players)
+        a = f.attrs
+        seats = {
+            "joint_test": {"chi2": _plain(a["chi2"]), "df": int(a["df"]), "p": _plain(a["p"])},
+            "apart": [int(k) for k in f.loc[f["apart"], "seat"]],
+            "method": a["method"],
+            "win_share": {int(r.seat): _plain(r.win_share) for r in f.itertuples()},
+        }
+    return {
+        "games": int(len(games)),
+        "verdict": verdict(players),
+        "metrics": metrics,
+        "seats": seats,
+    }
+
+
+def _plain(x) -> float | None:
+    """A float for JSON (None for NaN)."""
+    x = float(x)
+    return None if np.isnan(x) else x

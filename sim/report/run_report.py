@@ -186,7 +186,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
             checks,
             [
                 ("metric", text("metric")),
-                ("target", _target),
+                ("target", text("wanted")),
                 ("measured [95%]", ci("value", as_pct=False)),
                 ("status", text("status")),
             ],
@@ -197,12 +197,6 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
         "warnings": _warnings(run),
         "targets": targets,
     }
-
-
-def _target(r: dict) -> str:
-    """A config target as written: '0.05' or '[0.9, 1]'."""
-    t = r["target"]
-    return f"[{t[0]:g}, {t[1]:g}]" if isinstance(t, tuple | list) else f"{t:g}"
 
 
 def _warnings(run: RunResult) -> list[str]:
@@ -221,19 +215,52 @@ def _warnings(run: RunResult) -> list[str]:
 
 
 def _seats(players: pd.DataFrame, metrics: pd.DataFrame) -> dict:
-    """Section 2: win share per seat against 1/n, and the balance metrics."""
+    """Section 2: win share per seat, the joint fairness test, seat 0's edge per policy."""
     seats = A.seat_win_shares(players)
+    confounded = A.seats_confounded(players)
+    joint = adjusted = None
+    if not confounded and len(seats) > 1:
+        fairness = A.seat_fairness(players)
+        seats = seats.merge(fairness[["seat", "vs_others", "apart"]], on="seat")
+        seats["vs_lo"] = fairness["lo"].to_numpy()
+        seats["vs_hi"] = fairness["hi"].to_numpy()
+        a, g = fairness.attrs, fairness.attrs["group"]
+        apart = ", ".join(map(str, fairness.loc[fairness["apart"], "seat"])) or "none"
+        joint = (
+            f"Joint test that all {len(seats)} seats win equally (Wald, games independent):"
+            f" chi²({a['df']}) = {a['chi2']:.1f}, p = {a['p']:.2g}. Seats apart from the rest"
+            f" ({a['method']}): {apart};"
+            f" the seats left together ({', '.join(map(str, g['seats']))}) test as equal"
+            f" among themselves: chi²({g['df']}) = {g['chi2']:.1f}, p = {g['p']:.2g}."
+        )
+        if players["policy"].nunique() > 1:
+            effects = A.seat_effects(players)
+            effects["policy"] = effects["policy"].fillna("adjusted for policy")
+            adjusted = table(
+                effects,
+                [
+                    ("policy", text("policy")),
+                    ("seat 0's edge [95%]", ci("edge")),
+                    ("p", lambda r: f"{r['p']:.2g}"),
+                    ("n seat-games", num("n", 0)),
+                ],
+            )
+    cols = [
+        ("seat", text("seat")),
+        ("win share [95%]", ci("win_share")),
+        ("fair", pct("fair")),
+        ("vs fair", pct("vs_fair", signed=True)),
+        ("n games", num("n", 0)),
+    ]
+    if joint is not None:
+        cols += [
+            ("vs the other seats [95%]", ci("vs_others", "vs_lo", "vs_hi")),
+            ("apart", lambda r: "apart" if r["apart"] else "–"),
+        ]
     return {
-        "table": table(
-            seats,
-            [
-                ("seat", text("seat")),
-                ("win share [95%]", ci("win_share")),
-                ("fair", pct("fair")),
-                ("vs fair", pct("vs_fair", signed=True)),
-                ("n games", num("n", 0)),
-            ],
-        ),
+        "table": table(seats, cols),
+        "joint": joint,
+        "adjusted": adjusted,
         "figure": svg(F.win_share_bars(seats, "seat", "Win share by seat"), "seats"),
         "metrics": table(
             metrics,
@@ -244,7 +271,7 @@ def _seats(players: pd.DataFrame, metrics: pd.DataFrame) -> dict:
                 ("meaning", text("meaning")),
             ],
         ),
-        "confounded": A.seats_confounded(players),
+        "confounded": confounded,
     }
 
 
@@ -381,9 +408,25 @@ def _by_unit(col: str, with_ci: bool = False) -> Callable[[dict], str]:
 
 
 def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
-    """Section 6: card impact table and chart."""
+    """Section 6: card impact, adjusted for exposure first, then the raw table and chart."""
     impact = A.card_impact(cards, players)
+    adjusted = A.card_impact_adjusted(cards, players)
     return {
+        "adjusted": table(
+            adjusted,
+            [
+                ("card", text("card")),
+                ("adjusted impact [95%]", ci("adjusted", "adj_lo", "adj_hi")),
+                ("q (BH)", lambda r: "–" if pd.isna(r["adj_q"]) else f"{r['adj_q']:.2g}"),
+                ("flag", lambda r: "●" if r["adj_flag"] else "–"),
+                ("raw improvement [95%]", ci("improvement")),
+                ("raw q (BH)", lambda r: "–" if pd.isna(r["raw_q"]) else f"{r['raw_q']:.2g}"),
+                ("raw flag", lambda r: "●" if r["raw_flag"] else "–"),
+                ("n held", num("n_held", 0)),
+                ("n never", num("n_never", 0)),
+            ],
+        ),
+        "family": adjusted.attrs["family"],
         "table": table(
             impact,
             [

@@ -14,7 +14,13 @@ import pandas as pd
 import yaml
 from markupsafe import Markup
 
-from sim.analysis.paired import SweepStats, compare_runs, sweep_result_stats
+from sim.analysis.paired import (
+    SweepStats,
+    compare_runs,
+    family_of,
+    headline_count,
+    sweep_result_stats,
+)
 from sim.metrics import metric as registry_metric
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
@@ -114,6 +120,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "baseline": result.labels[0],
         "config": yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True),
         "resamples": t.attrs.get("resamples"),
+        "families": t.attrs.get("families", {}),
     }
 
 
@@ -141,17 +148,17 @@ def _runtime(meta: dict) -> str:
 
 
 def _ranking(stats: SweepStats) -> Markup:
-    r, best = stats.verdict.ranking, stats.verdict.best
-    targets = [c for c in r.columns if c not in {"point", "label", "miss", "gap", "gap_lo",
-                                                  "gap_hi", "within_noise"}]  # fmt: skip
+    r = stats.verdict.ranking
+    skip = {"point", "label", "miss", "gap", "gap_lo", "gap_hi", "within_noise", "in_best_set"}
+    targets = [c for c in r.columns if c not in skip and not c.endswith(":status")]
     cols: list[tuple[str, Callable]] = [("point", text("label"))]
-    cols += [(m, lambda row, m=m: fmt(m, row[m])) for m in targets]
+    cols += [(m, lambda row, m=m: f"{fmt(m, row[m])} ({row[m + ':status']})") for m in targets]
     cols += [
         ("miss (sd units)", lambda row: f"{row['miss']:.2f}"),
         ("miss − best [95%]", lambda row: f"{row['gap']:+.2f} [{row['gap_lo']:+.2f},"
                                           f" {row['gap_hi']:+.2f}]"),
-        ("call", lambda row: "best" if row["point"] == best
-         else "within noise" if row["within_noise"] else "worse"),
+        ("call", lambda row: ("best" if len(stats.verdict.best_set) == 1 else "in the best set")
+         if row["in_best_set"] else "worse"),
     ]  # fmt: skip
     return table(r, cols)
 
@@ -215,7 +222,13 @@ def build_compare_report(
     if not isinstance(result, CompareResult):
         result = load_compare(result)
     if table_ is None:
-        table_ = compare_runs(result.a, result.b, labels=result.labels)
+        table_ = compare_runs(
+            result.a,
+            result.b,
+            labels=result.labels,
+            paired=not result.meta.get("independent", False),
+            primary=result.studies[0].primary,
+        )
     context = compare_context(result, table_)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     la, lb = (_slug(x) for x in result.labels)
@@ -232,7 +245,15 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
     facts = [
         (la, f"{a.name} ({a.source})"),
         (lb, f"{b.name} ({b.source})"),
-        ("Games", f"{len(result.a.games):,} per side, the same game indices and seed {a.seed}"),
+        (
+            "Games",
+            f"{len(result.a.games):,} per side, "
+            + (
+                f"independent games (seeds {a.seed} and {b.seed}: unpaired intervals)"
+                if t.attrs.get("paired") is False
+                else f"the same game indices and seed {a.seed}"
+            ),
+        ),
         ("Differences in config", config_diff(a, b) or "none (an A/A comparison)"),
         ("Runtime", f"{result.meta.get('wall_time_s', '?')} s"),
         ("Folder", str(result.out_dir)),
@@ -241,23 +262,34 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         ("metric", text("label")),
         (la, lambda r: fmt(r["metric"], r["a"])),
         (lb, lambda r: fmt(r["metric"], r["b"])),
-        (f"{lb} − {la} [95% paired]", lambda r: f"{fmt(r['metric'], r['diff'], True)} "
+        (f"{lb} − {la} [95%]", lambda r: f"{fmt(r['metric'], r['diff'], True)} "
          f"[{fmt(r['metric'], r['lo'], True)}, {fmt(r['metric'], r['hi'], True)}]"),
         ("paired width", lambda r: fmt(r["metric"], r["width"])),
         ("unpaired width", lambda r: fmt(r["metric"], r["unpaired_width"])),
         ("paired / unpaired", lambda r: "–" if pd.isna(r["width_ratio"])
          else f"{r['width_ratio']:.0%}"),
-        ("call", lambda r: "real" if r["real"] else "noise"),
+        ("adjusted p", lambda r: "–" if pd.isna(r["p_adj"]) else f"{r['p_adj']:.2g}"),
+        ("call", _call),
     ]  # fmt: skip
-    groups = [{"name": name, "table": table(g, cols)} for name, g in t.groupby("group", sort=False)]
+    families = t.attrs.get("families", {})
+    groups = [
+        {"name": name, "table": table(g, cols),
+         "family": families.get(family_of(name), "")}
+        for name, g in t.groupby("group", sort=False)
+    ]  # fmt: skip
+    real, tested = headline_count(t)
     return {
         "title": f"{lb} vs {la}: paired comparison",
         "labels": (la, lb),
         "facts": facts,
         "notes": result.meta.get("notes", []),
         "summary": compare_findings(t),
-        "n_real": int(t["real"].sum()),
-        "n_metrics": len(t),
+        "n_real": real,
+        "n_metrics": tested,
+        "headline_family": families.get("headline", ""),
+        "identical": bool(t.attrs.get("identical")),
+        "paired": t.attrs.get("paired", True) is not False,
+        "primary": t.attrs.get("primary"),
         "median_ratio": f"{ratio.median():.0%}" if len(ratio) else "–",
         "forest": _svg(SF.compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"),
                        "forest"),
@@ -270,15 +302,22 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
     }  # fmt: skip
 
 
+def _call(r) -> str:
+    """A row's verdict after its family's correction ('implied': an exact function of others)."""
+    if r["family"] == "implied":
+        return "implied"
+    return "real" if r["real"] else "noise"
+
+
 def compare_findings(t: pd.DataFrame, limit: int = 10) -> list[str]:
     """One sentence per real difference (card impacts left to the table), largest first."""
     la, lb = t.attrs.get("labels", ("A", "B"))
     real = t[t["real"] & (t["group"] != "cards")].copy()
     real["size"] = (real["diff"] / real["width"]).abs()
     return [
-        f"{r.label}: {fmt(r.metric, r.a)} ({la}) → {fmt(r.metric, r.b)} ({lb}), paired change"
+        f"{r.label}: {fmt(r.metric, r.a)} ({la}) → {fmt(r.metric, r.b)} ({lb}), change"
         f" {fmt(r.metric, r.diff, True)} [{fmt(r.metric, r.lo, True)},"
-        f" {fmt(r.metric, r.hi, True)}]"
+        f" {fmt(r.metric, r.hi, True)}], adjusted p {r.p_adj:.2g} ({r.family})"
         for r in real.sort_values("size", ascending=False).head(limit).itertuples()
     ]
 
