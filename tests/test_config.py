@@ -433,3 +433,38 @@ def test_models_are_hashable_and_hash_like_equality():
     assert hash(study.game) == hash(GameConfig())
     assert len({study, study.with_overrides(games=10000)}) == 1
     assert len({study.game, study.with_overrides(**{"deck.sprayers": 5}).game}) == 2
+
+
+# --- targets as equivalence tests, and the primary metric -------------------------------
+
+
+def test_targets_take_value_and_within(tmp_path):
+    path = write(tmp_path, "targets:\n  first_player_advantage: {value: 0, within: 0.01}\n")
+    study = load_study(path)
+    assert study.targets == {"first_player_advantage": {"value": 0.0, "within": 0.01}}
+    again = parse_study(study.to_yaml_dict(), "again")
+    assert again.targets == study.targets
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "problem"),
+    [
+        ("targets: {turns: {value: 50}}\n", "targets.turns", "needs 'within'"),
+        ("targets: {turns: {value: 50, within: 0}}\n", "targets.turns.within", "must be > 0"),
+        ("targets: {turns: {value: 50, whithin: 1}}\n", "targets.turns.whithin",
+         "did you mean 'within'"),
+        ("primary: balanse\n", "primary", "did you mean 'balance'"),
+        ("primary: [turns]\n", "primary", "must be a metric name"),
+    ],
+)  # fmt: skip
+def test_bad_equivalence_targets_and_primary(tmp_path, text, key, problem):
+    message = error_of(write(tmp_path, text))
+    assert key in message and problem in message
+
+
+def test_primary_is_kept_and_left_out_of_the_hash(tmp_path):
+    plain = load_study(write(tmp_path, "games: 10\n"))
+    with_primary = plain.with_overrides(primary="turns")
+    assert with_primary.primary == "turns"
+    assert with_primary.config_hash() == plain.config_hash()
+    assert with_primary.to_yaml_dict()["primary"] == "turns"

@@ -229,3 +229,49 @@ def test_sim_compare_and_sweep_commands_run_on_either_local_backend(tmp_path, ca
     assert main(["sweep", str(ROOT / "configs" / "sweep_sprayers.yaml"), *games,
                  "--out", str(sweep), "--report", str(tmp_path / "sweep.html")]) == 0  # fmt: skip
     assert load_sweep(sweep).study.games == 120 and (tmp_path / "sweep.html").exists()
+
+
+# ---------------------------------------------------------------- machine-readable verdicts
+
+
+def test_verdict_files_of_run_compare_and_sweep(tmp_path, capsys):
+    """summary.json in a run folder, differences.csv in a comparison, points.csv in a sweep."""
+    import json
+
+    from sim.cli import main
+
+    quick = ["--games", "150", "--jobs", "1", "--quiet"]
+    run_dir = tmp_path / "run"
+    assert main(["run", str(BASE), *quick, "--out", str(run_dir), "--no-report"]) == 0
+    out = capsys.readouterr().out
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert "verdict:" in out and summary["verdict"] in out
+    assert summary["games"] == 150 and {m["metric"] for m in summary["metrics"]} >= {
+        "first_player_advantage", "balance", "turns"}  # fmt: skip
+    for m in summary["metrics"]:
+        assert m["n"] == 150 and m["lo"] <= m["value"] <= m["hi"] and "95%" in m["interval"]
+    assert "joint_test" in summary["seats"] and "p" in summary["seats"]["joint_test"]
+
+    cmp_dir = tmp_path / "cmp"
+    assert main(["compare", str(BASE), str(BASE), *quick, "--out", str(cmp_dir),
+                 "--report", str(tmp_path / "c.html")]) == 0  # fmt: skip
+    assert "very same" in capsys.readouterr().out  # an A/A on one seed says what it is
+    diffs = pd.read_csv(cmp_dir / "differences.csv")
+    assert {"metric", "a", "b", "diff", "lo", "hi", "p_adj", "real", "family"} <= set(diffs)
+    assert not diffs["real"].any()
+
+    ind_dir = tmp_path / "independent"
+    assert main(["compare", str(BASE), str(BASE), *quick, "--independent", "--out",
+                 str(ind_dir), "--report", str(tmp_path / "i.html")]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "independent games" in text and "headline metrics differ" in text
+    b_seed = load_compare(ind_dir).b.games["seed"].iloc[0]
+    assert b_seed == load_study(BASE).seed + 1
+
+    sweep_dir = tmp_path / "sweep"
+    assert main(["sweep", str(ROOT / "configs" / "sweep_sprayers.yaml"), *quick, "--out",
+                 str(sweep_dir), "--report", str(tmp_path / "s.html")]) == 0  # fmt: skip
+    points = pd.read_csv(sweep_dir / "points.csv")
+    assert len(points) == len(load_sweep(sweep_dir).points)
+    assert {"turns", "turns:lo", "turns:hi", "in_best_set"} <= set(points.columns)
+    assert points["in_best_set"].any()
