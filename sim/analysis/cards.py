@@ -120,7 +120,7 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
     improvement, lo, hi, raw_p, raw_q, raw_flag, n_held, n_never; sorted by the
     adjusted impact. `attrs['family']` says how the flags were controlled.
     """
-    import statsmodels.api as sm
+    from statsmodels.regression.linear_model import OLS
 
     from sim.analysis.inference import adjust, family_note, normal_sf2
     from sim.analysis.stats import Z95
@@ -153,8 +153,8 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
         if 0 < held_.sum() < len(held_):
             x = base.iloc[idx].assign(held=held_)
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
-            fit = sm.OLS(g["win_share"].to_numpy(float), x.to_numpy(float)).fit(
-                cov_type="cluster", cov_kwds={"groups": g["game"].to_numpy()}
+            fit = OLS(g["win_share"].to_numpy(float), x.to_numpy(float)).fit(
+                method="qr", cov_type="cluster", cov_kwds={"groups": g["game"].to_numpy()}
             )
             j = list(x.columns).index("held")
             lo, hi = fit.conf_int()[j]
