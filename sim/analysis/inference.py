@@ -10,7 +10,10 @@ print ("real", "met", "best", "unfair") belongs to a named family of tests:
 * long tables (seats, policies, cards, every cell of a sweep): false-discovery
   control by Benjamini-Hochberg (at most about 5% of the flagged rows are
   false alarms);
-* a study's `primary:` metric is tested on its own at 5%, outside the family.
+* a study's `primary:` metric is tested on its own at 5%, outside the family;
+* the 5% budget is split so that, when nothing changed, anything at all is
+  flagged in at most about 5% of comparisons: half to the headline family,
+  half shared by the long tables (`sim.analysis.paired.assign_verdicts`).
 
 Rows that are exact functions of other rows (seat 0's win share is the
 first-player advantage plus 1/n; the seats' shares sum to 1) are kept in the
@@ -65,7 +68,7 @@ def adjust(p: np.ndarray, method: str, alpha: float = ALPHA) -> tuple[np.ndarray
 def family_note(method: str, size: int, alpha: float = ALPHA) -> str:
     """How a table's verdicts were controlled, for its caption."""
     tests = "test" if size == 1 else "tests"
-    return f"{METHODS[method]} over a family of {size} {tests} at {alpha:.0%}"
+    return f"{METHODS[method]} over a family of {size} {tests} at {alpha * 100:.3g}%"
 
 
 def wald_equal_shares(shares: np.ndarray) -> tuple[float, int, float]:

@@ -187,9 +187,14 @@ def assign_verdicts(
 ) -> dict[str, str]:
     """Fill `family`, `p_adj` and `real` of a table with `metric`, `group` and `p` columns.
 
-    Headline metrics: Holm; each long table: Benjamini-Hochberg; `primary` on
-    its own at `alpha`; implied rows (`implied_rows`) in no family. Returns each
-    family's caption (method and size) for the reports.
+    Headline metrics: Holm; each long table (seats, policies, cards): Benjamini-
+    Hochberg; `primary` on its own at `alpha`; implied rows (`implied_rows`) in
+    no family. The error budget `alpha` is split so that a comparison where
+    nothing changed flags anything at all in at most about `alpha` of cases:
+    half to the headline family, the other half shared equally by the long
+    tables (under a complete null Benjamini-Hochberg's false-discovery rate is
+    its family-wise error rate). With no long table the headline family gets
+    all of it. Returns each family's caption (method, size, level).
     """
     implied = implied_rows(list(dict.fromkeys(table["metric"])))
     table["family"] = [
@@ -198,22 +203,39 @@ def assign_verdicts(
     ]
     table["p_adj"] = np.nan
     table["real"] = False
+    tested = table[table["p"].notna()]
+    long_tables = [f for f in dict.fromkeys(tested["family"]) if f not in SPECIAL_FAMILIES]
+    share = alpha / 2 if long_tables else alpha
+    level = {f: (alpha - share) / len(long_tables) for f in long_tables}
+    level.update(headline=share, primary=alpha)
     notes = {}
     for family, rows in table.groupby("family", sort=False):
         if family == "implied":
             notes[family] = "exact functions of other rows: shown, not tested again"
             continue
         method = "holm" if family in ("headline", "primary") else "fdr_bh"
-        adjusted, reject = adjust(rows["p"].to_numpy(), method, alpha)
+        at = level.get(family, alpha)
+        adjusted, reject = adjust(rows["p"].to_numpy(), method, at)
         table.loc[rows.index, "p_adj"] = adjusted
         table.loc[rows.index, "real"] = reject
         size = int(np.isfinite(rows["p"].to_numpy()).sum())
         notes[family] = (
             f"tested on its own at {alpha:.0%}" if family == "primary"
-            else family_note(method, size, alpha)
+            else family_note(method, size, at) + _budget_note(family, long_tables, alpha)
         )  # fmt: skip
     table["real"] = table["real"].astype(bool)
     return notes
+
+
+SPECIAL_FAMILIES = ("headline", "primary", "implied")
+
+
+def _budget_note(family: str, long_tables: list[str], alpha: float) -> str:
+    if not long_tables:
+        return ""
+    if family == "headline":
+        return f" (half of the {alpha:.0%} error budget; the other half is the long tables')"
+    return f" (the long tables share half of the {alpha:.0%} error budget)"
 
 
 def compare_runs(
