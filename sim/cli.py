@@ -153,6 +153,25 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from sim.commands import tune_file
+
+    if args.config is None and args.resume is None:
+        raise SimError("sim tune: give a CONFIG file, or --resume TUNE_DIR")
+    if args.budget is not None and args.budget < 1:
+        raise SimError(f"sim tune: --budget must be a number of games >= 1, got {args.budget}")
+    _, _, text = tune_file(
+        args.config,
+        budget=args.budget,
+        out=args.out,
+        resume=args.resume,
+        quiet=args.quiet,
+        **_worker_args(args),
+    )
+    print(text)
+    return 0
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from sim.commands import compare_files
 
@@ -244,6 +263,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", default=None, help="report path")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="search games")
+    _add_worker_options(p)
+    p.add_argument("--out", default=None, help="tune folder (default runs/<name>-tune-<time>)")
+    p.add_argument("--resume", default=None, metavar="TUNE_DIR", help="go on with a search")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_cmd_tune)
 
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
     p.add_argument("a")
