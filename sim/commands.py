@@ -16,6 +16,7 @@ from sim.analysis.balance import run_summary
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
 from sim.report.study_report import build_compare_report, build_sweep_report, sweep_findings
+from sim.report.tune_report import build_tune_report
 from sim.storage import RunResult, study_yaml, write_json, write_text
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
 from sim.tune import Verdict, confirm, run_tune
@@ -155,6 +156,8 @@ def tune_file(
     jobs: int = -1,
     out: str | Path | None = None,
     resume: str | Path | None = None,
+    report: str | Path | None = None,
+    no_report: bool = False,
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
@@ -184,4 +187,6 @@ def tune_file(
         lines.append("Pareto set (no other confirmed config is closer on every target): "
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{name.split('.')[0]} study: {out_dir / name}")
+    if not no_report:
+        lines.append(f"report: {build_tune_report(out_dir, report)}")
     return out_dir, verdict, "\n".join(lines)

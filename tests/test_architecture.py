@@ -46,6 +46,7 @@ FLOORS: dict[str, int] = {
     # rendering and measuring
     "sim.report": 8,
     "sim.bench": 8,
+    "sim.tune_bench": 8,
     # whole commands, then the command line
     "sim.commands": 9,
     "sim.cli": 10,

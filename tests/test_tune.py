@@ -38,7 +38,8 @@ def known(tmp_path_factory):
     """The known-answer problem, tuned without interruption."""
     tmp = tmp_path_factory.mktemp("tune")
     config = _write(tmp / "known.yaml", KNOWN)
-    out_dir, verdict, text = tune_file(config, jobs=1, out=tmp / "t", quiet=True)
+    report = tmp / "known.html"
+    out_dir, verdict, text = tune_file(config, jobs=1, out=tmp / "t", report=report, quiet=True)
     return out_dir, verdict, text
 
 
@@ -54,6 +55,15 @@ def test_finds_the_known_answer(known):
     tuned = load_study(out_dir / "recommended.yaml")
     assert tuned.game.deck.sprayers == 6 and not tuned.tune
     assert tuned.targets == {"mean_score": {"value": 0.57, "within": 0.15}}
+
+
+def test_report_shows_the_change_targets_and_search(known):
+    _, _, text = known
+    path = text.rsplit("report: ", 1)[1].strip()
+    html = open(path, encoding="utf-8").read()
+    assert "deck.sprayers: 4 → 6" in html and "<svg" in html
+    for section in ("summary", "targets", "search", "effects", "config"):
+        assert f'id="{section}"' in html
 
 
 def test_candidates_share_their_games(known):
@@ -79,10 +89,10 @@ def test_a_killed_search_resumes_to_the_same_recommendation(known, tmp_path, mon
 
     monkeypatch.setattr(sim.tune, "execute", dies_on_the_fourth_call)
     with pytest.raises(KeyboardInterrupt):
-        tune_file(config, jobs=1, out=tmp_path / "t", quiet=True)
+        tune_file(config, jobs=1, out=tmp_path / "t", no_report=True, quiet=True)
     monkeypatch.setattr(sim.tune, "execute", real)
     assert not (tmp_path / "t" / "tune.json").exists()
-    out_dir, _, _ = tune_file(None, jobs=1, resume=tmp_path / "t", quiet=True)
+    out_dir, _, _ = tune_file(None, jobs=1, resume=tmp_path / "t", no_report=True, quiet=True)
     again = json.loads((out_dir / "tune.json").read_text())
     first = json.loads((known[0] / "tune.json").read_text())
     assert again["recommended"] == first["recommended"]
