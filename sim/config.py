@@ -371,6 +371,8 @@ def summarize(study: StudyConfig) -> str:
         parts.append("variants " + ", ".join(f"{k}={_plain(v)}" for k, v in variants.items()))
     if study.sweep:
         parts.append("sweep " + " × ".join(f"{p} ({len(v)})" for p, v in study.sweep.items()))
+    if study.tune:
+        parts.append("tune " + ", ".join(study.tune["space"]))
     return f"{study.source}: OK — " + ", ".join(parts)
 
 

@@ -67,7 +67,8 @@ class TuneState:
 
     study: StudyConfig
     out_dir: Path
-    chunk: int
+    chunk: int  # games per chunk of the search runs
+    confirm_chunk: int  # ... of the confirmation runs (kept, so a resume plays the same chunks)
     candidates: list[dict] = field(default_factory=list)
     rounds: list[dict] = field(default_factory=list)
     spent: int = 0
@@ -84,7 +85,8 @@ class TuneState:
             self.out_dir / STUDY_FILE,
             {"kind": "tune", "name": self.study.name, "config": self.study.to_yaml_dict(),
              "config_hash": self.study.config_hash(), "engine_version": ENGINE_VERSION,
-             "chunk_games": self.chunk, "status": status, "games_spent": self.spent,
+             "chunk_games": self.chunk, "confirm_chunk_games": self.confirm_chunk,
+             "status": status, "games_spent": self.spent,
              "wall_time_s": round(self.wall_s, 3), "candidates": self.candidates,
              "rounds": self.rounds, "trace": self.trace},
         )  # fmt: skip
@@ -151,7 +153,7 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
             raise SimError(f"{out_dir}: this tuning was started from a different config")
         if budget is not None:
             saved = _with_budget(saved, budget)
-        state = TuneState(saved, out_dir, meta["chunk_games"])
+        state = TuneState(saved, out_dir, meta["chunk_games"], meta["confirm_chunk_games"])
         state.candidates, state.rounds = meta["candidates"], meta["rounds"]
         state.spent, state.wall_s = meta["games_spent"], meta.get("wall_time_s", 0.0)
         state.trace = meta.get("trace", [])
@@ -168,7 +170,7 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
     out_dir = new_folder(
         out, f"{study.name}-tune", "folder exists and is not empty; use another --out"
     )
-    state = TuneState(study, out_dir, _chunk(study, jobs))
+    state = TuneState(study, out_dir, _chunk(study, jobs), _confirm_chunk(study, jobs))
     state.save("searching")
     return state
 
@@ -185,6 +187,12 @@ def _chunk(study: StudyConfig, jobs: int) -> int:
     first = study.tune["budget"]["first"]
     want = chunk_games([study.with_overrides(games=first)] * BATCH, resolve_jobs(jobs, first))
     return max(d for d in range(1, want + 1) if first % d == 0)
+
+
+def _confirm_chunk(study: StudyConfig, jobs: int) -> int:
+    """Games per chunk of the confirmation (the finalists and the start)."""
+    games, n = study.tune["budget"]["confirm"], study.tune["budget"]["finalists"] + 1
+    return chunk_games([study.with_overrides(games=games)] * n, resolve_jobs(jobs, games * n))
 
 
 # ---------------------------------------------------------------- candidates
@@ -320,7 +328,7 @@ def _evaluate(state: TuneState, ids: list[int], games: int, workers: dict) -> No
     for i in todo:
         cand = state.candidates[i]
         state.spent += games - cand["games"]
-        values = _estimates(load_run(_folder(state, i)), list(targets))
+        values = estimates(load_run(_folder(state, i)), list(targets))
         cand.update(games=games, values=values, distance=target_distance(values, targets))
         if cand["first_distance"] is None:
             cand["first_distance"] = cand["distance"]
@@ -328,7 +336,7 @@ def _evaluate(state: TuneState, ids: list[int], games: int, workers: dict) -> No
                             "distance": cand["distance"]})  # fmt: skip
 
 
-def _estimates(run, names: list[str]) -> dict[str, float]:
+def estimates(run, names: list[str]) -> dict[str, float]:
     """Each named metric's point estimate on a run (no interval: the race needs only ranks)."""
     metrics = [metric(n) for n in names]
     values = game_values(run.games, run.players, columns=needs(metrics))
@@ -387,10 +395,9 @@ def confirm(state: TuneState, workers: dict) -> Verdict:
         for p, lab in zip(params, labels, strict=True)
     ]
     folder = state.out_dir / "confirm"
-    size = chunk_games(studies, resolve_jobs(workers["jobs"], games * len(studies)))
     execute(
         [Point(s, point_dir(folder, k)) for k, s in enumerate(studies)],
-        size,
+        state.confirm_chunk,
         quiet=True,
         died_hint=f"finish it with sim tune --resume {state.out_dir}",
         **workers,

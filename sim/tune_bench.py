@@ -25,7 +25,7 @@ from sim.analysis.tuning import target_distance
 from sim.config import StudyConfig, parse_study, tune_game_problem, tune_values
 from sim.orchestrate import Point, chunk_games, execute
 from sim.storage import load_run
-from sim.tune import _estimates, apply_point, finalists, run_tune
+from sim.tune import apply_point, estimates, finalists, run_tune
 
 MEASURE_GAMES = 20000
 MEASURE_SEED_OFFSET = 1000  # neither the search (seed) nor the confirmation (seed + 1)
@@ -69,7 +69,7 @@ def _play(study: StudyConfig, points: list[dict], games: int, folder: Path, jobs
     runs = [Point(s, folder / f"p{k:04d}") for k, s in enumerate(studies)]
     execute(runs, size, jobs=jobs, quiet=True, died_hint="benchmark")
     names = list(study.tune["targets"])
-    return [_estimates(load_run(r.folder), names) for r in runs]
+    return [estimates(load_run(r.folder), names) for r in runs]
 
 
 def _pick(study: StudyConfig, points: list[dict], games: int, folder: Path, jobs: int) -> dict:
@@ -84,7 +84,8 @@ def _valid(study: StudyConfig, point: dict) -> bool:
 
 
 def random_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
-    """Uniform valid points, `per` games each, as many as the budget pays for."""
+    """Uniform valid points, `per` games each, as many as the budget pays for (in a space with
+    fewer points, each of them, with the budget shared out)."""
     values = tune_values(study.tune["space"])
     rng = random.Random(study.seed)
     n = study.tune["budget"]["games"] // per
@@ -95,7 +96,7 @@ def random_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict
         p = {k: rng.choice(v) for k, v in values.items()}
         if _valid(study, p) and p not in points:
             points.append(p)
-    return _pick(study, points, per, folder, jobs)
+    return _pick(study, points, study.tune["budget"]["games"] // len(points), folder, jobs)
 
 
 def grid_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:

@@ -10,6 +10,15 @@ from matplotlib.figure import Figure
 
 from sim.report.figures import PALETTE, styled
 
+TICKS = (0, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500)
+
+
+def _distance_axis(ax, top: float) -> None:
+    """Distances on a scale linear below 1 (inside the bands) and logarithmic above."""
+    ax.set_yscale("symlog", linthresh=1.0, linscale=1.5)
+    ticks = [t for t in TICKS if t <= max(top, 1) * 1.5]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+
 
 @styled
 def search_trace(trace: pd.DataFrame) -> Figure:
@@ -23,7 +32,7 @@ def search_trace(trace: pd.DataFrame) -> Figure:
     best = trace["distance"].cummin()
     ax.step(trace["games"], best, where="post", color="black", lw=1.2, label="best so far")
     ax.axhline(1.0, color="black", ls="--", lw=0.8)
-    ax.set_yscale("symlog", linthresh=1.0)
+    _distance_axis(ax, float(trace["distance"].max()))
     ax.set_xlabel("games spent by the search")
     ax.set_ylabel("target distance D")
     ax.legend(frameon=False, fontsize=7)
@@ -46,7 +55,7 @@ def parameter_slices(frame: pd.DataFrame, params: list[str]) -> Figure:
         means = frame.groupby(x)["first_distance"].mean()
         ax.plot(means.index, means.to_numpy(), color="black", lw=1)
         ax.axhline(1.0, color="black", ls="--", lw=0.8)
-        ax.set_yscale("symlog", linthresh=1.0)
+        _distance_axis(ax, float(frame["first_distance"].max()))
         if not numeric:
             labels = pd.Categorical(values.astype(str)).categories
             ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
