@@ -400,7 +400,7 @@ def _parse(data: Any, source: str, where: str) -> StudyConfig:
         targets=_parse_targets(data.get("targets"), where),
         primary=_parse_primary(data.get("primary"), where),
         report_path=_parse_report(data.get("report"), where),
-        tune=_parse_tune(data.get("tune"), game, data.get("targets"), where),
+        tune=_parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
         source=source,
     )
     try:
@@ -659,7 +659,9 @@ def _tune_yaml(tune: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _parse_tune(raw: Any, game: GameConfig, study_targets: Any, where: str) -> dict[str, Any]:
+def _parse_tune(
+    raw: Any, game: GameConfig, seats: tuple[SeatSpec, ...], study_targets: Any, where: str
+) -> dict[str, Any]:
     """tune: {space, constraints, targets, budget}, each mistake one line naming its key.
 
     The space maps dotted game settings to integer bounds [lo, hi] or {choices: [...]};
@@ -677,6 +679,9 @@ def _parse_tune(raw: Any, game: GameConfig, study_targets: Any, where: str) -> d
             _fail(where, ("tune", key), _unknown(key, TUNE_KEYS, "key"))
     base = game.game_dict()
     out: dict[str, Any] = {"space": _parse_space(raw.get("space"), base, where)}
+    if "players" in out["space"] and len(set(seats)) > 1:
+        alike = "tuning players needs all seats alike (one line-up copied per player count)"
+        _fail(where, ("tune", "space", "players"), alike)
     out["constraints"] = _parse_constraints(raw.get("constraints"), where)
     root = ("tune", "targets") if "targets" in raw else ("targets",)
     targets = raw.get("targets", study_targets)

@@ -115,7 +115,8 @@ def run_tune(
     backend: str | None = None,
     scheduler: str | None = None,
 ) -> TuneState:
-    """Search, then confirm the finalists; returns the state (see `confirm` for the verdict).
+    """Search (rounds of racing) until the budget or the space is used up; the state, which
+    `confirm` turns into the verdict.
 
     `budget` replaces `tune.budget.games` (also when resuming: a finished search
     given a larger budget goes on).

@@ -16,10 +16,11 @@ from sim.config import load_study
 
 # Mean score falls by about 0.38 points per sprayer with four random seats (0.96 at 5
 # sprayers, 0.57 at 6, 0.24 at 7), so this band holds deck.sprayers = 6 alone.
+RANDOM = [{"policy": "random"}] * 4
 KNOWN = {
     "name": "known",
     "seed": 7,
-    "seats": [{"policy": "random"}] * 4,
+    "seats": RANDOM,
     "tune": {
         "space": {"deck.sprayers": [0, 10]},
         "targets": {"mean_score": {"value": 0.57, "within": 0.15}},
@@ -128,6 +129,10 @@ BAD = {
     "unknown metric": (_tune(**{"targets.mean_scor": 1}), "did you mean 'mean_score'"),
     "budget too small": (_tune(**{"budget.games": 100}), "cannot evaluate one candidate"),
     "constraint": (_tune(**{"constraints.deck_size": [10, 20]}), "outside constraints.deck_size"),
+    "players, mixed seats": (
+        {**_tune(**{"space.players": [2, 4]}), "seats": [{"policy": "greedy"}] + RANDOM[1:]},
+        "all seats alike",
+    ),
 }
 
 
