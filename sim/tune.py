@@ -20,7 +20,7 @@ Folder layout:
 
     <out>/study.json          kind "tune": the study, every candidate, rounds, games spent
     <out>/candidates/c0000/   a run folder per candidate (grown by promotions)
-    <out>/confirm/points/p00/ the confirmation runs (finalists, then the start)
+    <out>/confirm/c0007/      the confirmation runs: each finalist, and confirm/start
 
 Resume: each round's candidates are written before they play, and a round's
 racing is replayed from the runs on disk, so a killed search goes on where it
@@ -52,7 +52,7 @@ from sim.errors import SimError
 from sim.metrics import metric, needs, target_band, target_status
 from sim.orchestrate import Point, chunk_games, execute
 from sim.parallel import resolve_jobs
-from sim.storage import STUDY_FILE, load_run, new_folder, point_dir, read_study_meta, write_json
+from sim.storage import STUDY_FILE, load_run, new_folder, read_study_meta, write_json
 
 ETA = 3  # successive halving: keep a third, give them three times the games
 # Rungs per round: `first` games, then ETA times as many for the best third. A third rung
@@ -402,16 +402,18 @@ def confirm(state: TuneState, workers: dict) -> Verdict:
     ]
     folder = state.out_dir / "confirm"
     execute(
-        [Point(s, point_dir(folder, k)) for k, s in enumerate(studies)],
+        # one folder per config, by its label: a resumed search with a larger budget may
+        # confirm other finalists, and must not reuse another config's games
+        [Point(s, folder / lab) for s, lab in zip(studies, labels, strict=True)],
         state.confirm_chunk,
         quiet=True,
         died_hint=f"finish it with sim tune --resume {state.out_dir}",
         **workers,
     )
     rows = []
-    for k, (lab, p) in enumerate(zip(labels, params, strict=True)):
-        run = load_run(point_dir(folder, k))
-        table = run_metrics(run.games, run.players, names, seed=k).set_index("metric")
+    for lab, p in zip(labels, params, strict=True):
+        run = load_run(folder / lab)
+        table = run_metrics(run.games, run.players, names).set_index("metric")
         est = {
             n: {"estimate": float(table.at[n, "value"]), "lo": float(table.at[n, "lo"]),
                 "hi": float(table.at[n, "hi"]),

@@ -75,6 +75,8 @@ def test_candidates_share_their_games(known):
     seeds = {json.loads((p / "run.json").read_text())["seed"]
              for p in (out_dir / "candidates").iterdir()}  # fmt: skip
     assert seeds == {7}
+    fresh = json.loads((out_dir / "confirm" / "start" / "run.json").read_text())
+    assert fresh["seed"] == 8 and fresh["games"] == 2000
 
 
 def test_a_killed_search_resumes_to_the_same_recommendation(known, tmp_path, monkeypatch):
