@@ -103,10 +103,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     folder = Path(args.run_dir)
-    if (folder / "study.json").exists():  # a sweep or comparison folder
-        from sim.report.study_report import build_study_report
+    if (folder / "study.json").exists():  # a sweep, comparison or tune folder
+        from sim.report.tune_report import build_folder_report
 
-        print(build_study_report(folder, args.out))
+        print(build_folder_report(folder, args.out))
     else:
         from sim.commands import write_run_summary
         from sim.report import build_report
@@ -146,6 +146,27 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         out=args.out,
         resume=args.resume,
         report=args.report,
+        quiet=args.quiet,
+        **_worker_args(args),
+    )
+    print(text)
+    return 0
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from sim.commands import tune_file
+
+    if args.config is None and args.resume is None:
+        raise SimError("sim tune: give a CONFIG file, or --resume TUNE_DIR")
+    if args.budget is not None and args.budget < 1:
+        raise SimError(f"sim tune: --budget must be a number of games >= 1, got {args.budget}")
+    _, _, text = tune_file(
+        args.config,
+        budget=args.budget,
+        out=args.out,
+        resume=args.resume,
+        report=args.report,
+        no_report=args.no_report,
         quiet=args.quiet,
         **_worker_args(args),
     )
@@ -244,6 +265,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", default=None, help="report path")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="search games")
+    _add_worker_options(p)
+    p.add_argument("--out", default=None, help="tune folder (default runs/<name>-tune-<time>)")
+    p.add_argument("--resume", default=None, metavar="TUNE_DIR", help="go on with a search")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--report", default=None, help="report path (default reports/<name>-tune.html)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    p.set_defaults(func=_cmd_tune)
 
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
     p.add_argument("a")

@@ -16,12 +16,17 @@ from sim.analysis.balance import run_summary
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
 from sim.report.study_report import build_compare_report, build_sweep_report, sweep_findings
-from sim.storage import RunResult, write_json, write_text
+from sim.report.tune_report import build_tune_report
+from sim.storage import RunResult, study_yaml, write_json, write_text
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
+from sim.tune import Verdict, confirm, run_tune
 
 SUMMARY_FILE = "summary.json"
 DIFFERENCES_FILE = "differences.csv"
 POINTS_FILE = "points.csv"
+TUNE_FILE = "tune.json"
+RECOMMENDED_FILE = "recommended.yaml"
+CLOSEST_FILE = "closest.yaml"
 
 
 def write_run_summary(run: RunResult) -> dict:
@@ -142,3 +147,46 @@ def compare_files(
     notes = result.meta.get("notes", [])
     text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])
     return result, path, text
+
+
+def tune_file(
+    config: str | Path | None,
+    *,
+    budget: int | None = None,
+    jobs: int = -1,
+    out: str | Path | None = None,
+    resume: str | Path | None = None,
+    report: str | Path | None = None,
+    no_report: bool = False,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+) -> tuple[Path, Verdict, str]:
+    """`sim tune CONFIG`: search, confirm on fresh seeds, write `tune.json` and the recommended
+    (or, when no candidate meets every target, the closest) study as YAML; (folder, verdict,
+    summary)."""
+    study = load_study(config) if config is not None else None
+    workers = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
+    state = run_tune(study, budget=budget, out=out, resume=resume, quiet=quiet, **workers)
+    verdict = confirm(state, workers)
+    out_dir = state.out_dir
+    write_json(out_dir / TUNE_FILE, verdict.data)
+    chosen = verdict.recommended_study or verdict.closest_study
+    name = RECOMMENDED_FILE if verdict.recommended_study is not None else CLOSEST_FILE
+    why = "recommended by" if verdict.recommended_study is not None else "closest found by"
+    header = f"# {why} sim tune ({out_dir}); see tune.json for the evidence\n"
+    write_text(out_dir / name, header + study_yaml(chosen))
+    search = verdict.data["search"]
+    lines = [
+        f"{state.study.name}: {search['candidates']} candidates, {search['games']:,} search games"
+        f" in {search['wall_time_s']:.0f} s; confirmed on {verdict.data['confirm']['games']:,}"
+        f" fresh games each -> {out_dir}",
+        *verdict.lines,
+    ]
+    if verdict.data["pareto"]:
+        lines.append("Pareto set (no other confirmed config is closer on every target): "
+                     + ", ".join(verdict.data["pareto"]))  # fmt: skip
+    lines.append(f"{name.split('.')[0]} study: {out_dir / name}")
+    if not no_report:
+        lines.append(f"report: {build_tune_report(out_dir, report)}")
+    return out_dir, verdict, "\n".join(lines)

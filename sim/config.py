@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import math
+import random
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -187,10 +188,11 @@ STUDY_KEYS = (
     "targets",
     "primary",
     "report",
+    "tune",
 )
 GAME_KEYS = tuple(GameConfig.model_fields)
 # Left out of config_hash: they change neither which games run nor how (see config_hash).
-HASH_IGNORES = ("name", "games", "targets", "primary", "report")
+HASH_IGNORES = ("name", "games", "targets", "primary", "report", "tune")
 # A target as written: a number (within the metric's default margin), [lo, hi], or
 # {value: v, within: m} (see sim.metrics.target_band).
 Target = float | tuple[float, float] | dict[str, float]
@@ -226,6 +228,7 @@ class StudyConfig(_Frozen):
     targets: dict[str, Target] = Field(default_factory=dict)
     primary: str | None = None
     report_path: str | None = None
+    tune: dict[str, Any] = Field(default_factory=dict)
     source: str = "<memory>"
 
     @model_validator(mode="after")
@@ -251,6 +254,8 @@ class StudyConfig(_Frozen):
             out["primary"] = self.primary
         if self.report_path is not None:
             out["report"] = {"path": self.report_path}
+        if self.tune:
+            out["tune"] = _tune_yaml(self.tune)
         return out
 
     def config_hash(self) -> str:
@@ -276,7 +281,11 @@ class StudyConfig(_Frozen):
         for key, value in dotted.items():
             value = copy.deepcopy(value)
             top, _, rest = key.partition(".")
-            if top in ("sweep", "targets", "primary", "report") and not rest and value is None:
+            if (
+                top in ("sweep", "targets", "primary", "report", "tune")
+                and not rest
+                and value is None
+            ):
                 data.pop(top, None)
             elif top in STUDY_KEYS and not rest:
                 data[top] = value
@@ -362,6 +371,8 @@ def summarize(study: StudyConfig) -> str:
         parts.append("variants " + ", ".join(f"{k}={_plain(v)}" for k, v in variants.items()))
     if study.sweep:
         parts.append("sweep " + " × ".join(f"{p} ({len(v)})" for p, v in study.sweep.items()))
+    if study.tune:
+        parts.append("tune " + ", ".join(study.tune["space"]))
     return f"{study.source}: OK — " + ", ".join(parts)
 
 
@@ -389,6 +400,7 @@ def _parse(data: Any, source: str, where: str) -> StudyConfig:
         targets=_parse_targets(data.get("targets"), where),
         primary=_parse_primary(data.get("primary"), where),
         report_path=_parse_report(data.get("report"), where),
+        tune=_parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
         source=source,
     )
     try:
@@ -509,19 +521,19 @@ def _sweep_game(
     _fail(where, at, f"{point} gives an invalid game: {_fmt_path(loc) or 'game'}: {problem}")
 
 
-def _parse_targets(raw: Any, where: str) -> dict[str, Target]:
+def _parse_targets(raw: Any, where: str, root: tuple = ("targets",)) -> dict[str, Target]:
     """metric -> number, [lo, hi] or {value, within}; names from sim.metrics.TARGET_METRICS."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
         _fail(
             where,
-            ("targets",),
+            root,
             f"must map metrics to a number, [lo, hi] or {{value, within}}, got {_show(raw)}",
         )
     out: dict[str, Target] = {}
     for metric, target in raw.items():
-        at = ("targets", metric)
+        at = (*root, metric)
         if metric not in TARGET_METRICS:
             _fail(where, at, _unknown(metric, TARGET_METRICS, "metric"))
         if _is_number(target):
@@ -588,6 +600,191 @@ def _parse_report(raw: Any, where: str) -> str | None:
     if not isinstance(path, str) or not path.strip():
         _fail(where, ("report", "path"), f"must be a file path, got {_show(path)}")
     return path
+
+
+# ---------------------------------------------------------------------------
+# tune: the search space, constraints, targets and budget of `sim tune`
+
+TUNE_KEYS = ("space", "constraints", "targets", "budget")
+TUNE_CONSTRAINTS = ("deck_size",)
+# budget keys: total search games, games per candidate on the first racing rung, games per
+# finalist in the confirmation on fresh seeds, finalists confirmed (besides the start).
+TUNE_BUDGET = {"games": None, "first": 1000, "confirm": 10000, "finalists": 3}
+_SPACE_SAMPLES = 256  # random points tried to show a space holds at least one valid game
+
+
+def deck_size(game: dict) -> int:
+    """Cards in the draw deck of a game dict: boxes, toys, sprayers and Princesses."""
+    deck = game["deck"]
+    return (
+        sum(deck["boxes"].values())
+        + sum(deck["toys"].values())
+        + deck["sprayers"]
+        + deck["princesses"]
+    )
+
+
+def tune_values(space: dict[str, Any]) -> dict[str, list[Any]]:
+    """Every value each setting of a normalised tune space may take, in order."""
+    return {
+        path: list(range(spec[0], spec[1] + 1)) if isinstance(spec, list) else list(spec["choices"])
+        for path, spec in space.items()
+    }
+
+
+def tune_game_problem(base: dict, tune: dict[str, Any], point: dict[str, Any]) -> str | None:
+    """Why game settings `base` with the tune point applied are not a playable candidate
+    (an invalid game, or outside a constraint), or None when they are."""
+    data = copy.deepcopy(base)
+    for path, value in point.items():
+        _set(data, _resolve(base, path, "tune", ()), copy.deepcopy(value))
+    try:
+        game = GameConfig.model_validate(data).game_dict()
+    except ValidationError as exc:
+        loc, problem = _explain(exc, GameConfig)
+        return f"{_fmt_path(loc) or 'game'}: {problem}"
+    bounds = tune.get("constraints", {}).get("deck_size")
+    if bounds is not None and not bounds[0] <= deck_size(game) <= bounds[1]:
+        return f"deck size {deck_size(game)} is outside constraints.deck_size {list(bounds)}"
+    return None
+
+
+def _tune_yaml(tune: dict[str, Any]) -> dict[str, Any]:
+    """A normalised tune block in its YAML form (ranges as lists)."""
+    out = copy.deepcopy(tune)
+    if "targets" in out:
+        out["targets"] = {
+            k: list(v) if isinstance(v, tuple) else v for k, v in out["targets"].items()
+        }
+    return out
+
+
+def _parse_tune(
+    raw: Any, game: GameConfig, seats: tuple[SeatSpec, ...], study_targets: Any, where: str
+) -> dict[str, Any]:
+    """tune: {space, constraints, targets, budget}, each mistake one line naming its key.
+
+    The space maps dotted game settings to integer bounds [lo, hi] or {choices: [...]};
+    targets default to the study's `targets:`; the budget is {games: N} plus optional
+    `first`, `confirm` and `finalists` (TUNE_BUDGET).
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        _fail(
+            where, ("tune",), f"must be a mapping with space, targets and budget, got {_show(raw)}"
+        )
+    for key in raw:
+        if key not in TUNE_KEYS:
+            _fail(where, ("tune", key), _unknown(key, TUNE_KEYS, "key"))
+    base = game.game_dict()
+    out: dict[str, Any] = {"space": _parse_space(raw.get("space"), base, where)}
+    if "players" in out["space"] and len(set(seats)) > 1:
+        alike = "tuning players needs all seats alike (one line-up copied per player count)"
+        _fail(where, ("tune", "space", "players"), alike)
+    out["constraints"] = _parse_constraints(raw.get("constraints"), where)
+    root = ("tune", "targets") if "targets" in raw else ("targets",)
+    targets = raw.get("targets", study_targets)
+    if not targets:
+        _fail(where, ("tune", "targets"), "needs targets, e.g. {first_player_advantage: 0}")
+    out["targets"] = _parse_targets(targets, where, root)
+    out["budget"] = _parse_budget(raw.get("budget"), where)
+    _space_has_a_game(base, out, where)
+    return out
+
+
+def _parse_space(raw: Any, base: dict, where: str) -> dict[str, Any]:
+    """Dotted game setting -> [lo, hi] (integers, lo <= hi) or {choices: [...]}."""
+    at = ("tune", "space")
+    if not isinstance(raw, Mapping) or not raw:
+        _fail(where, at, f"must map settings to [lo, hi] or {{choices: [...]}}, got {_show(raw)}")
+    out: dict[str, Any] = {}
+    for key, spec in raw.items():
+        if not isinstance(key, str):
+            _fail(where, at, f"setting names must be text like 'deck.sprayers', got {_show(key)}")
+        path = _resolve(base, key, where, at)
+        name, here = _join(path), (*at, *path)
+        if name in out:
+            _fail(where, here, "is listed twice")
+        current = _get(base, path)
+        if isinstance(current, dict):
+            _fail(where, here, f"is a group of settings; tune its members, e.g. {name}.<key>")
+        if isinstance(spec, list):
+            if len(spec) != 2 or not all(_is_int(v) for v in spec):
+                _fail(where, here, f"bounds must be two integers [lo, hi], got {_show(spec)}")
+            if not _is_int(current):
+                _fail(where, here, f"is not a count ({_show(current)}); give {{choices: [...]}}")
+            if spec[0] > spec[1]:
+                _fail(where, here, f"bounds reversed: {spec}; write [lo, hi] with lo <= hi")
+            out[name] = list(spec)
+        elif isinstance(spec, Mapping) and list(spec) == ["choices"]:
+            choices = spec["choices"]
+            if not isinstance(choices, list) or not choices:
+                _fail(where, (*here, "choices"), f"must be a non-empty list, got {_show(choices)}")
+            for value in choices:
+                if not isinstance(value, str | int | float) or choices.count(value) > 1:
+                    _fail(where, (*here, "choices"), f"{_show(value)}: choices are distinct "
+                          "numbers or words")  # fmt: skip
+            out[name] = {"choices": list(choices)}
+        else:
+            _fail(where, here, f"must be [lo, hi] or {{choices: [...]}}, got {_show(spec)}")
+    return out
+
+
+def _parse_constraints(raw: Any, where: str) -> dict[str, list[int]]:
+    """constraints: {deck_size: [lo, hi]} (cards in the draw deck)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        _fail(where, ("tune", "constraints"), f"must be a mapping like {{deck_size: [50, 90]}}, "
+              f"got {_show(raw)}")  # fmt: skip
+    out = {}
+    for key, bounds in raw.items():
+        at = ("tune", "constraints", key)
+        if key not in TUNE_CONSTRAINTS:
+            _fail(where, at, _unknown(key, TUNE_CONSTRAINTS, "constraint"))
+        if not (isinstance(bounds, list) and len(bounds) == 2 and all(map(_is_int, bounds))):
+            _fail(where, at, f"must be two integers [lo, hi], got {_show(bounds)}")
+        if bounds[0] > bounds[1]:
+            _fail(where, at, f"bounds reversed: {bounds}; write [lo, hi] with lo <= hi")
+        out[key] = list(bounds)
+    return out
+
+
+def _parse_budget(raw: Any, where: str) -> dict[str, int]:
+    """budget: {games: N, first: 1000, confirm: 10000, finalists: 3}; games can pay for one
+    candidate's first rung."""
+    at = ("tune", "budget")
+    if not isinstance(raw, Mapping) or "games" not in raw:
+        _fail(where, at, f"must be a mapping like {{games: 400000}}, got {_show(raw)}")
+    out = dict(TUNE_BUDGET)
+    for key, value in raw.items():
+        if key not in TUNE_BUDGET:
+            _fail(where, (*at, key), _unknown(key, tuple(TUNE_BUDGET), "key"))
+        if not _is_int(value) or value < 1:
+            _fail(where, (*at, key), f"must be an integer >= 1, got {_show(value)}")
+        out[key] = value
+    if out["games"] < out["first"]:
+        _fail(where, (*at, "games"), f"{out['games']} games cannot evaluate one candidate, which "
+              f"plays {out['first']} games on the first rung (budget.first)")  # fmt: skip
+    return out
+
+
+def _space_has_a_game(base: dict, tune: dict[str, Any], where: str) -> None:
+    """Refuse a space all of whose points tried (its corners and random points) are invalid."""
+    values = tune_values(tune["space"])
+    rng = random.Random(0)
+    points = [{p: v[0] for p, v in values.items()}, {p: v[-1] for p, v in values.items()}]
+    points += [{p: rng.choice(v) for p, v in values.items()} for _ in range(_SPACE_SAMPLES)]
+    first = None
+    for point in points:
+        problem = tune_game_problem(base, tune, point)
+        if problem is None:
+            return
+        first = first or (point, problem)
+    point, problem = first
+    shown = ", ".join(f"{k}={_plain(v)}" for k, v in point.items())
+    _fail(where, ("tune", "space"), f"gives only invalid games (e.g. {shown}: {problem})")
 
 
 # ---------------------------------------------------------------------------

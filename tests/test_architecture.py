@@ -42,9 +42,11 @@ FLOORS: dict[str, int] = {
     "sim.orchestrate": 6,
     "sim.runner": 7,
     "sim.studies": 7,
+    "sim.tune": 7,
     # rendering and measuring
     "sim.report": 8,
     "sim.bench": 8,
+    "sim.tune_bench": 8,
     # whole commands, then the command line
     "sim.commands": 9,
     "sim.cli": 10,

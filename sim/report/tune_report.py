@@ -1,0 +1,143 @@
+"""The `sim tune` page: the recommendation as a YAML diff, each target before and after, the
+search trace, each parameter's effect, and the Pareto set."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from markupsafe import Markup
+
+from sim.analysis.tuning import parameter_effects, target_misses
+from sim.config import parse_study
+from sim.errors import SimError
+from sim.metrics import describe_target
+from sim.report import tune_figures as TF
+from sim.report.figures import to_svg
+from sim.report.run_report import render_template, table, text
+from sim.report.study_report import build_study_report, config_diff, fmt
+from sim.storage import STUDY_FILE
+
+TUNE_FILE = "tune.json"
+
+
+def build_tune_report(folder: str | Path, out_path: str | Path | None = None) -> Path:
+    """Write the page of a finished tune folder; default path reports/<name>-tune.html."""
+    t0 = time.perf_counter()
+    folder = Path(folder)
+    if not (folder / TUNE_FILE).exists():
+        raise SimError(f"{folder}: tuning not finished (no {TUNE_FILE}); sim tune --resume it")
+    meta = json.loads((folder / STUDY_FILE).read_text())
+    verdict = json.loads((folder / TUNE_FILE).read_text())
+    context = tune_context(folder, meta, verdict)
+    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    study = parse_study(meta["config"], str(folder / STUDY_FILE))
+    out = Path(out_path or f"reports/{study.name}-tune.html")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_template("tune.html.j2", context), encoding="utf-8")
+    return out
+
+
+def build_folder_report(folder: str | Path, out_path: str | Path | None = None) -> Path:
+    """The page of a sweep, comparison or tune folder, whichever it is (`sim report FOLDER`)."""
+    meta_path = Path(folder) / STUDY_FILE
+    if meta_path.exists() and json.loads(meta_path.read_text()).get("kind") == "tune":
+        return build_tune_report(folder, out_path)
+    return build_study_report(folder, out_path)
+
+
+def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
+    """Every table, figure and sentence of the tune page."""
+    study = parse_study(meta["config"], str(folder / STUDY_FILE))
+    tune = study.tune
+    targets, params = tune["targets"], list(tune["space"])
+    start = study.with_overrides(tune=None)
+    chosen = start.with_overrides(**verdict["chosen_params"])
+    frame = pd.DataFrame(
+        [{"id": c["id"], "first_distance": c["first_distance"], **c["params"]}
+         for c in meta["candidates"] if c["first_distance"] is not None]
+    )  # fmt: skip
+    effects = parameter_effects(frame.rename(columns={"first_distance": "distance"}), params)
+    trace = pd.DataFrame(meta["trace"])
+    misses = pd.DataFrame(
+        {r["label"]: target_misses({n: r["targets"][n]["estimate"] for n in targets}, targets)
+         for r in verdict["finalists"]}
+    ).T  # fmt: skip
+    pareto = None
+    if len(targets) > 1:
+        pareto = Markup(to_svg(TF.pareto_scatter(misses, verdict["pareto"], list(targets)), "tp"))
+    return {
+        "title": f"{study.name}: tuning {', '.join(params)}",
+        "verdict": verdict["text"][0],
+        "status": verdict["status"],
+        "diff": config_diff(start, chosen) or "no change",
+        "targets": _targets_table(verdict, targets),
+        "finalists": _finalists_table(verdict, targets, params),
+        "trace": Markup(to_svg(TF.search_trace(trace), "tt")) if len(trace) else None,
+        "slices": Markup(to_svg(TF.parameter_slices(frame, params), "ts")) if len(frame) else None,
+        "effects": table(
+            effects,
+            [
+                ("parameter", text("parameter")),
+                ("importance", lambda r: f"{r['importance']:.0%}"),
+                ("lowest mean D at", text("best_value")),
+                ("values tried", text("levels")),
+            ],
+        ),  # fmt: skip
+        "pareto": pareto,
+        "pareto_members": verdict["pareto"],
+        "facts": _facts(study, meta, verdict, folder),
+        "yaml": yaml.safe_dump(chosen.to_yaml_dict(), sort_keys=False, allow_unicode=True),
+    }
+
+
+def _targets_table(verdict: dict, targets: dict) -> Markup:
+    rows = []
+    for name, t in verdict["targets"].items():
+        s = t["start"]
+        rows.append(
+            {"target": name, "band": describe_target(name, targets[name]),
+             "start": f"{fmt(name, s['estimate'])} [{fmt(name, s['lo'])}, {fmt(name, s['hi'])}]",
+             "start_v": s["verdict"],
+             "after": f"{fmt(name, t['estimate'])} [{fmt(name, t['lo'])}, {fmt(name, t['hi'])}]",
+             "after_v": t["verdict"]}
+        )  # fmt: skip
+    after = f"{verdict['chosen']} [95% interval]"
+    cols = [("target", text("target")), ("band", text("band")),
+            ("start [95% interval]", text("start")), ("verdict", text("start_v")),
+            (after, text("after")), ("verdict ", text("after_v"))]  # fmt: skip
+    return table(pd.DataFrame(rows), cols)
+
+
+def _finalists_table(verdict: dict, targets: dict, params: list[str]) -> Markup:
+    rows = []
+    for r in verdict["finalists"]:
+        row = {"config": r["label"], **{p: str(r["params"].get(p)) for p in params},
+               "met": f"{r['met']} of {len(targets)}", "D": f"{r['distance']:.2f}"}  # fmt: skip
+        for n in targets:
+            e = r["targets"][n]
+            row[n] = (
+                f"{fmt(n, e['estimate'])} [{fmt(n, e['lo'])}, {fmt(n, e['hi'])}] {e['verdict']}"
+            )
+        rows.append(row)
+    cols = [(c, text(c)) for c in ["config", *params, *targets, "met", "D"]]
+    return table(pd.DataFrame(rows), cols)
+
+
+def _facts(study, meta: dict, verdict: dict, folder: Path) -> list[tuple[str, str]]:
+    search, conf = verdict["search"], verdict["confirm"]
+    limits = study.tune["constraints"]
+    return [
+        ("Config", f"{study.name} ({study.source})"),
+        ("Space", "; ".join(f"{p}: {json.dumps(s)}" for p, s in study.tune["space"].items())),
+        ("Constraints", json.dumps(limits) if limits else "none"),
+        ("Search", f"{search['candidates']} candidates in {search['rounds']} rounds, "
+                   f"{search['games']:,} of {search['budget']:,} games, "
+                   f"{search['wall_time_s']:.0f} s, seed {study.seed}"),
+        ("Confirmation", f"{conf['games']:,} games per config on seed {conf['seed']}"),
+        ("Seats (line-up)", ", ".join(s.label for s in study.seats)),
+        ("Tune folder", str(folder)),
+    ]  # fmt: skip
