@@ -10,7 +10,14 @@ from pathlib import Path
 
 from sim.analysis.paired import compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study
-from sim.report.study_report import build_compare_report, build_sweep_report, sweep_findings
+from sim.report.study_report import (
+    build_compare_report,
+    build_sweep_report,
+    compare_report_path,
+    sweep_findings,
+    sweep_report_path,
+)
+from sim.storage import check_report_path
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
 
 
@@ -26,12 +33,13 @@ def sweep_file(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    force: bool = False,
 ) -> tuple[SweepResult, Path, str]:
-    """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary)."""
+    """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary).
+
+    The report path is checked before any game (`force` lets it replace a file that is
+    not a report); with `resume`, `seed` must be the sweep's and `games` extends it."""
     study = load_study(config) if config is not None else None
-    overrides = {k: v for k, v in (("games", games), ("seed", seed)) if v is not None}
-    if study is not None and overrides:
-        study = study.with_overrides(**overrides)
     result = run_sweep(
         study,
         jobs=jobs,
@@ -40,9 +48,12 @@ def sweep_file(
         quiet=quiet,
         backend=backend,
         scheduler=scheduler,
+        games=games,
+        seed=seed,
+        before_play=lambda s: check_report_path(sweep_report_path(s, report), force),
     )
     stats = sweep_result_stats(result)
-    path = build_sweep_report(result, report, stats=stats)
+    path = build_sweep_report(result, report, stats=stats, force=force)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
              f" on shared seeds -> {result.out_dir}"]  # fmt: skip
     if stats.verdict is not None:
@@ -64,6 +75,7 @@ def compare_files(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    force: bool = False,
 ) -> tuple[CompareResult, Path, str]:
     """`sim compare A.yaml B.yaml`: play both on shared seeds, write the report; (result, path,
     summary). Labels default to the file names (suffixed (A)/(B) when they are the same)."""
@@ -81,9 +93,10 @@ def compare_files(
         quiet=quiet,
         backend=backend,
         scheduler=scheduler,
+        before_play=lambda _: check_report_path(compare_report_path(labels, report), force),
     )
     table = compare_runs(result.a, result.b, labels=result.labels)
-    path = build_compare_report(result, report, table_=table)
+    path = build_compare_report(result, report, table_=table, force=force)
     notes = result.meta.get("notes", [])
     text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])
     return result, path, text
