@@ -919,8 +919,9 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 def _load_yaml(text: str, where: str) -> Any:
     """yaml load with syntax errors as one line that carries the line number; the document
     is measured before it is built, so an alias bomb is refused before it explodes."""
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # its reader refuses control characters at once
         node = loader.get_single_node()
         if node is None:
             return None
@@ -930,11 +931,10 @@ def _load_yaml(text: str, where: str) -> Any:
         at, problem = _yaml_problem(exc)
         raise ConfigError(" ".join(f"{where}: {at}invalid YAML: {problem}".split())) from None
     except ValueError:  # Python reads no whole number of more than 4300 digits
-        raise ConfigError(
-            f"{where}: a number is too long to read (more than 4300 digits)"
-        ) from None
+        raise ConfigError(f"{where}: a number is too long to read (over 4300 digits)") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def _check_expansion(root: yaml.Node, where: str) -> None:
