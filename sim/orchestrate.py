@@ -129,7 +129,7 @@ def execute(
     try:
         todo = _pending(points, ranges)  # a resumed run's parts are checked first
         played = _play(points, todo, games, jobs, backend, scheduler, quiet)
-        again = _pending(points, ranges)  # complete only once every part is verified
+        again = _pending(points, ranges) if played else []  # complete once all verify
         if again:
             played += _play(points, again, games, jobs, backend, scheduler, quiet=True)
             if still := _pending(points, ranges):

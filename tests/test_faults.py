@@ -52,28 +52,13 @@ def start_run(tmp_path: Path, backend: str) -> tuple[subprocess.Popen, list[int]
     config = tmp_path / "slow.yaml"
     config.write_text(SLOW)
     out = tmp_path / "run"
+    args = ["run", str(config), "--games", "4000", "--jobs", "2", "--backend", backend]
+    # output to a file, not a pipe: a worker left alive would hold a pipe open
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sim.cli",
-            "run",
-            str(config),
-            "--games",
-            "4000",
-            "--jobs",
-            "2",
-            "--backend",
-            backend,
-            "--out",
-            str(out),
-            "--quiet",
-            "--no-report",
-        ],  # fmt: skip
+        [sys.executable, "-m", "sim.cli", *args, "--out", str(out), "--quiet", "--no-report"],
         cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "stderr.txt").open("w"),
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
@@ -82,7 +67,7 @@ def start_run(tmp_path: Path, backend: str) -> tuple[subprocess.Popen, list[int]
             return proc, kids, out
         time.sleep(0.2)
     proc.kill()
-    pytest.fail(f"the run did not get going: {proc.communicate()}")
+    pytest.fail(f"the run did not get going: {(tmp_path / 'stderr.txt').read_text()}")
 
 
 def gone_within(pids: list[int], seconds: float) -> list[int]:
@@ -100,14 +85,15 @@ def gone_within(pids: list[int], seconds: float) -> list[int]:
 def test_kill_9_of_the_parent_leaves_no_worker(tmp_path, backend):
     proc, workers, _ = start_run(tmp_path, backend)
     proc.kill()  # SIGKILL: no handler runs in the parent
-    proc.communicate(timeout=30)
+    proc.wait(timeout=30)
     assert gone_within(workers, 5) == []
 
 
 def test_sigterm_stops_like_ctrl_c(tmp_path):
     proc, workers, out = start_run(tmp_path, "fork")
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
+    proc.wait(timeout=120)
+    err = (tmp_path / "stderr.txt").read_text()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("terminated")
     assert f"sim run --resume {out}" in err
