@@ -63,7 +63,7 @@ def start_run(tmp_path: Path, backend: str) -> tuple[subprocess.Popen, list[int]
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
         kids = children(proc.pid)
-        if len(kids) >= 2 and any((out / "chunks").glob("chunk-*.json")):
+        if len(kids) >= 2 and any((out / "games.parquet").glob("part-*.parquet")):
             return proc, kids, out
         time.sleep(0.2)
     proc.kill()
