@@ -94,8 +94,11 @@ def _set(data, path, value):
             node = node[key]
         else:
             return
-    if isinstance(node, dict) or (isinstance(node, list) and path[-1] < len(node)):
-        node[path[-1]] = value
+    last = path[-1]
+    if isinstance(node, dict) or (
+        isinstance(node, list) and isinstance(last, int) and last < len(node)
+    ):
+        node[last] = value
 
 
 def run_cli(*args) -> tuple[int, str, float]:
