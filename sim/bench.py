@@ -3,18 +3,44 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
-from sim.config import load_study
+from sim.config import StudyConfig, load_study, parse_study
+from sim.errors import SimError
+
+MAX_BENCH_GAMES = 10_000_000
+MAX_REPEAT = 100
+BASE = Path("configs") / "base.yaml"
 
 
-def bench_random_play(games: int = 20000, config_path: str = "configs/base.yaml") -> list[dict]:
+def bench_study(config_path: str | Path | None) -> StudyConfig:
+    """The config a benchmark plays: `config_path`, else configs/base.yaml here or in the
+    repository this package was installed from, else the built-in defaults."""
+    if config_path is not None:
+        return load_study(config_path)
+    for path in (BASE, Path(__file__).resolve().parents[1] / BASE):
+        if path.is_file():
+            return load_study(path)
+    print("no configs/base.yaml here: the built-in default game, every seat random")
+    return parse_study({"name": "defaults"}, "<defaults>")
+
+
+def check_count(option: str, value: int, lo: int, hi: int) -> None:
+    """Refuse a count option outside lo..hi, naming it."""
+    if not lo <= value <= hi:
+        shown = value if abs(value) < 10**20 else "a huge number"
+        raise SimError(f"{option} must be from {lo:,} to {hi:,}, got {shown}")
+
+
+def bench_random_play(games: int = 20000, config_path: str | None = None) -> list[dict]:
     """Random play at 2-5 players on the config's game; prints and returns one row each."""
     from sim.engine.fastplay import bench_random
     from sim.lineup import engine_for
 
-    study = load_study(config_path)
+    check_count("--games", games, 1, MAX_BENCH_GAMES)
+    study = bench_study(config_path)
     t0 = time.perf_counter()
     engine = engine_for(study.game)
     bench_random(engine.pr, engine.blank, study.seed, 0, 1)
@@ -50,9 +76,7 @@ def _turns_each(engine, seed: int, first: int, count: int) -> np.ndarray:
     return random_turns(engine.pr, engine.blank, seed, first, count)
 
 
-def bench_runner(
-    games: int = 10000, config_path: str = "configs/base.yaml", repeat: int = 3
-) -> list[dict]:
+def bench_runner(games: int = 10000, config_path: str | None = None, repeat: int = 3) -> list[dict]:
     """Bare compiled games vs the runner (default backend) on 1 and 2 workers, for three
     line-ups; each figure is the best of `repeat` timings, as machine noise only slows."""
     import shutil
@@ -63,7 +87,9 @@ def bench_runner(
     from sim.loop import play_chunk
     from sim.runner import run
 
-    base = load_study(config_path)
+    check_count("--games", games, 1, MAX_BENCH_GAMES)
+    check_count("--repeat", repeat, 1, MAX_REPEAT)
+    base = bench_study(config_path)
     players = base.game.players
     lineups = {
         "config": base,
@@ -121,12 +147,13 @@ POLICY_LINEUPS = {
 }
 
 
-def bench_policies(games: int = 2000, config_path: str = "configs/base.yaml") -> list[dict]:
+def bench_policies(games: int = 2000, config_path: str | None = None) -> list[dict]:
     """Games and decisions per second on one core, every seat playing one policy."""
     from sim.play import play_arrays
     from sim.results import G_DECISIONS
 
-    base = load_study(config_path)
+    check_count("--games", games, 1, MAX_BENCH_GAMES)
+    base = bench_study(config_path)
     players = base.game.players
     print(f"{players} players, every seat the same policy, one core")
     print(f"{'policy':<18} {'games':>6} {'games/s':>9} {'decisions/s':>12} {'decisions/game':>15}")

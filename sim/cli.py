@@ -1,13 +1,29 @@
-"""Command line: argument parsing only; the work lives in the modules it calls."""
+"""Command line: argument parsing only; the work lives in the modules it calls.
+
+`main` is the one error boundary: a mistake of the user's or the machine's (a
+bad config, a full disk, a read-only folder, a plug-in that fails) ends in one
+line `error: ...` and exit code 2; Ctrl-C and SIGTERM stop a run the same way
+(exit 130, finished chunks kept); anything else is a bug, shown with its
+traceback and a request to report it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
+import traceback
 from pathlib import Path
 
-from sim.errors import SimError
+from sim.errors import SimError, os_problem
+
+BUG_REPORT = (
+    "This is a bug in ifitfits-sim, not a mistake of yours: please report it with the"
+    " command, the config and the traceback above."
+)
+MAX_GAME_INDEX = 100_000_000  # as many games as a run may have (sim.config.MAX_GAMES)
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -29,26 +45,27 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from sim.config import load_study
     from sim.engine.render import render
     from sim.play import play_one
+    from sim.storage import write_text
 
     study = load_study(args.config)
     if args.seed is not None:
         study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
+    if not 0 <= args.game < MAX_GAME_INDEX:
+        raise SimError(f"--game must be a game index from 0 to {MAX_GAME_INDEX - 1:,}")
     seed = study.seed
-    game = play_one(study, seed, log=args.log is not None)
+    game = play_one(study, seed, args.game, log=args.log is not None)
     result = game.outcome()
     if args.log is not None:
         path = Path(args.log)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("w", encoding="utf-8") as out:
-                for event in game.events():
-                    out.write(json.dumps(event) + "\n")
+            write_text(path, "".join(json.dumps(event) + "\n" for event in game.events()))
         except OSError as exc:
             raise SimError(f"{path}: cannot write the log: {exc.strerror}") from None
     if args.show:
         print(render(game.position()))
     labels = [seat.label for seat in study.seats]
-    print(f"{study.name}: seed {seed}, {game.turns} turns, end by {game.trigger}")
+    which = f"game {args.game} of seed {seed}" if args.game else f"seed {seed}"
+    print(f"{study.name}: {which}, {game.turns} turns, end by {game.trigger}")
     for seat, (score, bonus) in enumerate(zip(result.scores, result.cat_bonus, strict=True)):
         mark = "  winner" if seat in result.winners else ""
         print(f"  seat {seat} ({labels[seat]}): {score} points ({bonus} from cats){mark}")
@@ -69,24 +86,28 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from sim.config import load_study
+    from sim.report.run_report import default_path
     from sim.runner import run
+    from sim.storage import check_report_path
 
     if args.config is None and args.resume is None:
         raise SimError("sim run: give a CONFIG file, or --resume RUN_DIR")
+    if args.resume is not None and args.out is not None:
+        raise SimError("--out: a resumed run stays in its folder; leave --out out")
     study = load_study(args.config) if args.config is not None else None
-    overrides = {}
-    if args.games is not None:
-        overrides["games"] = args.games
-    if args.seed is not None:
-        overrides["seed"] = args.seed
-    if overrides and study is not None:
-        study = study.with_overrides(**overrides)
-    resume = Path(args.resume) if args.resume else None
+
+    def check_report(study) -> None:  # before any game is played
+        if not args.no_report:
+            check_report_path(args.report or default_path(study), args.force)
+
     result = run(
         study,
         out=Path(args.out) if args.out else None,
-        resume=resume,
+        resume=Path(args.resume) if args.resume else None,
         quiet=args.quiet,
+        games=args.games,
+        seed=args.seed,
+        before_play=check_report,
         **_worker_args(args),
     )
     from sim.commands import write_run_summary
@@ -97,7 +118,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not args.no_report:
         from sim.report import write_report
 
-        print(f"report: {write_report(result, args.report)}")
+        print(f"report: {write_report(result, args.report, force=args.force)}")
     return 0
 
 
@@ -106,15 +127,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if (folder / "study.json").exists():  # a sweep, comparison or tune folder
         from sim.report.tune_report import build_folder_report
 
-        print(build_folder_report(folder, args.out))
+        print(build_folder_report(folder, args.out, force=args.force))
     else:
         from sim.commands import write_run_summary
         from sim.report import build_report
         from sim.storage import load_run
 
         write_run_summary(load_run(folder))
-        print(build_report(folder, args.out))
+        print(build_report(folder, args.out, force=args.force))
     return 0
+
+
+def _add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="let the report replace a file that is not a report (a config, a run file)",
+    )
 
 
 def _add_worker_options(p: argparse.ArgumentParser) -> None:
@@ -147,6 +176,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         resume=args.resume,
         report=args.report,
         quiet=args.quiet,
+        force=args.force,
         **_worker_args(args),
     )
     print(text)
@@ -187,6 +217,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         out=args.out,
         report=args.report,
         quiet=args.quiet,
+        force=args.force,
         **_worker_args(args),
     )
     print(text)
@@ -234,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play one game and print the final scores")
     p.add_argument("config")
     p.add_argument("--seed", type=int, default=None, help="root seed (default: the config's)")
+    p.add_argument("--game", type=int, default=0, help="game index (default 0), as in a run")
     p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
     p.add_argument("--show", action="store_true", help="print the final table as text")
     p.set_defaults(func=_cmd_play)
@@ -248,11 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--report", default=None, help="report path (default reports/<name>.html)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    _add_force(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
     p.add_argument("run_dir")
     p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
+    _add_force(p)
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
@@ -264,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", default=None, metavar="SWEEP_DIR")
     p.add_argument("--report", default=None, help="report path")
     p.add_argument("--quiet", action="store_true")
+    _add_force(p)
     p.set_defaults(func=_cmd_sweep)
 
     p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
@@ -291,11 +326,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None)
     p.add_argument("--report", default=None, help="report path")
     p.add_argument("--quiet", action="store_true")
+    _add_force(p)
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")
-    p.add_argument("--config", default="configs/base.yaml")
+    p.add_argument(
+        "--config", default=None, help="study to bench (default configs/base.yaml, if found)"
+    )
     p.add_argument(
         "--policies",
         action="store_true",
@@ -311,20 +349,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: a run stops the same way."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `sim` command; user errors become one line and exit code 2."""
+    """Entry point of the `sim` command and its one error boundary: a user's or the
+    machine's mistake is one line `error: ...` and exit code 2, Ctrl-C or SIGTERM exit
+    130, a bug its traceback and exit code 1."""
     args = build_parser().parse_args(argv)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
         return args.func(args)
     except SimError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        return _error(str(exc))
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, _Terminated) else "interrupted"
+        print(f"{what}: {exc}" if str(exc) else what, file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a read-only or missing folder, a file in the way
+        return _error(os_problem(exc))
+    except MemoryError:
+        return _error("out of memory; try fewer games, or fewer --jobs")
+    except Exception:
+        traceback.print_exc()
+        print(BUG_REPORT, file=sys.stderr)
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _error(message: str) -> int:
+    """Print the one error line (a message never spans lines) and give exit code 2."""
+    print("error: " + " ".join(message.split()), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -15,9 +15,15 @@ import pandas as pd
 from sim.analysis.balance import run_summary
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
-from sim.report.study_report import build_compare_report, build_sweep_report, sweep_findings
+from sim.report.study_report import (
+    build_compare_report,
+    build_sweep_report,
+    compare_report_path,
+    sweep_findings,
+    sweep_report_path,
+)
 from sim.report.tune_report import build_tune_report
-from sim.storage import RunResult, study_yaml, write_json, write_text
+from sim.storage import RunResult, check_report_path, study_yaml, write_json, write_text
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
 from sim.tune import Verdict, confirm, run_tune
 
@@ -75,12 +81,13 @@ def sweep_file(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    force: bool = False,
 ) -> tuple[SweepResult, Path, str]:
-    """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary)."""
+    """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary).
+
+    The report path is checked before any game (`force` lets it replace a file that is
+    not a report); with `resume`, `seed` must be the sweep's and `games` extends it."""
     study = load_study(config) if config is not None else None
-    overrides = {k: v for k, v in (("games", games), ("seed", seed)) if v is not None}
-    if study is not None and overrides:
-        study = study.with_overrides(**overrides)
     result = run_sweep(
         study,
         jobs=jobs,
@@ -89,10 +96,13 @@ def sweep_file(
         quiet=quiet,
         backend=backend,
         scheduler=scheduler,
+        games=games,
+        seed=seed,
+        before_play=lambda s: check_report_path(sweep_report_path(s, report), force),
     )
     stats = sweep_result_stats(result)
     write_points(result, stats)
-    path = build_sweep_report(result, report, stats=stats)
+    path = build_sweep_report(result, report, stats=stats, force=force)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
              f" on shared seeds -> {result.out_dir}"]  # fmt: skip
     if stats.verdict is not None:
@@ -115,6 +125,7 @@ def compare_files(
     backend: str | None = None,
     scheduler: str | None = None,
     independent: bool = False,
+    force: bool = False,
 ) -> tuple[CompareResult, Path, str]:
     """`sim compare A.yaml B.yaml`: play both on shared seeds, write the report; (result, path,
     summary). Labels default to the file names (suffixed (A)/(B) when they are the same).
@@ -134,6 +145,7 @@ def compare_files(
         backend=backend,
         scheduler=scheduler,
         independent=independent,
+        before_play=lambda _: check_report_path(compare_report_path(labels, report), force),
     )
     table = compare_runs(
         result.a,
@@ -143,7 +155,7 @@ def compare_files(
         primary=result.studies[0].primary,
     )
     write_differences(table, result.out_dir)
-    path = build_compare_report(result, report, table_=table)
+    path = build_compare_report(result, report, table_=table, force=force)
     notes = result.meta.get("notes", [])
     text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])
     return result, path, text
@@ -166,6 +178,8 @@ def tune_file(
     (or, when no candidate meets every target, the closest) study as YAML; (folder, verdict,
     summary)."""
     study = load_study(config) if config is not None else None
+    if study is not None and not no_report:  # before any game: a path we may not write
+        check_report_path(report or f"reports/{study.name}-tune.html")
     workers = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
     state = run_tune(study, budget=budget, out=out, resume=resume, quiet=quiet, **workers)
     verdict = confirm(state, workers)

@@ -6,6 +6,11 @@ validated once, when loaded; the engine trusts it afterwards.
 A study file (YAML) holds the game settings at top level (the `GameConfig`
 keys) plus the study keys in `STUDY_KEYS`. Every mistake in it becomes one
 `ConfigError` line, `<file>: <dotted.path>: <problem>`.
+
+Every input is bounded before anything is built from it: the file's size, its
+nesting depth and the number of values it expands to (YAML aliases repeat what
+they point to), the number of games, the sweep grid; an error message shows
+at most a few dozen characters of a value, cut before the value is written out.
 """
 
 from __future__ import annotations
@@ -35,12 +40,19 @@ from pydantic import (
 from sim.errors import ConfigError
 from sim.metrics import TARGET_METRICS
 from sim.metrics import metric as registry_metric
-from sim.specs import check_seat
+from sim.specs import check_seat, is_plugin
 from sim.variants import Rules
 from sim.walls import canonical, parse_walls, walls_str
 
 # A card count in the deck: a strict non-negative integer.
 Count = Annotated[int, Field(ge=0)]
+
+MAX_GAMES = 100_000_000  # games of a run; a sweep's points share this budget
+MAX_SWEEP_POINTS = 256  # grid points of a sweep (each is a run folder)
+MAX_FILE_BYTES = 1_000_000  # a study file is a few KB
+MAX_DEPTH = 20  # nesting of mappings and lists in a study (a real one needs 4)
+MAX_VALUES = 50_000  # values a study file may expand to, YAML aliases counted as used
+MAX_NAME = 200  # characters of a study name (it names files)
 
 
 class _Invalid(ValueError):
@@ -218,8 +230,8 @@ class SeatSpec(_Frozen):
 class StudyConfig(_Frozen):
     """A validated study: game settings, line-up, run size and what to sweep and report."""
 
-    name: str = Field(min_length=1)
-    games: int = Field(10000, ge=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    games: int = Field(10000, ge=1, le=MAX_GAMES)
     seed: int = Field(0, ge=0, le=2**63 - 1)
     game: GameConfig = Field(default_factory=GameConfig)
     seats: tuple[SeatSpec, ...]
@@ -230,11 +242,28 @@ class StudyConfig(_Frozen):
     report_path: str | None = None
     tune: dict[str, Any] = Field(default_factory=dict)
     source: str = "<memory>"
+    folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        """The name makes file names (runs/<name>-<time>/, reports/<name>.html): no folders."""
+        if name in (".", "..") or any(c in name for c in "/\\") or not name.isprintable():
+            raise _Invalid(
+                "must be a plain file name: no '/' or '\\', no control characters, not '.' or '..'"
+            )
+        return name
 
     @model_validator(mode="after")
     def _one_seat_per_player(self) -> StudyConfig:
         if len(self.seats) != self.game.players:
             raise _Invalid(_seat_count_problem(len(self.seats), self.game.players), ("seats",))
+        points = math.prod(len(v) for v in self.sweep.values())
+        if points * self.games > MAX_GAMES:
+            raise _Invalid(
+                f"{points} sweep points x {self.games:,} games is more than {MAX_GAMES:,} games",
+                ("games",),
+            )
         return self
 
     def to_yaml_dict(self) -> dict[str, Any]:
@@ -301,7 +330,7 @@ class StudyConfig(_Frozen):
         players = dotted.get("players")
         if "seats" not in dotted and _is_int(players) and len(set(self.seats)) == 1:
             data["seats"] = [self.seats[0].to_dict() for _ in range(max(players, 0))]
-        return _parse(data, self.source, where)
+        return _parse(data, self.source, where, folder=self.folder)
 
     def sweep_points(self) -> list[dict[str, Any]]:
         """Every sweep combination as {path: value}, in listing order ([{}] without a sweep).
@@ -319,6 +348,8 @@ def load_study(path: str | Path) -> StudyConfig:
     """Read and validate a study YAML file; every mistake is one ConfigError line."""
     where = str(path)
     try:
+        if Path(path).stat().st_size > MAX_FILE_BYTES:
+            raise ConfigError(f"{where}: larger than {MAX_FILE_BYTES:,} bytes; not a study file")
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
@@ -334,9 +365,22 @@ def load_study(path: str | Path) -> StudyConfig:
     return parse_study(data, where)
 
 
-def parse_study(data: Any, source: str) -> StudyConfig:
-    """Validate a parsed study mapping; `source` names it in errors and gives the default name."""
-    return _parse(data, source, source)
+def parse_study(
+    data: Any,
+    source: str,
+    *,
+    where: str | None = None,
+    folder: str | None = None,
+    plugins: bool = True,
+) -> StudyConfig:
+    """Validate a parsed study mapping; `source` names it in errors and gives the default name.
+
+    `where` names it in errors instead (a run.json holding a config that came from
+    `source`); `folder` is where plug-in policies are also looked for (default: the
+    folder of `source`). With `plugins=False` a plug-in seat is not imported (to read
+    a finished run, whose report needs no player).
+    """
+    return _parse(data, source, where or source, folder=folder, plugins=plugins)
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -380,7 +424,9 @@ def summarize(study: StudyConfig) -> str:
 # Parsing a study mapping
 
 
-def _parse(data: Any, source: str, where: str) -> StudyConfig:
+def _parse(
+    data: Any, source: str, where: str, *, folder: str | None = None, plugins: bool = True
+) -> StudyConfig:
     """parse_study with `where` (the error prefix) separate from `source` (stored)."""
     if not isinstance(data, Mapping):
         _fail(where, (), f"top level must be a mapping of settings (key: value), got {_show(data)}")
@@ -389,8 +435,10 @@ def _parse(data: Any, source: str, where: str) -> StudyConfig:
             _fail(where, (), f"setting names must be text, got {_show(key)}")
         if key not in STUDY_KEYS and key not in GAME_KEYS:
             _fail(where, (key,), _unknown(key, STUDY_KEYS + GAME_KEYS, "key"))
+    if folder is None and not source.startswith("<"):
+        folder = str(Path(source).resolve().parent)
     game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
-    seats = _parse_seats(data.get("seats"), game.players, where)
+    seats = _parse_seats(data.get("seats"), game.players, where, folder if plugins else False)
     fields: dict[str, Any] = {k: data[k] for k in ("games", "seed", "rotate_seats") if k in data}
     fields["name"] = data["name"] if "name" in data else Path(source).stem
     fields.update(
@@ -402,6 +450,7 @@ def _parse(data: Any, source: str, where: str) -> StudyConfig:
         report_path=_parse_report(data.get("report"), where),
         tune=_parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
         source=source,
+        folder=folder,
     )
     try:
         return StudyConfig.model_validate(fields)
@@ -417,8 +466,11 @@ def _validate_game(data: dict[str, Any], where: str) -> GameConfig:
         _fail(where, *_explain(exc, GameConfig))
 
 
-def _parse_seats(raw: Any, players: int, where: str) -> tuple[SeatSpec, ...]:
-    """One SeatSpec per player; default all random. Policy names are checked by sim.specs."""
+def _parse_seats(
+    raw: Any, players: int, where: str, folder: str | None | bool = None
+) -> tuple[SeatSpec, ...]:
+    """One SeatSpec per player; default all random. Policy names are checked by sim.specs,
+    which imports a plug-in (from `folder` too), unless `folder` is False."""
     if raw is None:
         return tuple(SeatSpec(policy="random") for _ in range(players))
     if not isinstance(raw, list):
@@ -435,12 +487,17 @@ def _parse_seats(raw: Any, players: int, where: str) -> tuple[SeatSpec, ...]:
         policy = item["policy"]
         if not isinstance(policy, str) or not policy:
             _fail(where, (*at, "policy"), f"must be a policy name, got {_show(policy)}")
-        params = {k: copy.deepcopy(v) for k, v in item.items() if k != "policy"}
-        for key in params:
+        for key, value in item.items():
             if not isinstance(key, str):
                 _fail(where, at, f"parameter names must be text, got {_show(key)}")
+            _check_size(value, where, (*at, key))
+        params = {k: copy.deepcopy(v) for k, v in item.items() if k != "policy"}
         try:
-            check_seat(policy, dict(params))
+            if folder is False:
+                if not is_plugin(policy):
+                    check_seat(policy, dict(params))
+            else:
+                check_seat(policy, dict(params), folder)
         except ValueError as exc:
             _fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
         seats.append(SeatSpec(policy=policy, params=params))
@@ -482,6 +539,9 @@ def _parse_sweep(
                 _fail(where, at, f"overlaps {_join(other)!r}; sweep two separate settings")
         if not isinstance(values, list) or not values:
             _fail(where, at, f"must be a non-empty list of values, got {_show(values)}")
+        points = len(values) * math.prod(len(v) for v in out.values())
+        if points > MAX_SWEEP_POINTS:
+            _fail(where, at, f"a sweep has at most {MAX_SWEEP_POINTS} points, this one {points}")
         clean: list[Any] = []
         for i, value in enumerate(values):
             resolved = _get(_sweep_game(base, {path: value}, where, (*at, i)).game_dict(), path)
@@ -800,7 +860,8 @@ def _fmt_path(loc: tuple) -> str:
         if isinstance(seg, int) and not isinstance(seg, bool):
             out += f"[{seg}]"
         else:
-            text = seg if isinstance(seg, str) and _PLAIN_KEY.fullmatch(seg) else repr(seg)
+            plain = isinstance(seg, str) and len(seg) <= 40 and _PLAIN_KEY.fullmatch(seg)
+            text = seg if plain else _show(seg)
             out += f".{text}" if out else text
     return out
 
@@ -963,13 +1024,19 @@ def _bounds(root: type[BaseModel], loc: tuple, kind: str, ctx: dict) -> str:
     return f"must be {sign} {next(iter(ctx.values()))}"
 
 
-def _show(value: Any) -> str:
-    """A value as a YAML user would write it, short: 'four', 4.0, true, null, a list [1, 2]."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, str | int | float):
+def _show(value: Any, limit: int = 50) -> str:
+    """A value as a YAML user would write it, short: 'four', 4.0, true, null, a list [1, 2].
+
+    Only as much of the value is written out as is shown, so a huge value (a YAML
+    alias bomb, a million-digit number) costs no more than a small one."""
+    if isinstance(value, bool) or value is None:
+        return _scalar(value)
+    if isinstance(value, int):
+        return _scalar(value) if value.bit_length() <= 64 else _digits(value)
+    if isinstance(value, str):
+        text = repr(value[: limit + 1])
+        return text if len(value) <= limit else text[: limit - 4] + "...'"
+    if isinstance(value, float):
         return repr(value)
     kind = (
         "a list "
@@ -978,8 +1045,65 @@ def _show(value: Any) -> str:
         if isinstance(value, Mapping)
         else ""
     )
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    return kind + (text if len(text) <= 50 else text[:47] + "...")
+    text = ""
+    for token in _tokens(value, 0):
+        text += token
+        if len(text) > limit:
+            return kind + text[: limit - 3] + "..."
+    return kind + text
+
+
+def _tokens(value: Any, depth: int):
+    """The JSON text of `value`, piece by piece (lazily: a reader stops when it has enough)."""
+    if depth > MAX_DEPTH:
+        yield "..."
+    elif isinstance(value, Mapping):
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ", " if i else ""
+            yield from _tokens(key if isinstance(key, str) else str(key)[:60], depth + 1)
+            yield ": "
+            yield from _tokens(item, depth + 1)
+        yield "}"
+    elif isinstance(value, list | tuple):
+        yield "["
+        for i, item in enumerate(value):
+            yield ", " if i else ""
+            yield from _tokens(item, depth + 1)
+        yield "]"
+    else:
+        yield _scalar(value)
+
+
+def _scalar(value: Any) -> str:
+    """One JSON scalar, strings and numbers cut short."""
+    if isinstance(value, bool) or value is None:
+        return "true" if value else "false" if value is not None else "null"
+    if isinstance(value, int):
+        return str(value) if value.bit_length() <= 64 else _digits(value)
+    if isinstance(value, float):
+        return json.dumps(value)
+    return json.dumps(value[:60] if isinstance(value, str) else str(value)[:60], ensure_ascii=False)
+
+
+def _digits(value: int) -> str:
+    """'an integer of 5000 digits' without writing the digits (Python refuses beyond 4300)."""
+    return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+
+
+def _check_size(value: Any, where: str, at: tuple) -> None:
+    """Refuse a value of more than MAX_VALUES values or MAX_DEPTH levels (a seat parameter
+    reaches a plug-in, run.json and the config hash as it is)."""
+    count, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUES or depth > MAX_DEPTH:
+            _fail(where, at, f"is larger than {MAX_VALUES:,} values or {MAX_DEPTH} levels deep")
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for kv in item.items() for v in kv)
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
 
 
 def _plain(value: Any) -> str:
@@ -1004,7 +1128,24 @@ def _canonical_json(data: Any) -> str:
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last) and
+    nesting deeper than MAX_DEPTH (composing is recursive)."""
+
+    depth = 0
+
+    def compose_node(self, parent, index):
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"nested more than {MAX_DEPTH} levels deep",
+                    self.peek_event().start_mark,
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -1021,7 +1162,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
             raise yaml.constructor.ConstructorError(
                 None,
                 None,
-                f"duplicate key {key!r} (first given on line {first + 1})",
+                f"duplicate key {_show(key)} (first given on line {first + 1})",
                 key_node.start_mark,
             )
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
@@ -1031,12 +1172,60 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 
 
 def _load_yaml(text: str, where: str) -> Any:
-    """yaml load with syntax errors as one line that carries the line number."""
+    """yaml load with syntax errors as one line that carries the line number; the document
+    is measured before it is built, so an alias bomb is refused before it explodes."""
+    loader = None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+        loader = _Loader(text)  # its reader refuses control characters at once
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, where)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         at, problem = _yaml_problem(exc)
         raise ConfigError(" ".join(f"{where}: {at}invalid YAML: {problem}".split())) from None
+    except ValueError:  # Python reads no whole number of more than 4300 digits
+        raise ConfigError(f"{where}: a number is too long to read (over 4300 digits)") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _check_expansion(root: yaml.Node, where: str) -> None:
+    """Refuse a document that expands to more than MAX_VALUES values, every alias counted as
+    a copy of what it points to, or that contains itself. Each node is sized once."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()  # nodes whose children are being sized
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        kids = _kids(node)
+        if children_done:
+            open_.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes[id(k)] for k in kids)
+            if sizes[id(node)] > MAX_VALUES:
+                mark = node.start_mark
+                raise ConfigError(
+                    f"{where}: line {mark.line + 1}: expands to more than {MAX_VALUES:,} values"
+                    " (YAML aliases repeat what they point to); a study needs far fewer"
+                )
+        elif id(node) in open_:
+            raise ConfigError(
+                f"{where}: line {node.start_mark.line + 1}: a value contains itself (YAML alias)"
+            )
+        elif id(node) not in sizes:
+            open_.add(id(node))
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids if id(k) not in sizes)
+
+
+def _kids(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, str]:

@@ -5,9 +5,12 @@ play the same game indices from the same root seed. `execute` plays the
 chunks of every point that are not on disk yet in one worker pool,
 chunk-major (every point advances together, so an interrupted sweep is
 balanced), writes each chunk into its point's run folder as it finishes, and
-marks each point complete. Game i's randomness derives only from (seed, i)
-and chunks are fixed ranges of game indices, so the result is the same for
-any number of workers, any backend and any resume.
+marks each point complete once every part matches its manifest (a damaged one
+is set aside and played again). A failure or an interrupt marks each point
+`failed` or `interrupted`, with the reason, and keeps the finished chunks.
+Game i's randomness derives only from (seed, i) and chunks are fixed ranges of
+game indices, so the result is the same for any number of workers, any
+backend and any resume.
 """
 
 from __future__ import annotations
@@ -23,22 +26,25 @@ from joblib import delayed
 
 from sim import specs
 from sim.config import StudyConfig
-from sim.errors import SimError
-from sim.parallel import WorkerDied, parallel_results, resolve_jobs
+from sim.errors import SimError, one_line, os_problem
+from sim.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
 from sim.play import load_engine, play_arrays
 from sim.results import arrow_tables
 from sim.storage import (
     RUN_FILE,
     RunResult,
-    chunk_done,
+    chunk_ranges,
+    make_folder,
+    mark_status,
     run_meta,
     study_yaml,
+    verify_chunks,
     write_chunk,
-    write_json,
     write_text,
 )
 
 CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
+MAX_CHUNKS = 100_000  # chunks of all points together: the plan is a list in memory
 
 
 @dataclass(frozen=True)
@@ -70,17 +76,13 @@ def chunk_games(studies: Sequence[StudyConfig], workers: int) -> int:
     size = min(specs.chunk_games(seat.policy) for s in studies for seat in s.seats)
     games = studies[0].games
     fine = -(-games * len(studies) // (CHUNKS_PER_WORKER * workers))
-    return max(1, min(size, fine, games))
+    fewest = -(-games * len(studies) // MAX_CHUNKS)  # huge runs: coarser, never too many
+    return min(games, max(1, fewest, min(size, fine, games)))
 
 
 def chunk_size(studies: Sequence[StudyConfig], jobs: int) -> int:
     """chunk_games for the worker count that `jobs` gives for these studies' games."""
     return chunk_games(studies, resolve_jobs(jobs, studies[0].games * len(studies)))
-
-
-def chunk_ranges(games: int, size: int) -> list[tuple[int, int]]:
-    """(first game, count) of each chunk of `size` games."""
-    return [(first, min(size, games - first)) for first in range(0, games, size)]
 
 
 def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path | None):
@@ -109,60 +111,105 @@ def execute(
 
     The points must share their game count (their chunks are the same ranges of game
     indices); points that share their seed too play paired games.
-    `died_hint` ends the message when a worker dies (what is kept, how to go on).
+    `died_hint` ends the message when the run stops early (what is kept, how to go on).
     """
     games = points[0].study.games
     if any(p.study.games != games for p in points):
         raise ValueError("points must share their game count")
+    check_options(jobs, backend, scheduler)
+    ranges = chunk_ranges(games, size)
+    if len(ranges) * len(points) > MAX_CHUNKS:
+        raise SimError(
+            f"{games:,} games in chunks of {size} make more than {MAX_CHUNKS:,} chunks;"
+            " start a new run for that many games"
+        )
     for p in points:
-        p.folder.mkdir(parents=True, exist_ok=True)
-        write_json(p.folder / RUN_FILE, {**run_meta(p.study, size), "status": "running"})
-    todo = [
-        (i, first, count)
-        for first, count in chunk_ranges(games, size)
-        for i, p in enumerate(points)
-        if not chunk_done(p.folder, first)
-    ]
-    total = games * len(points)
-    bar = progress_bar(total, total - sum(n for _, _, n in todo), quiet)
-    seat0: list[float] = []
+        make_folder(p.folder)
+        mark_status(p.folder / RUN_FILE, run_meta(p.study, size), "running")
     t0 = time.perf_counter()
     try:
-        if todo:
-            local = backend != "dask"  # Dask workers may not see these folders
-            tasks = (
-                delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder if local else None)
-                for i, f, n in todo
-            )
-            results = parallel_results(
-                tasks,
-                len(todo),
-                jobs,
-                backend,
-                scheduler,
-                before_fork=lambda: load_engine(points[0].study),
-            )
-            for i, first, count, share, parts in results:
-                if parts is not None:
-                    write_chunk(points[i].folder, first, parts)
-                if bar is not None:
-                    bar.update(count)
-                    if len(points) == 1:
-                        seat0.append(share)
-                        bar.set_postfix_str(f"seat 0 wins {np.mean(seat0):.1%}")
-    except WorkerDied as exc:
-        raise SimError(f"{exc}; {died_hint}") from None
-    finally:
-        if bar is not None:
-            bar.close()
+        todo = _pending(points, ranges)  # a resumed run's parts are checked first
+        played = _play(points, todo, games, jobs, backend, scheduler, quiet)
+        again = _pending(points, ranges) if played else []  # complete once all verify
+        if again:
+            played += _play(points, again, games, jobs, backend, scheduler, quiet=True)
+            if still := _pending(points, ranges):
+                raise SimError(f"chunk at game {still[0][1]} fails verification after replay")
+    except BaseException as exc:
+        _mark_stopped(points, size, exc)
+        if isinstance(exc, KeyboardInterrupt):  # its kind kept: Ctrl-C or SIGTERM
+            raise type(exc)(died_hint) from None
+        if isinstance(exc, SimError):
+            raise SimError(f"{exc}; {died_hint}") from None
+        if isinstance(exc, OSError):
+            raise SimError(f"{os_problem(exc)}; {died_hint}") from None
+        raise
     wall = time.perf_counter() - t0
     runs = []
     for p in points:
         meta = {**run_meta(p.study, size), "status": "complete"}
-        write_json(p.folder / RUN_FILE, meta)
+        mark_status(p.folder / RUN_FILE, meta, "complete")
         write_text(p.folder / "config.yaml", study_yaml(p.study))
         runs.append(RunResult(p.folder, meta))
-    return Executed(runs, wall, sum(n for _, _, n in todo))
+    return Executed(runs, wall, played)
+
+
+def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """(point, first game, count) of every chunk not done, chunk-major; damaged chunks are
+    set aside on the way."""
+    counts = dict(ranges)
+    bad = [{first for first, _ in verify_chunks(p.folder, ranges)} for p in points]
+    return [(i, first, counts[first]) for first, _ in ranges for i in range(len(points))
+            if first in bad[i]]  # fmt: skip
+
+
+def _play(points, todo, games, jobs, backend, scheduler, quiet) -> int:
+    """Play the chunks `todo` in one pool, writing each as it finishes; games played."""
+    if not todo:
+        return 0
+    total = games * len(points)
+    bar = progress_bar(total, total - sum(n for _, _, n in todo), quiet)
+    seat0: list[float] = []
+    local = backend != "dask"  # Dask workers may not see these folders
+    tasks = (
+        delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder if local else None)
+        for i, f, n in todo
+    )
+    try:
+        results = parallel_results(
+            tasks,
+            len(todo),
+            jobs,
+            backend,
+            scheduler,
+            before_fork=lambda: load_engine(points[0].study),
+        )
+        for i, first, count, share, parts in results:
+            if parts is not None:
+                write_chunk(points[i].folder, first, parts)
+            if bar is not None:
+                bar.update(count)
+                if len(points) == 1:
+                    seat0.append(share)
+                    bar.set_postfix_str(f"seat 0 wins {np.mean(seat0):.1%}")
+    finally:
+        if bar is not None:
+            bar.close()
+    return sum(n for _, _, n in todo)
+
+
+def _mark_stopped(points: Sequence[Point], size: int, exc: BaseException) -> None:
+    """Record in each point's run.json why the run stopped (a later command reads it)."""
+    if isinstance(exc, KeyboardInterrupt):
+        status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM)"
+    elif isinstance(exc, WorkerDied | SimError):
+        status, reason = "failed", str(exc)
+    elif isinstance(exc, OSError):
+        status, reason = "failed", os_problem(exc)
+    else:
+        status, reason = "failed", one_line(exc)
+    for p in points:
+        mark_status(p.folder / RUN_FILE, run_meta(p.study, size), status, reason[:500])
 
 
 def progress_bar(total: int, done: int, quiet: bool):

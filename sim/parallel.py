@@ -4,23 +4,77 @@ All three go through joblib. Forked workers (the default on Linux) start in
 milliseconds and inherit the compiled engine the parent has already loaded;
 loky's fresh processes each import the package and load the compile cache
 (about a second each), a cost short runs cannot hide.
+
+A local worker dies with its parent: it asks the kernel for SIGKILL when the
+parent dies (Linux), and a watchdog thread also checks for a new parent pid
+(elsewhere, and between compiled calls). A killed `sim run` leaves no worker
+playing on for nobody.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from joblib import Parallel, parallel_config, register_parallel_backend
 from joblib.parallel import ParallelBackendBase
 
-from sim.errors import SimError
+from sim.errors import SimError, one_line
 
 BACKENDS = ("fork", "loky", "dask")
 DEFAULT_BACKEND = "fork" if sys.platform.startswith("linux") else "loky"
+MAX_JOBS = 256  # worker processes; more would only fight over the cores
+PR_SET_PDEATHSIG = 1  # prctl(2)
+_guarded_pid: int | None = None  # the worker process whose guard is armed
+
+
+def guard_worker(parent: int) -> None:
+    """Make this worker process die with its parent `parent` (once per process).
+
+    Linux: prctl(PR_SET_PDEATHSIG, SIGKILL), which the kernel acts on even while
+    the worker is deep in compiled code. Everywhere: a daemon thread that exits
+    the process once its parent pid changes. SIGTERM gets its default action back
+    (the parent's handler turns it into an interrupt), and a forked worker ignores
+    Ctrl-C, so its running chunk ends cleanly while the parent stops the pool.
+    """
+    global _guarded_pid
+    if _guarded_pid == os.getpid() or os.getpid() == parent:
+        return
+    _guarded_pid = os.getpid()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: the watchdog still works
+    if os.getppid() != parent:  # the parent died before the guard was armed
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _fork_worker_init(parent: int) -> None:
+    guard_worker(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _guarded_call(parent: int, func, args, kwargs):
+    """Run one task in a loky worker with its guard armed (loky starts the process)."""
+    guard_worker(parent)
+    return func(*args, **kwargs)
 
 
 class ForkBackend(ParallelBackendBase):
@@ -43,7 +97,12 @@ class ForkBackend(ParallelBackendBase):
 
     def configure(self, n_jobs=1, parallel=None, **backend_kwargs):
         n_jobs = self.effective_n_jobs(n_jobs)
-        self._pool = ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("fork"))
+        self._pool = ProcessPoolExecutor(
+            n_jobs,
+            mp_context=mp.get_context("fork"),
+            initializer=_fork_worker_init,
+            initargs=(os.getpid(),),
+        )
         self.parallel = parallel
         return n_jobs
 
@@ -80,9 +139,23 @@ def _cores(jobs: int) -> int:
 
 def resolve_jobs(jobs: int, n_tasks: int) -> int:
     """Worker processes to start: `jobs` (-1 = all cores), never more than there are tasks."""
-    if jobs == 0:
-        raise SimError("--jobs must be a positive number of workers, or -1 for all cores")
+    if jobs == 0 or jobs > MAX_JOBS:
+        raise SimError(
+            f"--jobs must be a number of workers from 1 to {MAX_JOBS}, or -1 for all cores"
+            f" (-2 all but one, ...), got {jobs}"
+        )
     return min(_cores(jobs), max(n_tasks, 1))
+
+
+def check_options(jobs: int, backend: str | None, scheduler: str | None) -> None:
+    """Refuse worker options that cannot work, before anything is written or played."""
+    if backend is not None and backend not in BACKENDS:
+        raise SimError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if scheduler is not None and backend != "dask":
+        raise SimError("--scheduler is the address of a Dask scheduler; add --backend dask")
+    if backend == "dask" and scheduler is None:
+        raise SimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    resolve_jobs(jobs, 1)
 
 
 def parallel_results(
@@ -109,6 +182,9 @@ def parallel_results(
         return
     if backend == "fork" and before_fork is not None:
         before_fork()
+    if backend == "loky":  # fork workers arm their guard when they start
+        parent = os.getpid()
+        tasks = ((_guarded_call, (parent, f, a, k), {}) for f, a, k in tasks)
     try:
         with parallel_config(backend=backend):
             yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
@@ -134,7 +210,9 @@ def _dask_results(tasks, scheduler: str | None):
         raise SimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     try:
         client = Client(scheduler, timeout=10)
-    except OSError as exc:
-        raise SimError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address, ...
+        raise SimError(
+            f"--scheduler {scheduler[:100]}: cannot reach a Dask scheduler there: {one_line(exc)}"
+        ) from None
     with client, parallel_config(backend="dask"):
         yield from Parallel(return_as="generator_unordered")(tasks)

@@ -7,33 +7,58 @@ policies for the built-in seats, from the same per-seat streams, so a game
 played here equals the compiled loop's game of the same (seed, index). A
 plugged-in seat gets its PlayerView, the legal actions and its own numpy
 Generator.
+
+A plug-in is foreign code: whatever it does wrong (fails to import, to be
+built, raises in `choose`, returns something that is not a legal action's
+code) ends the game with a `PolicyError` or `IllegalAction` naming the seat,
+the game index and the seed, which `sim play CONFIG --seed S --game I` replays.
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
 from sim.config import SeatSpec, StudyConfig
 from sim.engine.game import Game
-from sim.errors import IllegalAction
+from sim.errors import IllegalAction, PolicyError, one_line
 from sim.lineup import engine_for, lineup_policies, lineup_slots, seat_lineup
 from sim.loop import play_chunk
 from sim.policies.base import LegalAction
 from sim.policies.dispatch import PolicyScratch
 from sim.results import ChunkArrays, empty_arrays, summarize_game
-from sim.specs import PLUGIN, load_plugin, policy_code, seat_params
+from sim.specs import PLUGIN, SeatError, load_plugin, policy_code, seat_params
 
 
 class Seat:
     """One seat's player in a Python-driven game."""
 
-    def __init__(self, spec: SeatSpec, game: Game, seat: int) -> None:
+    def __init__(self, spec: SeatSpec, game: Game, seat: int, folder: str | None = None) -> None:
         self.spec = spec
+        self.seat = seat
         self.code = policy_code(spec.policy)
         self.params = seat_params(spec.policy, spec.params)
         self.stream = game.seat_stream(seat)
-        self.plugin = load_plugin(spec.policy)(**spec.params) if self.code == PLUGIN else None
+        self.plugin = self._build(game, folder) if self.code == PLUGIN else None
         self.rng = np.random.Generator(np.random.PCG64(int(self.stream[0])))
+
+    def _where(self, game: Game) -> str:
+        return (
+            f"policy {self.spec.policy} in seat {self.seat}, game {game.index} of seed"
+            f" {game.seed} (replay it: sim play CONFIG --seed {game.seed} --game {game.index})"
+        )
+
+    def _build(self, game: Game, folder: str | None):
+        """The plug-in's object, built from the seat's parameters; any failure is named."""
+        try:
+            cls = load_plugin(self.spec.policy, folder)
+        except SeatError as exc:  # importable where the config was read, not here
+            raise PolicyError(f"{exc} (seat {self.seat})") from None
+        try:
+            return cls(**self.spec.params)
+        except Exception as exc:
+            raise PolicyError(f"{self._where(game)}: building it raised {one_line(exc)}") from None
 
     def choose(self, game: Game, scratch: PolicyScratch) -> int:
         """This seat's action at the game's pending decision."""
@@ -42,12 +67,22 @@ class Seat:
         legal = [LegalAction(int(a), game.describe(int(a))) for a in game.legal()]
         if len(legal) == 1:
             return legal[0].code  # like the compiled loop: no choice, no call
-        action = self.plugin.choose(game.view(game.seat), legal, self.rng)
-        if int(action) not in {a.code for a in legal}:
-            raise IllegalAction(
-                f"policy {self.spec.policy} chose {game.describe(int(action))}, which is not legal"
-            )
-        return int(action)
+        try:
+            action = self.plugin.choose(game.view(game.seat), legal, self.rng)
+        except Exception as exc:
+            raise PolicyError(f"{self._where(game)}: choose() raised {one_line(exc)}") from None
+        if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+            if int(action) in {a.code for a in legal}:
+                return int(action)
+            shown = str(int(action)) if int(action).bit_length() <= 64 else "a huge integer"
+            problem = f"returned {shown}, not the code of one of the {len(legal)} legal actions"
+        elif isinstance(action, LegalAction):
+            problem = "returned a LegalAction; return its .code"
+        else:
+            plain = action is None or isinstance(action, str | float)
+            shown = repr(action)[:40] if plain else type(action).__name__
+            problem = f"returned {shown}, not an action code (an int from legal[i].code)"
+        raise IllegalAction(f"{self._where(game)}: choose() {problem}")
 
 
 def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False) -> Game:
@@ -55,7 +90,7 @@ def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False
     engine = engine_for(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
-    seats = [Seat(study.seats[slot], game, p) for p, slot in enumerate(slots)]
+    seats = [Seat(study.seats[slot], game, p, study.folder) for p, slot in enumerate(slots)]
     scratch = PolicyScratch.for_params(engine.pr)
     while not game.over:
         game.apply(seats[game.seat].choose(game, scratch))

@@ -4,7 +4,9 @@ A leaf module (numpy and the standard library only): the config loader checks
 seats against it, and the compiled policies read their parameter vectors by
 the offsets named here, so neither needs the other. A designer's own class,
 named `"package.module:Class"`, is imported by name when a config names it;
-that runs the module's code.
+that runs the module's code (a config that names a plug-in is code to trust).
+Whatever goes wrong while importing it becomes a `SeatError`, and its
+parameters are checked against the class's constructor signature.
 
 `check_seat` raises `SeatError` (a ValueError) whose `key` names the seat key
 at fault, so the config loader can point at `seats[i].policy` or
@@ -15,9 +17,14 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
+import math
 import numbers
+import reprlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -96,6 +103,13 @@ PRESETS: dict[str, dict[str, float]] = {
     },
 }
 LOOKAHEAD_DEFAULTS = {"candidates": 4, "rollouts": 8, "rollout_policy": "greedy", "horizon": 4}
+# Upper bounds of the numbers a seat may carry: finite, and small enough that the
+# compiled policies never overflow (a softmax over weighted score changes, turn counts).
+MAX_WEIGHT = 1e6
+MAX_TEMPERATURE = 1e6
+MAX_BUDGET = 10_000  # look-ahead candidates, rollouts and horizon
+_SHORT = reprlib.Repr()  # error messages show a user's value cut short
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 2, 40, 40
 
 
 class SeatError(ValueError):
@@ -112,46 +126,77 @@ def _hint(word: str, choices: list[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+def _short(value) -> str:
+    """repr of a user's value, cut short as it is built (a value may be huge)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return _SHORT.repr(value)
+
+
+def _number(value, limit: float) -> bool:
+    """A real number, finite and at most `limit` in size."""
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) <= limit
+    )
+
+
+def _count(value, lo: int, hi: int) -> bool:
+    """An integer from lo to hi."""
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
 
 
 def _check_heuristic(params: dict) -> None:
     preset = params.get("preset", "builder")
-    if preset not in PRESETS:
+    if not isinstance(preset, str) or preset not in PRESETS:
+        hint = _hint(preset, list(PRESETS)) if isinstance(preset, str) else ""
         raise SeatError(
-            f"unknown preset {preset!r}{_hint(str(preset), list(PRESETS))}"
-            f" (known: {', '.join(PRESETS)})",
-            key="preset",
+            f"unknown preset {_short(preset)}{hint} (known: {', '.join(PRESETS)})", key="preset"
         )
     weights = params.get("weights", {})
     if not isinstance(weights, dict):
         raise SeatError("weights must be a mapping of feature: number", key="weights")
     for name, value in weights.items():
-        if name not in FEATURE_NAMES:
+        if not isinstance(name, str) or name not in FEATURE_NAMES:
+            hint = _hint(name, list(FEATURE_NAMES)) if isinstance(name, str) else ""
             raise SeatError(
-                f"unknown feature {name!r}{_hint(str(name), list(FEATURE_NAMES))}"
-                f" (features: {', '.join(FEATURE_NAMES)})",
+                f"unknown feature {_short(name)}{hint} (features: {', '.join(FEATURE_NAMES)})",
                 key="weights",
             )
-        if not _number(value):
-            raise SeatError(f"weight {name!r} must be a number, got {value!r}", key="weights")
+        if not _number(value, MAX_WEIGHT):
+            raise SeatError(
+                f"weight {name!r} must be a number from -{MAX_WEIGHT:g} to"
+                f" {MAX_WEIGHT:g}, got {_short(value)}",
+                key="weights",
+            )
     temperature = params.get("temperature", 0.0)
-    if not _number(temperature) or temperature < 0:
-        raise SeatError(f"must be a number >= 0, got {temperature!r}", key="temperature")
+    if not _number(temperature, MAX_TEMPERATURE) or temperature < 0:
+        raise SeatError(
+            f"must be a number from 0 to {MAX_TEMPERATURE:g}, got {_short(temperature)}",
+            key="temperature",
+        )
 
 
 def _check_lookahead(params: dict) -> None:
     for key in ("candidates", "rollouts"):
         value = params.get(key, LOOKAHEAD_DEFAULTS[key])
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10_000:
-            raise SeatError(f"must be an integer from 1 to 10000, got {value!r}", key=key)
+        if not _count(value, 1, MAX_BUDGET):
+            raise SeatError(
+                f"must be an integer from 1 to {MAX_BUDGET}, got {_short(value)}", key=key
+            )
     horizon = params.get("horizon", LOOKAHEAD_DEFAULTS["horizon"])
-    if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
-        raise SeatError(f"must be an integer >= 0 (0: to the end), got {horizon!r}", key="horizon")
+    if not _count(horizon, 0, MAX_BUDGET):
+        raise SeatError(
+            f"must be an integer from 0 to {MAX_BUDGET} (0: to the end), got {_short(horizon)}",
+            key="horizon",
+        )
     rollout = params.get("rollout_policy", LOOKAHEAD_DEFAULTS["rollout_policy"])
-    if rollout not in ("random", "greedy"):
-        raise SeatError(f"must be 'random' or 'greedy', got {rollout!r}", key="rollout_policy")
+    if not isinstance(rollout, str) or rollout not in ("random", "greedy"):
+        raise SeatError(
+            f"must be 'random' or 'greedy', got {_short(rollout)}", key="rollout_policy"
+        )
 
 
 def heuristic_params(
@@ -240,25 +285,81 @@ def is_plugin(policy: str) -> bool:
     return ":" in policy
 
 
-def load_plugin(policy: str) -> type:
-    """Import a "package.module:Class" policy; SeatError when it cannot be used."""
+def load_plugin(policy: str, folder: str | Path | None = None) -> type:
+    """Import a "package.module:Class" policy; SeatError when it cannot be used.
+
+    `folder` (the folder of the config that names it) is added to the end of the
+    import path, so a module beside the config imports wherever `sim` runs. Any
+    failure of the module's own code (a syntax error, an exception at import) is
+    reported, not raised through: the module is foreign code.
+    """
     module_name, _, class_name = policy.partition(":")
+    dotted = module_name.split(".")
+    if len(policy) > 200 or not all(p.isidentifier() for p in (*dotted, class_name)):
+        raise SeatError(
+            f"policy {_short(policy)} must be written 'package.module:Class' (Python names)"
+        )
+    if folder is not None and str(folder) not in sys.path:
+        sys.path.append(str(folder))
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SeatError(f"cannot import {module_name!r} for policy {policy!r}: {exc}") from None
+    except (Exception, SystemExit) as exc:
+        raise SeatError(
+            f"cannot import {module_name!r} for policy {policy!r}: {_problem(exc)}"
+        ) from None
     cls = getattr(module, class_name, None)
-    if cls is None or not callable(getattr(cls, "choose", None)):
+    if not isinstance(cls, type) or not callable(getattr(cls, "choose", None)):
         raise SeatError(
             f"{policy!r}: {module_name} has no class {class_name!r} with a choose() method"
         )
     return cls
 
 
-def check_seat(policy: str, params: dict) -> None:
-    """Reject an unknown policy name, a parameter it does not take, or a bad value."""
+def _problem(exc: BaseException) -> str:
+    """An exception from a plug-in's code as one short line: 'SyntaxError at m.py:3: ...'."""
+    if isinstance(exc, SyntaxError):
+        where = f" at {Path(exc.filename or '?').name}:{exc.lineno}"
+        return f"SyntaxError{where}: {exc.msg}"
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 200 else text[:197] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _check_plugin_params(policy: str, cls: type, params: dict) -> None:
+    """A plug-in's parameters must fit its constructor: no unknown name, none missing."""
+    try:
+        sig = inspect.signature(cls)
+    except Exception:  # no signature to read (a C type, odd metaclass): the constructor will say
+        return
+    taken = sig.parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in taken.values()):
+        names = sorted(
+            n for n, p in taken.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        )
+        for key in params:
+            if key not in names:
+                takes = ", ".join(names) if names else "no parameters"
+                raise SeatError(
+                    f"{policy}: {cls.__name__}() has no parameter {_short(key)}"
+                    f"{_hint(str(key), names)} (it takes {takes})",
+                    key=str(key),
+                )
+    for name, p in taken.items():
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            if name not in params:
+                raise SeatError(f"{policy}: {cls.__name__}() needs the parameter {name!r}")
+        elif p.default is p.empty and p.kind is p.POSITIONAL_ONLY:
+            raise SeatError(f"{policy}: {cls.__name__}() needs a positional argument {name!r}")
+
+
+def check_seat(policy: str, params: dict, folder: str | Path | None = None) -> None:
+    """Reject an unknown policy name, a parameter it does not take, or a bad value.
+
+    A plug-in is imported (from `folder` too, see `load_plugin`) and its parameters
+    are checked against its constructor's signature.
+    """
     if is_plugin(policy):
-        load_plugin(policy)
+        _check_plugin_params(policy, load_plugin(policy, folder), params)
         return
     names = sorted(POLICIES)
     spec = POLICIES.get(policy)

@@ -4,14 +4,26 @@ A run folder holds `run.json` (metadata and status), `config.yaml` (the
 resolved study) and the three tables, each a Parquet dataset folder with one
 part per chunk of games. A sweep or comparison folder holds `study.json`,
 `config.yaml` and one run folder per point under `points/`. Every file is
-written atomically (a temporary file, then a rename), so an interrupted run
-keeps everything it finished and never a half-written part.
+written atomically (a hidden temporary file, then a rename), so an interrupted
+run keeps everything it finished and never a half-written part.
+
+Each chunk's three parts are recorded, once written, in a small manifest
+(`chunks/chunk-<first>.json`: rows, bytes and sha256 of each part). A chunk
+counts as done only when its parts match their manifest; one that does not is
+moved to `set_aside/` (kept, for a look) and played again. A `.lock` file held
+by the working process keeps a second one out of the folder; `run.json` says
+`running`, `failed` or `interrupted` (with the reason) until the run is
+`complete`.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -23,13 +35,23 @@ import yaml
 
 from sim.config import StudyConfig, parse_study
 from sim.engine.state import ENGINE_VERSION
-from sim.errors import SimError
+from sim.errors import SimError, one_line
 from sim.results import TABLES, with_zero_card_rows
 from sim.version import __version__
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: folders are not locked there
+    fcntl = None
+
 RUN_FILE = "run.json"
 STUDY_FILE = "study.json"
+CHUNKS = "chunks"  # one manifest per chunk
+SET_ASIDE = "set_aside"  # parts that failed verification, kept
+LOCK_FILE = ".lock"
 LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
+# Every report page carries this line in its <head>; a file without it is not ours.
+REPORT_MARK = '<meta name="generator" content="ifitfits-sim">'
 
 
 @dataclass
@@ -66,58 +88,161 @@ def _part_path(run_dir: Path, name: str, first: int) -> Path:
     return run_dir / f"{name}.parquet" / f"part-{first:09d}.parquet"
 
 
-def chunk_done(run_dir: Path, first: int) -> bool:
-    """Has the chunk starting at game `first` been written (all three parts)?"""
-    return all(_part_path(run_dir, name, first).exists() for name in TABLES)
+def _manifest_path(run_dir: Path, first: int) -> Path:
+    return run_dir / CHUNKS / f"chunk-{first:09d}.json"
 
 
 def write_chunk(run_dir: Path, first: int, parts: dict[str, pa.Table]) -> None:
-    """Write a chunk's tables, each atomically; a chunk counts as done once all three exist."""
+    """Write a chunk's tables, each atomically, then its manifest (rows, bytes and sha256 of
+    each part): the chunk counts as done once the manifest is there and the parts match it."""
+    tables = {}
     for name, table in parts.items():
-        path = _part_path(run_dir, name, first)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        _write_parquet(table, tmp)
-        os.replace(tmp, path)
+        data = _parquet_bytes(table)
+        _write_bytes(_part_path(run_dir, name, first), data)
+        tables[name] = {
+            "rows": table.num_rows,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+    count = parts["games"].num_rows
+    write_json(_manifest_path(run_dir, first), {"first": first, "count": count, "tables": tables})
 
 
-def _write_parquet(table: pa.Table, path: Path) -> None:
-    """Write one part, encoded for speed: writing is most of the runner's cost over the
-    bare engine. Integer columns (sorted ids, small counts) are delta-encoded, which
-    wrote about 25% faster than dictionary encoding at about the same size; names stay
+def _parquet_bytes(table: pa.Table) -> pa.Buffer:
+    """One part, encoded for speed: writing is most of the runner's cost over the bare
+    engine. Integer columns (sorted ids, small counts) are delta-encoded, which wrote
+    about 25% faster than dictionary encoding at about the same size; names stay
     dictionary-encoded; no column statistics (they doubled the write time)."""
     schema = table.schema
+    sink = pa.BufferOutputStream()
     pq.write_table(
         table,
-        path,
+        sink,
         write_statistics=False,
         use_dictionary=[f.name for f in schema if pa.types.is_dictionary(f.type)],
         column_encoding={
             f.name: "DELTA_BINARY_PACKED" for f in schema if pa.types.is_integer(f.type)
         },
     )
+    return sink.getvalue()
+
+
+def check_chunk(run_dir: Path, first: int, count: int) -> tuple[str, bool] | None:
+    """None when chunk `first` (of `count` games) is done: its parts match its manifest.
+    Else (why not, damaged): a chunk never written, written only in part (its run was
+    stopped) or of another length (the run was extended) is not damaged, only unfinished."""
+    manifest = _manifest_path(run_dir, first)
+    parts = {name: _part_path(run_dir, name, first) for name in TABLES}
+    if not manifest.exists():
+        written = any(p.exists() for p in parts.values())
+        return ("not recorded in chunks/" if written else "missing"), False
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+        tables = record["tables"]
+        if record["count"] != count:
+            return f"holds {record['count']} games, not {count}", False
+        for name, path in parts.items():
+            if not path.exists():
+                return f"its {name} part is missing", True
+            data = path.read_bytes()
+            want = tables[name]
+            if len(data) != want["bytes"] or hashlib.sha256(data).hexdigest() != want["sha256"]:
+                return f"its {name} part does not match its checksum", True
+    except (ValueError, KeyError, TypeError):
+        return "its manifest is unreadable", True
+    return None
+
+
+def set_aside(run_dir: Path, first: int) -> None:
+    """Move chunk `first`'s parts and manifest to set_aside/ (renamed, kept) so it can be
+    played again."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    files = [(_part_path(run_dir, name, first), name) for name in TABLES]
+    files.append((_manifest_path(run_dir, first), "manifest"))
+    for path, label in files:
+        if path.exists():
+            target = run_dir / SET_ASIDE / f"{label}-{path.stem}-{stamp}{path.suffix}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+
+
+def verify_chunks(run_dir: Path, chunks: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """Check every chunk and set aside each damaged one. Returns (first, problem) of every
+    chunk that is not done."""
+    bad = []
+    for first, count in chunks:
+        found = check_chunk(run_dir, first, count)
+        if found is not None:
+            problem, damaged = found
+            if damaged:
+                set_aside(run_dir, first)
+            bad.append((first, problem))
+    return bad
 
 
 def read_table(run_dir: Path, name: str) -> pd.DataFrame:
     """One table of a run folder, its parts in game order."""
     parts = sorted((Path(run_dir) / f"{name}.parquet").glob("part-*.parquet"))
-    frame = pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
+    try:
+        frame = pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
+    except (OSError, pa.ArrowException) as exc:
+        raise SimError(
+            f"{run_dir}: a part of {name} is unreadable ({one_line(exc, 80)});"
+            f" sim run --resume {run_dir} checks the parts and plays a bad one again"
+        ) from None
     return with_zero_card_rows(frame) if name == "cards" else frame
 
 
 # ---------------------------------------------------------------- metadata files
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a small file atomically (a temporary file, then a rename)."""
+def _write_bytes(path: Path, data: bytes | pa.Buffer) -> None:
+    """Write a file atomically: a hidden temporary file beside it, then a rename. On
+    failure (a full disk) the temporary file is removed and the old file is kept."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a full disk names no file
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a text file (UTF-8) atomically (a temporary file, then a rename)."""
+    _write_bytes(Path(path), text.encode("utf-8"))
 
 
 def write_json(path: Path, data: dict) -> None:
     write_text(path, json.dumps(data, indent=2))
+
+
+def read_json(path: Path) -> dict:
+    """A JSON file this package wrote; a damaged one is a SimError naming it."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (ValueError, RecursionError):
+        raise SimError(f"{path}: damaged (not the JSON this package writes)") from None
+    if not isinstance(data, dict):
+        raise SimError(f"{path}: damaged (not the JSON this package writes)")
+    return data
+
+
+def mark_status(path: Path, meta: dict, status: str, reason: str | None = None) -> None:
+    """Record a run's or study's status in its JSON file; best effort when the run is
+    failing (a full disk may refuse even this)."""
+    data = {**meta, "status": status}
+    if reason is not None:
+        data["reason"] = reason
+    try:
+        write_json(path, data)
+    except OSError:
+        if status not in ("failed", "interrupted"):
+            raise
 
 
 def study_yaml(study: StudyConfig) -> str:
@@ -137,21 +262,86 @@ def run_meta(study: StudyConfig, chunk_size: int) -> dict:
         "games": study.games,
         "chunk_games": chunk_size,
         "source": study.source,
+        "folder": study.folder,
+        "manifests": True,  # every chunk is recorded in chunks/ (older folders are not)
     }
 
 
 # ---------------------------------------------------------------- folders
 
 
-def new_folder(out: Path | str | None, stem: str, hint: str) -> Path:
+def new_folder(out: Path | str | None, stem: str, hint: str, resume: str | None = None) -> Path:
     """A fresh output folder: `out`, or runs/<stem>-<timestamp>; refuses a non-empty one with
-    `hint` (where "{folder}" stands for the folder)."""
+    `hint` (where "{folder}" stands for the folder), or, when it holds an unfinished run or
+    study, with the `resume` command to finish it."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = Path(out) if out is not None else Path("runs") / f"{stem}-{stamp}"
-    if folder.exists() and any(folder.iterdir()):
+    if folder.exists() and not folder.is_dir():
+        raise SimError(f"{folder}: is a file, not a folder")
+    if folder.exists() and any(p.name != LOCK_FILE for p in folder.iterdir()):
+        for name in (RUN_FILE, STUDY_FILE):
+            meta = _status_of(folder / name)
+            if meta is not None and meta.get("status") != "complete":
+                why = f" ({meta['reason']})" if meta.get("reason") else ""
+                how = f"finish it with {resume.format(folder=folder)}, or " if resume else ""
+                raise SimError(
+                    f"{folder}: holds a {meta.get('status', 'unfinished')} run{why};"
+                    f" {how}use another --out"
+                )
         raise SimError(f"{folder}: " + hint.format(folder=folder))
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     return folder
+
+
+def make_folder(folder: Path) -> None:
+    """mkdir -p, with a failure (a file in the way, a read-only disk) named in one line."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise SimError(f"{folder}: a file is in the way of this folder") from None
+    except OSError as exc:
+        raise SimError(f"{folder}: cannot create the folder: {exc.strerror}") from None
+
+
+def _status_of(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+@contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """Hold `folder`'s lock file while working on it; refuse when another process holds it.
+
+    The kernel drops the lock when its holder dies however it dies, so a lock left by
+    a killed run is never in the way; the file keeps the holder's pid for the message.
+    """
+    path = Path(folder) / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise SimError(f"{folder}: cannot write in this folder: {exc.strerror}") from None
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                os.lseek(fd, 0, os.SEEK_SET)
+                holder = os.read(fd, 64).decode("ascii", "replace").strip() or "?"
+                raise SimError(
+                    f"{folder}: in use by another sim process (pid {holder}); wait for it to"
+                    " finish or stop it"
+                ) from None
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
 
 
 def point_dir(out_dir: Path, index: int) -> Path:
@@ -167,14 +357,31 @@ def _engine_matches(folder: Path, meta: dict) -> None:
         )
 
 
-def resumable_run(run_dir: Path, study: StudyConfig | None) -> tuple[StudyConfig, int]:
+def saved_study(meta: dict, where: Path, plugins: bool = True) -> StudyConfig:
+    """The study a run.json or study.json records (`config`), read as its config file was:
+    plug-ins looked for in that file's folder (not imported with `plugins=False`)."""
+    try:
+        return parse_study(
+            meta["config"],
+            str(meta.get("source") or where),
+            where=str(where),
+            folder=meta.get("folder"),
+            plugins=plugins,
+        )
+    except KeyError:
+        raise SimError(f"{where}: damaged (no config recorded)") from None
+
+
+def resumable_run(
+    run_dir: Path, study: StudyConfig | None, plugins: bool = True
+) -> tuple[StudyConfig, int]:
     """The study a run folder was started with, and its chunk size; refuses a folder from
     another config or engine."""
     meta_path = run_dir / RUN_FILE
-    if not meta_path.exists():
+    if not meta_path.is_file():
         raise SimError(f"{run_dir}: not a run folder (no {RUN_FILE})")
-    meta = json.loads(meta_path.read_text())
-    saved = parse_study(meta["config"], str(meta_path))
+    meta = read_json(meta_path)
+    saved = saved_study(meta, meta_path, plugins)
     _engine_matches(run_dir, meta)
     if study is not None and study.config_hash() != saved.config_hash():
         raise SimError(
@@ -183,25 +390,49 @@ def resumable_run(run_dir: Path, study: StudyConfig | None) -> tuple[StudyConfig
     return saved, meta.get("chunk_games", LEGACY_CHUNK_GAMES)
 
 
+def chunk_ranges(games: int, size: int) -> list[tuple[int, int]]:
+    """(first game, count) of each chunk of `size` games."""
+    return [(first, min(size, games - first)) for first in range(0, games, size)]
+
+
 def load_run(run_dir: str | Path) -> RunResult:
-    """Open a finished run folder's tables (for `sim report` and notebooks)."""
+    """Open a finished run folder's tables (for `sim report` and notebooks), once every part
+    matches its manifest; a part that does not is set aside and the run marked failed, to
+    be finished with `sim run --resume`."""
     run_dir = Path(run_dir)
     meta_path = run_dir / RUN_FILE
-    if not meta_path.exists():
+    if not meta_path.is_file():
         raise SimError(f"{run_dir}: not a run folder (no {RUN_FILE})")
-    meta = json.loads(meta_path.read_text())
-    missing = [t for t in TABLES if not any((run_dir / f"{t}.parquet").glob("part-*.parquet"))]
-    if meta.get("status") != "complete" or missing:
-        raise SimError(f"{run_dir}: run is not complete; finish it with sim run --resume {run_dir}")
+    meta = read_json(meta_path)
+    hint = f"finish it with sim run --resume {run_dir}"
+    if meta.get("status") != "complete":
+        raise SimError(f"{run_dir}: run is not complete ({meta.get('status')}); {hint}")
+    if not meta.get("manifests") and not (run_dir / CHUNKS).is_dir():
+        # written before manifests: read as it is
+        if any(not any((run_dir / f"{t}.parquet").glob("part-*.parquet")) for t in TABLES):
+            raise SimError(f"{run_dir}: run is not complete (a table has no parts); {hint}")
+    else:
+        games, size = meta.get("games"), meta.get("chunk_games", LEGACY_CHUNK_GAMES)
+        if not (isinstance(games, int) and isinstance(size, int) and games >= 0 and size > 0):
+            raise SimError(f"{meta_path}: damaged (games and chunk_games must be counts)")
+        chunks = chunk_ranges(games, size)
+        bad = verify_chunks(run_dir, chunks)
+        if bad:
+            first, problem = bad[0]
+            reason = f"{len(bad)} chunk(s) failed verification, first at game {first}: {problem}"
+            mark_status(meta_path, meta, "failed", reason + " (damaged parts set aside)")
+            raise SimError(
+                f"{run_dir}: run is not complete: {reason}; damaged parts set aside, {hint}"
+            )
     return RunResult(run_dir, meta)
 
 
 def read_study_meta(out_dir: Path, kind: str) -> dict:
     """A sweep or comparison folder's `study.json`; refuses another kind or engine."""
     path = out_dir / STUDY_FILE
-    if not path.exists():
+    if not path.is_file():
         raise SimError(f"{out_dir}: not a {kind} folder (no {STUDY_FILE})")
-    meta = json.loads(path.read_text())
+    meta = read_json(path)
     if meta.get("kind") != kind:
         raise SimError(f"{out_dir}: is a {meta.get('kind')} folder, not a {kind} folder")
     _engine_matches(out_dir, meta)
@@ -213,3 +444,68 @@ def require_complete(out_dir: Path, meta: dict, kind: str) -> None:
     if meta.get("status") != "complete":
         hint = f"sim sweep --resume {out_dir}" if kind == "sweep" else "run the comparison again"
         raise SimError(f"{out_dir}: {kind} is not complete; finish it with {hint}")
+
+
+# ---------------------------------------------------------------- report files
+
+
+def check_report_path(path: str | Path, force: bool = False) -> Path:
+    """Refuse, before any game is played, a report path that cannot be written or that
+    would overwrite a file that is not one of our reports (a config, a run folder's
+    files) or land inside a run folder's tables, unless `force`."""
+    path = Path(path)
+    if path.name in ("", ".", ".."):
+        raise SimError(f"{path}: not a file name; give one like reports/base.html")
+    if path.is_dir():
+        raise SimError(f"{path}: is a folder; give a file name like {path / 'report.html'}")
+    folder = next(p for p in (path.parent, *path.parent.parents) if p.exists() or p == p.parent)
+    if not folder.is_dir():
+        raise SimError(f"{path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK):
+        raise SimError(f"{path}: cannot write in {folder} (read-only or no permission)")
+    if force:
+        return path
+    if path.exists() and not _is_report(path):
+        raise SimError(
+            f"{path}: exists and is not a report made by sim; use --force to overwrite it"
+        )
+    for above in path.parents:
+        if above != path.parent and any((above / f).exists() for f in (RUN_FILE, STUDY_FILE)):
+            raise SimError(
+                f"{path}: inside the run folder {above}; write the report elsewhere"
+                " (or use --force)"
+            )
+    return path
+
+
+def _is_report(path: Path) -> bool:
+    """A page this package wrote: it carries REPORT_MARK (or, written before the mark,
+    the report's own style sheet)."""
+    try:
+        with open(path, "rb") as page:
+            head = page.read(16384).decode("utf-8", "replace")
+    except OSError:
+        return False
+    old = head.startswith("<!DOCTYPE html>") and "table.t th, table.t td" in head
+    return REPORT_MARK in head or old
+
+
+def resumed(saved: StudyConfig, folder: Path, games: int | None, seed: int | None) -> StudyConfig:
+    """The study to finish a saved run or sweep with: `seed` must be its seed (or None);
+    `games` may extend it to more games (chunks already played are kept), never shrink it."""
+    if seed is not None:
+        saved.with_overrides(seed=seed)  # a bad value is named like the config's own
+        if seed != saved.seed:
+            raise SimError(
+                f"--seed {seed}: {folder} was started with seed {saved.seed}; a resumed run"
+                " keeps its seed (leave --seed out, or start a new run)"
+            )
+    if games is None or games == saved.games:
+        return saved
+    extended = saved.with_overrides(games=games)
+    if games < saved.games:
+        raise SimError(
+            f"--games {games}: {folder} has {saved.games:,} games; --resume can extend a run"
+            " to more games, not shrink it"
+        )
+    return extended

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -38,10 +39,14 @@ from sim.storage import (
     STUDY_FILE,
     RunResult,
     load_run,
+    locked,
+    mark_status,
     new_folder,
     point_dir,
     read_study_meta,
     require_complete,
+    resumed,
+    saved_study,
     study_yaml,
     write_json,
     write_text,
@@ -148,24 +153,45 @@ def run_sweep(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    before_play: Callable[[StudyConfig], None] | None = None,
 ) -> SweepResult:
     """Play every sweep point on the same games and seed; one pool for all chunks.
 
     With `resume`, finish the sweep folder an interrupted call left (a given
-    study must be the one it was started with).
+    study must be the one it was started with; `seed` must be its seed and
+    `games` extends it). `before_play(study)` runs before any game. The folder
+    is locked while the sweep works on it.
     """
     if resume is not None:
         out_dir = Path(resume)
-        saved = read_study_meta(out_dir, "sweep")
-        study = _same_study(saved["config"], study, out_dir, "sweep")
-        size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
-    elif study is None:
+        read_study_meta(out_dir, "sweep")
+        with locked(out_dir):
+            saved = read_study_meta(out_dir, "sweep")
+            original = _same_study(saved, study, out_dir, "sweep")
+            study = resumed(original, out_dir, games, seed)
+            size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
+            return _sweep_in(out_dir, study, size, before_play, jobs, quiet, backend, scheduler)
+    if study is None:
         raise SimError("sweep: give a study or a sweep folder to resume")
-    elif not study.sweep:
+    if not study.sweep:
         raise SimError(f"{study.source}: no 'sweep:' block; add e.g. {{deck.sprayers: [0, 4]}}")
-    else:
-        out_dir = _fresh_dir(out, f"{study.name}-sweep")
-        size = None
+    if games is not None or seed is not None:
+        study = study.with_overrides(
+            **{k: v for k, v in (("games", games), ("seed", seed)) if v is not None}
+        )
+    if before_play is not None:
+        before_play(study)
+    out_dir = _fresh_dir(out, f"{study.name}-sweep", "sim sweep --resume {folder}")
+    with locked(out_dir):
+        return _sweep_in(out_dir, study, None, None, jobs, quiet, backend, scheduler)
+
+
+def _sweep_in(out_dir, study, size, before_play, jobs, quiet, backend, scheduler) -> SweepResult:
+    """Play a sweep in its (locked) folder."""
+    if before_play is not None:
+        before_play(study)
     points = study.sweep_points()
     studies = sweep_studies(study)
     head = {
@@ -173,6 +199,8 @@ def run_sweep(
         "name": study.name,
         "config": study.to_yaml_dict(),
         "config_hash": study.config_hash(),
+        "source": study.source,
+        "folder": study.folder,
         "params": list(study.sweep),
         "points": [{"label": point_label(p), "values": p} for p in points],
     }
@@ -201,6 +229,7 @@ def run_compare(
     backend: str | None = None,
     scheduler: str | None = None,
     independent: bool = False,
+    before_play: Callable[[StudyConfig], None] | None = None,
 ) -> CompareResult:
     """Play A and B on the same game indices with A's seed (B's seed and count follow A's).
 
@@ -210,6 +239,7 @@ def run_compare(
     With `independent`, B plays on A's seed + 1 instead: other games, so the
     comparison is unpaired (a calibration run: two identical configs should then
     differ by noise only).
+    `before_play(A)` runs before any game.
     """
     if len(labels) != 2 or labels[0] == labels[1]:
         raise SimError(f"compare: need two different labels, got {labels!r}")
@@ -227,7 +257,19 @@ def run_compare(
         notes.append(f"{labels[1]} played on seed {b_seed}: independent games, unpaired intervals")
     a = a.with_overrides(games=n, sweep=None)
     b = b.with_overrides(games=n, seed=b_seed, sweep=None)
-    out_dir = _fresh_dir(out, f"compare-{_slug(labels[0])}-{_slug(labels[1])}")
+    if before_play is not None:
+        before_play(a)
+    out_dir = _fresh_dir(out, f"compare-{_slug(labels[0])}-{_slug(labels[1])}", None)
+    with locked(out_dir):
+        return _compare_in(
+            out_dir, a, b, labels, notes, jobs, quiet, backend, scheduler, independent
+        )
+
+
+def _compare_in(
+    out_dir, a, b, labels, notes, jobs, quiet, backend, scheduler, independent
+) -> CompareResult:
+    """Play a comparison in its (locked) folder."""
     head = {
         "kind": "compare",
         "labels": list(labels),
@@ -252,7 +294,7 @@ def load_sweep(out_dir: str | Path) -> SweepResult:
     out_dir = Path(out_dir)
     meta = read_study_meta(out_dir, "sweep")
     require_complete(out_dir, meta, "sweep")
-    study = parse_study(meta["config"], str(out_dir / STUDY_FILE))
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
     points = study.sweep_points()
     runs = [_load_point(out_dir, i) for i in range(len(points))]
     return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
@@ -264,7 +306,7 @@ def load_compare(out_dir: str | Path) -> CompareResult:
     meta = read_study_meta(out_dir, "compare")
     require_complete(out_dir, meta, "compare")
     where = str(out_dir / STUDY_FILE)
-    a, b = (parse_study(cfg, where) for cfg in meta["configs"])
+    a, b = (parse_study(cfg, where, plugins=False) for cfg in meta["configs"])
     return CompareResult(
         a=_load_point(out_dir, 0),
         b=_load_point(out_dir, 1),
@@ -302,15 +344,21 @@ def _run_points(
         "chunk_games": size,
     }
     write_json(out_dir / STUDY_FILE, {**meta, "status": "running"})
-    done: Executed = execute(
-        [Point(s, point_dir(out_dir, i)) for i, s in enumerate(studies)],
-        size,
-        jobs=jobs,
-        backend=backend,
-        scheduler=scheduler,
-        quiet=quiet,
-        died_hint=f"finished chunks are kept in {out_dir}",
-    )
+    hint = f"sim sweep --resume {out_dir}" if head["kind"] == "sweep" else "run it again"
+    try:
+        done: Executed = execute(
+            [Point(s, point_dir(out_dir, i)) for i, s in enumerate(studies)],
+            size,
+            jobs=jobs,
+            backend=backend,
+            scheduler=scheduler,
+            quiet=quiet,
+            died_hint=f"finished chunks are kept in {out_dir}: {hint}",
+        )
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        mark_status(out_dir / STUDY_FILE, meta, status, str(exc)[:500] or status)
+        raise
     meta.update(status="complete", **done.timing())
     write_json(out_dir / STUDY_FILE, meta)
     return done.runs, meta
@@ -319,13 +367,13 @@ def _run_points(
 # ---------------------------------------------------------------- folders
 
 
-def _fresh_dir(out: Path | str | None, stem: str) -> Path:
-    return new_folder(out, stem, "folder exists and is not empty; use another --out")
+def _fresh_dir(out: Path | str | None, stem: str, resume: str | None) -> Path:
+    return new_folder(out, stem, "folder exists and is not empty; use another --out", resume)
 
 
 def _same_study(saved: dict, study: StudyConfig | None, out_dir: Path, kind: str) -> StudyConfig:
     """The study a folder was started with; refuses a different given study."""
-    original = parse_study(saved, str(out_dir / STUDY_FILE))
+    original = saved_study(saved, out_dir / STUDY_FILE)
     if study is not None and (
         study.config_hash() != original.config_hash() or study.games != original.games
     ):

@@ -197,7 +197,7 @@ CASES = [
     ("seed: '7'\n", "seed", "must be an integer, got '7'"),
     ("players: 1\n", "players", "must be from 2 to 5, got 1"),
     ("players: 6\n", "players", "must be from 2 to 5, got 6"),
-    ("games: 0\n", "games", "must be >= 1, got 0"),
+    ("games: 0\n", "games", "must be from 1 to 100000000, got 0"),
     ("seed: -1\n", "seed", "must be from 0 to 9223372036854775807, got -1"),
     ("table: 10\n", "table", "must be a mapping"),
     ("rotate_seats: 1\n", "rotate_seats", "must be true or false, got 1"),

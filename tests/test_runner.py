@@ -94,7 +94,8 @@ def test_a_dead_worker_fails_the_run_with_a_message(tmp_path):
     )
     with pytest.raises(SimError, match=r"worker process died.*--resume .*dies"):
         run(study, jobs=2, out=tmp_path / "dies", quiet=True, backend="fork")
-    assert json.loads((tmp_path / "dies" / "run.json").read_text())["status"] == "running"
+    meta = json.loads((tmp_path / "dies" / "run.json").read_text())
+    assert meta["status"] == "failed" and "worker process died" in meta["reason"]
 
 
 def test_tables_are_tidy_and_consistent(one_worker, small_study):

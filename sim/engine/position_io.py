@@ -29,6 +29,10 @@ CARD_KEYS = ("at", "walls", "sleeping")
 CAT_KEYS = ("player", "at")
 PRINCESS_KEYS = ("at",)
 ITEM_KEYS = ("kind", "between")
+# A position file is small: a 40 x 40 table is about 100 KB of JSON, five levels deep.
+MAX_FILE_BYTES = 10_000_000
+MAX_DEPTH = 16
+MAX_INT = 2**63 - 1
 
 
 # ---------------------------------------------------------------- small helpers
@@ -361,6 +365,8 @@ def load_position(path: str | Path) -> Position:
     """Read and check a position file; every problem is one PositionError line naming the file."""
     source = str(path)
     try:
+        if Path(path).stat().st_size > MAX_FILE_BYTES:
+            _fail(source, f"is larger than {MAX_FILE_BYTES:,} bytes; not a position file")
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         _fail(source, "no such file")
@@ -374,7 +380,28 @@ def load_position(path: str | Path) -> Position:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
     except json.JSONDecodeError as exc:
         _fail(source, f"is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+    except RecursionError:
+        _fail(source, f"is nested more than {MAX_DEPTH} levels deep")
+    except ValueError:  # Python reads no whole number of more than 4300 digits
+        _fail(source, "has a number too long to read (more than 4300 digits)")
+    _check_shape(data, source)
     return parse_position(data, source=source)
+
+
+def _check_shape(data: Any, source: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH and whole numbers beyond 64 bits, before any
+    check prints a value (walked with a stack: the depth is not known yet)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            _fail(source, f"is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+        elif _is_int(value) and abs(value) > MAX_INT:
+            _fail(source, f"has a whole number of {value.bit_length()} bits; the limit is 64")
 
 
 def position_to_json(pos: Position) -> dict:

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 
-def build_report(run_dir, out_path=None):
+def build_report(run_dir, out_path=None, force=False):
     """Write the report of a finished run folder and return its path (see run_report)."""
     from sim.report.run_report import build_report as _build
 
-    return _build(run_dir, out_path)
+    return _build(run_dir, out_path, force)
 
 
-def write_report(run, out_path=None):
+def write_report(run, out_path=None, force=False):
     """Write the report of a RunResult already in memory (the end of `sim run`)."""
     from sim.report.run_report import write_report as _write
 
-    return _write(run, out_path)
+    return _write(run, out_path, force)
 
 
 __all__ = ["build_report", "write_report"]

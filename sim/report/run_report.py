@@ -16,11 +16,12 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from sim import analysis as A
-from sim.config import StudyConfig, parse_study
+from sim.config import StudyConfig
 from sim.engine.state import ENGINE_VERSION
+from sim.errors import SimError
 from sim.report import figures as F
 from sim.report.table_picture import draw_position
-from sim.storage import RunResult, load_run
+from sim.storage import REPORT_MARK, RunResult, check_report_path, load_run, saved_study, write_text
 
 SECTIONS = (
     ("summary", "Summary"),
@@ -54,27 +55,34 @@ def default_path(study: StudyConfig) -> Path:
     return Path(study.report_path or f"reports/{study.name}.html")
 
 
-def build_report(run_dir: str | Path, out_path: str | Path | None = None) -> Path:
+def build_report(
+    run_dir: str | Path, out_path: str | Path | None = None, force: bool = False
+) -> Path:
     """Write the HTML report of a finished run folder and return its path."""
-    return write_report(load_run(run_dir), out_path)
+    return write_report(load_run(run_dir), out_path, force)
 
 
-def write_report(run: RunResult, out_path: str | Path | None = None) -> Path:
-    """Write the report of a run already in memory (what `sim run` holds at its end)."""
+def write_report(run: RunResult, out_path: str | Path | None = None, force: bool = False) -> Path:
+    """Write the report of a run already in memory (what `sim run` holds at its end).
+
+    The page is written atomically; a path that would overwrite something that is
+    not a report is refused unless `force` (see `sim.storage.check_report_path`).
+    The run's plug-in policies are not imported: the report needs no player.
+    """
     t0 = time.perf_counter()
-    study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"))
+    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
+    out = check_report_path(out_path if out_path is not None else default_path(study), force)
     context = report_context(run, study)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    out = Path(out_path) if out_path is not None else default_path(study)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(context), encoding="utf-8")
+    write_text(out, render(context))
     return out
 
 
 def render_template(name: str, context: dict) -> str:
-    """Fill one of the report templates (they share `_head.html.j2`)."""
+    """Fill one of the report templates (they share `_head.html.j2`, which carries
+    REPORT_MARK, the line that tells a later run this file is a report it may replace)."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
-    return env.get_template(name).render(**context)
+    return env.get_template(name).render(report_mark=Markup(REPORT_MARK), **context)
 
 
 def render(context: dict) -> str:
@@ -461,10 +469,16 @@ def _game(run: RunResult, study: StudyConfig) -> dict:
     index = representative_game(run.games)
     row = run.games.loc[run.games["game"] == index].iloc[0]
     seats = run.players.loc[run.players["game"] == index].sort_values("seat")
-    game = play_one(study, int(row["seed"]), index)
-    replayed = list(game.outcome().scores)
-    same = replayed == seats["score"].tolist() and run.meta["engine_version"] == ENGINE_VERSION
-    picture = draw_position(game.position(), f"Game {index}: the final table")
+    note = ""
+    try:  # a plug-in policy replays here too: if it cannot, the page says so
+        game = play_one(study, int(row["seed"]), index)
+    except SimError as exc:
+        note = f"The game could not be replayed here, so it is not drawn: {exc}"
+        replayed, same, picture = ["–"] * len(seats), True, Markup("")
+    else:
+        replayed = list(game.outcome().scores)
+        same = replayed == seats["score"].tolist() and run.meta["engine_version"] == ENGINE_VERSION
+        picture = svg(draw_position(game.position(), f"Game {index}: the final table"), "table")
     seats = seats.assign(replayed=replayed, winner=seats["win_share"] > 0)
     return {
         "index": index,
@@ -472,7 +486,7 @@ def _game(run: RunResult, study: StudyConfig) -> dict:
         f" {row['boxes']} boxes ({row['closed_boxes']} closed),"
         f" {row['items_wasted']} item(s) wasted",
         "median_margin": f"{run.games['margin'].median():g}",
-        "picture": svg(picture, "table"),
+        "picture": picture,
         "table": table(
             seats,
             [
@@ -486,4 +500,5 @@ def _game(run: RunResult, study: StudyConfig) -> dict:
             ],
         ),
         "replay_ok": same,
+        "note": note,
     }

@@ -25,6 +25,7 @@ from sim.metrics import metric as registry_metric
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, table, text
+from sim.storage import check_report_path, read_json, write_text
 from sim.studies import CompareResult, SweepResult, load_compare, load_sweep
 
 # Metric panels of the sweep page, by section; a list draws several metrics in one panel.
@@ -50,9 +51,20 @@ def _svg(fig, key: str) -> Markup:
 
 
 def _write(out: Path, html: str) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html, encoding="utf-8")
+    write_text(out, html)  # atomic: a full disk leaves the old page, not half a new one
     return out
+
+
+def sweep_report_path(study, out_path: str | Path | None = None) -> Path:
+    """Where a sweep's page goes: `out_path`, the study's report.path, else
+    reports/<name>-sweep.html."""
+    return Path(out_path or study.report_path or f"reports/{study.name}-sweep.html")
+
+
+def compare_report_path(labels: tuple[str, str], out_path: str | Path | None = None) -> Path:
+    """Where a comparison's page goes: `out_path`, else reports/compare-<A>-<B>.html."""
+    la, lb = (_slug(x) for x in labels)
+    return Path(out_path or f"reports/compare-{la}-{lb}.html")
 
 
 # ---------------------------------------------------------------- sweeps
@@ -62,6 +74,7 @@ def build_sweep_report(
     result: SweepResult | str | Path,
     out_path: str | Path | None = None,
     stats: SweepStats | None = None,
+    force: bool = False,
 ) -> Path:
     """Write the sweep page (a SweepResult or a sweep folder) and return its path.
 
@@ -70,11 +83,10 @@ def build_sweep_report(
     t0 = time.perf_counter()
     if not isinstance(result, SweepResult):
         result = load_sweep(result)
+    out = check_report_path(sweep_report_path(result.study, out_path), force)
     stats = stats or sweep_result_stats(result)
-    study = result.study
     context = sweep_context(result, stats)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    out = Path(out_path or study.report_path or f"reports/{study.name}-sweep.html")
     return _write(out, render_template("study_sweep.html.j2", context))
 
 
@@ -213,6 +225,7 @@ def build_compare_report(
     result: CompareResult | str | Path,
     out_path: str | Path | None = None,
     table_: pd.DataFrame | None = None,
+    force: bool = False,
 ) -> Path:
     """Write the comparison page (a CompareResult or a comparison folder); returns its path.
 
@@ -221,6 +234,7 @@ def build_compare_report(
     t0 = time.perf_counter()
     if not isinstance(result, CompareResult):
         result = load_compare(result)
+    out = check_report_path(compare_report_path(result.labels, out_path), force)
     if table_ is None:
         table_ = compare_runs(
             result.a,
@@ -231,8 +245,6 @@ def build_compare_report(
         )
     context = compare_context(result, table_)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    la, lb = (_slug(x) for x in result.labels)
-    out = Path(out_path or f"reports/compare-{la}-{lb}.html")
     return _write(out, render_template("study_compare.html.j2", context))
 
 
@@ -349,9 +361,10 @@ def _slug(label: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
 
 
-def build_study_report(folder: str | Path, out_path: str | Path | None = None) -> Path:
+def build_study_report(
+    folder: str | Path, out_path: str | Path | None = None, force: bool = False
+) -> Path:
     """The page of a sweep or comparison folder, whichever it is (for `sim report FOLDER`)."""
-    import json
 
     from sim.errors import SimError
     from sim.storage import STUDY_FILE
@@ -359,9 +372,9 @@ def build_study_report(folder: str | Path, out_path: str | Path | None = None) -
     meta_path = Path(folder) / STUDY_FILE
     if not meta_path.exists():
         raise SimError(f"{folder}: not a sweep or comparison folder (no {STUDY_FILE})")
-    kind = json.loads(meta_path.read_text()).get("kind")
+    kind = read_json(meta_path).get("kind")
     if kind == "sweep":
-        return build_sweep_report(folder, out_path)
+        return build_sweep_report(folder, out_path, force=force)
     if kind == "compare":
-        return build_compare_report(folder, out_path)
-    raise SimError(f"{meta_path}: unknown kind {kind!r}")
+        return build_compare_report(folder, out_path, force=force)
+    raise SimError(f"{meta_path}: unknown kind {str(kind)[:40]!r}")

@@ -19,12 +19,14 @@ from sim.report import tune_figures as TF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, table, text
 from sim.report.study_report import build_study_report, config_diff, fmt
-from sim.storage import STUDY_FILE
+from sim.storage import STUDY_FILE, check_report_path, write_text
 
 TUNE_FILE = "tune.json"
 
 
-def build_tune_report(folder: str | Path, out_path: str | Path | None = None) -> Path:
+def build_tune_report(
+    folder: str | Path, out_path: str | Path | None = None, force: bool = False
+) -> Path:
     """Write the page of a finished tune folder; default path reports/<name>-tune.html."""
     t0 = time.perf_counter()
     folder = Path(folder)
@@ -35,18 +37,19 @@ def build_tune_report(folder: str | Path, out_path: str | Path | None = None) ->
     context = tune_context(folder, meta, verdict)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     study = parse_study(meta["config"], str(folder / STUDY_FILE))
-    out = Path(out_path or f"reports/{study.name}-tune.html")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_template("tune.html.j2", context), encoding="utf-8")
+    out = check_report_path(out_path or f"reports/{study.name}-tune.html", force)
+    write_text(out, render_template("tune.html.j2", context))  # atomic
     return out
 
 
-def build_folder_report(folder: str | Path, out_path: str | Path | None = None) -> Path:
+def build_folder_report(
+    folder: str | Path, out_path: str | Path | None = None, force: bool = False
+) -> Path:
     """The page of a sweep, comparison or tune folder, whichever it is (`sim report FOLDER`)."""
     meta_path = Path(folder) / STUDY_FILE
     if meta_path.exists() and json.loads(meta_path.read_text()).get("kind") == "tune":
-        return build_tune_report(folder, out_path)
-    return build_study_report(folder, out_path)
+        return build_tune_report(folder, out_path, force=force)
+    return build_study_report(folder, out_path, force=force)
 
 
 def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:

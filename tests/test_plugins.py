@@ -1,0 +1,197 @@
+"""Plug-in policies are foreign code: whatever they do wrong is one line naming the seat, and
+the game and seed to replay it with `sim play`; their parameters are checked at validate time;
+a plug-in beside the config is found wherever `sim` runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = (ROOT / "configs" / "base.yaml").read_text()
+GREEDY = "  - {policy: greedy}"
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch):
+    """Write a plug-in module (a fresh name each time) and a config naming it, beside it."""
+    monkeypatch.setattr(sys, "path", list(sys.path))  # load_plugin adds the config's folder
+
+    def write(body: str, params: str = "") -> tuple[Path, str]:
+        name = f"plug_{uuid.uuid4().hex[:8]}"
+        (tmp_path / f"{name}.py").write_text(body)
+        seat = f'  - {{policy: "{name}:P"{", " + params if params else ""}}}'
+        config = tmp_path / "study.yaml"
+        config.write_text(BASE.replace(GREEDY, seat, 1))
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        return config, name
+
+    return write
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error(capsys, *args) -> str:
+    code, out, err = cli(capsys, *args)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
+    return lines[0]
+
+
+CHOOSER = """
+class P:
+    def __init__(self, a=1):
+        self.calls = 0
+
+    def choose(self, view, legal, rng):
+        self.calls += 1
+        if self.calls < 3:
+            return legal[0].code
+        return {ret}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ("raise RuntimeError('boom at import')\n", "RuntimeError: boom at import"),
+        ("def (:\n", "SyntaxError at plug_"),
+        ("import sys\nsys.exit(3)\n", "SystemExit: 3"),
+        ("class Q:\n    pass\n", "has no class 'P' with a choose() method"),
+    ],
+)
+def test_import_failures(plugin, capsys, body, needle):
+    config, name = plugin(body)
+    line = one_error(capsys, "validate", config)
+    assert "seats[0].policy" in line and needle in line and name in line
+
+
+def test_constructor_parameters_checked_at_validate(plugin, capsys):
+    body = CHOOSER.format(ret="legal[0].code")
+    config, _ = plugin(body, "b: 2")
+    line = one_error(capsys, "validate", config)
+    assert "seats[0].b" in line and "has no parameter 'b'" in line and "it takes a" in line
+    config, _ = plugin(body.replace("a=1", "a"))
+    assert "needs the parameter 'a'" in one_error(capsys, "validate", config)
+    config, _ = plugin(body, "a: 2")
+    assert cli(capsys, "validate", config)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("ret", "needle"),
+    [
+        ("1 / 0", "choose() raised ZeroDivisionError: division by zero"),
+        ("None", "choose() returned None, not an action code"),
+        ("'left'", "choose() returned 'left', not an action code"),
+        ("legal[0]", "choose() returned a LegalAction; return its .code"),
+        ("987654", "choose() returned 987654, not the code of one of the"),
+        ("10**5000", "choose() returned a huge integer"),
+    ],
+)
+def test_choose_failures_name_seat_game_and_seed(plugin, tmp_path, capsys, ret, needle):
+    config, name = plugin(CHOOSER.format(ret=ret))
+    out = tmp_path / "run"
+    line = one_error(capsys, "run", config, "--games", "3", "--jobs", "1", "--out", out, "--quiet")
+    assert needle in line and f"policy {name}:P in seat" in line, line
+    assert "game 0 of seed 20261129" in line and "--resume" in line
+    # the message says how to replay the failure, and replaying gives it again
+    replay = one_error(capsys, "play", config, "--seed", "20261129", "--game", "0")
+    assert needle in replay
+
+
+def test_constructor_failure(plugin, tmp_path, capsys):
+    config, _ = plugin(CHOOSER.format(ret="0").replace("self.calls = 0", "raise ValueError(a)"))
+    out = tmp_path / "run"
+    line = one_error(capsys, "run", config, "--games", "3", "--jobs", "1", "--out", out, "--quiet")
+    assert "building it raised ValueError: 1" in line
+
+
+def test_report_of_a_plugin_run_without_the_plugin(plugin, tmp_path, capsys):
+    """The report replays its representative game, plug-in included; when the plug-in is
+    gone, the page says so instead of failing."""
+    from sim.report.run_report import _game
+    from sim.storage import load_run, saved_study
+
+    config, name = plugin(CHOOSER.format(ret="legal[-1].code"))
+    out = tmp_path / "run"
+    code, _, err = cli(capsys, "run", config, "--games", "4", "--jobs", "1", "--out", out,
+                       "--quiet", "--no-report")  # fmt: skip
+    assert code == 0, err
+    run = load_run(out)
+    study = saved_study(run.meta, out / "run.json", plugins=False)
+    assert _game(run, study)["note"] == ""
+    (tmp_path / f"{name}.py").unlink()
+    del sys.modules[name]
+    assert "could not be replayed" in _game(run, study)["note"]
+
+
+def test_plugin_beside_the_config_from_another_folder(tmp_path):
+    """As the `sim` script runs (python -P: the working folder is not on the import path)."""
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "beside.py").write_text(CHOOSER.format(ret="legal[0].code"))
+    (tmp_path / "cfg" / "study.yaml").write_text(
+        BASE.replace(GREEDY, '  - {policy: "beside:P"}', 1)
+    )
+    (tmp_path / "elsewhere").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "sim.cli", "validate", str(tmp_path / "cfg" / "study.yaml")],
+        cwd=tmp_path / "elsewhere",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "OK" in done.stdout
+
+
+@pytest.mark.slow
+def test_plugin_missing_on_dask_workers(tmp_path):
+    """Importable where `sim run` runs (its PYTHONPATH), not on the cluster's workers."""
+    distributed = pytest.importorskip("dask.distributed")
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "only_here.py").write_text(CHOOSER.format(ret="legal[0].code"))
+    (tmp_path / "cfg").mkdir()
+    config = tmp_path / "cfg" / "study.yaml"
+    config.write_text(BASE.replace(GREEDY, '  - {policy: "only_here:P"}', 1))
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sim.cli",
+                "run",
+                str(config),
+                "--games",
+                "4",
+                "--quiet",
+                "--no-report",
+                "--backend",
+                "dask",
+                "--scheduler",
+                cluster.scheduler_address,
+                "--out",
+                str(tmp_path / "run"),
+            ],  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path / 'here'}"},
+        )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert "cannot import 'only_here'" in line and "seat" in line
