@@ -133,8 +133,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         from sim.report import build_report
         from sim.storage import load_run
 
-        write_run_summary(load_run(folder))
         print(build_report(folder, args.out, force=args.force))
+        write_run_summary(load_run(folder))
     return 0
 
 
