@@ -1,7 +1,7 @@
 """Run folders on disk: Parquet parts, metadata files, resume bookkeeping, loading.
 
 A run folder holds `run.json` (metadata and status), `config.yaml` (the
-resolved study) and the three tables, each a Parquet dataset folder with one
+resolved study) and the four tables, each a Parquet dataset folder with one
 part per chunk of games. A sweep or comparison folder holds `study.json`,
 `config.yaml` and one run folder per point under `points/`. Every file is
 written atomically (a temporary file, then a rename), so an interrupted run
@@ -34,7 +34,7 @@ LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
 
 @dataclass
 class RunResult:
-    """A finished run: its folder, metadata and the three tidy tables (read when first used)."""
+    """A finished run: its folder, metadata and the four tidy tables (read when first used)."""
 
     run_dir: Path
     meta: dict
@@ -52,6 +52,11 @@ class RunResult:
     def cards(self) -> pd.DataFrame:
         return self._table("cards")
 
+    @property
+    def turns(self) -> pd.DataFrame:
+        """The score trace: each seat's table score after every round (`sim.results`)."""
+        return self._table("turns")
+
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self.frames:
             self.frames[name] = read_table(self.run_dir, name)
@@ -67,12 +72,12 @@ def _part_path(run_dir: Path, name: str, first: int) -> Path:
 
 
 def chunk_done(run_dir: Path, first: int) -> bool:
-    """Has the chunk starting at game `first` been written (all three parts)?"""
+    """Has the chunk starting at game `first` been written (a part of every table)?"""
     return all(_part_path(run_dir, name, first).exists() for name in TABLES)
 
 
 def write_chunk(run_dir: Path, first: int, parts: dict[str, pa.Table]) -> None:
-    """Write a chunk's tables, each atomically; a chunk counts as done once all three exist."""
+    """Write a chunk's tables, each atomically; a chunk counts as done once all of them exist."""
     for name, table in parts.items():
         path = _part_path(run_dir, name, first)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -117,7 +117,7 @@ class CompareResult:
     meta: dict = field(default_factory=dict)
 
     def tables(self, side: int) -> dict[str, pd.DataFrame]:
-        """The three tables of side 0 (A) or 1 (B)."""
+        """The tables of side 0 (A) or 1 (B)."""
         run = (self.a, self.b)[side]
         return {name: getattr(run, name) for name in TABLES}
 
