@@ -1,4 +1,4 @@
-"""What `sim sweep` and `sim compare` do end to end: play, analyse, write the report, summarise.
+"""What `sim sweep`, `sim compare` and `sim turns` do end to end: play, analyse, report.
 
 The floor above the studies, the analysis and the reports: the command line
 parses arguments and calls these.
@@ -10,6 +10,9 @@ from pathlib import Path
 
 from sim.analysis.paired import compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study
+from sim.errors import SimError
+from sim.parity import SCAN_GAMES, deck_scan, scan_text
+from sim.report.figures import to_svg, turns_by_deck
 from sim.report.study_report import build_compare_report, build_sweep_report, sweep_findings
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
 
@@ -87,3 +90,26 @@ def compare_files(
     notes = result.meta.get("notes", [])
     text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])
     return result, path, text
+
+
+def turns_file(
+    config: str | Path,
+    *,
+    games: int = SCAN_GAMES,
+    players: list[int] | None = None,
+    figure: str | Path | None = None,
+) -> str:
+    """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or `players`),
+    as a table; with `figure`, the same drawn as an SVG file."""
+    bad = [n for n in players or () if not 2 <= n <= 5]
+    if bad or games < 1:
+        raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
+    study = load_study(config)
+    scan = deck_scan(study, players=players, games=games)
+    text = scan_text(study, scan)
+    if figure is not None:
+        path = Path(figure)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_svg(turns_by_deck(scan), "turns-deck"), encoding="utf-8")
+        text += f"\nfigure: {path}"
+    return text

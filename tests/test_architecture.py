@@ -42,6 +42,7 @@ FLOORS: dict[str, int] = {
     "sim.orchestrate": 6,
     "sim.runner": 7,
     "sim.studies": 7,
+    "sim.parity": 7,
     # rendering and measuring
     "sim.report": 8,
     "sim.bench": 8,
