@@ -179,30 +179,44 @@ def _pct(lo: float, value: float, hi: float) -> str:
 def parity_note(games: pd.DataFrame, players: pd.DataFrame) -> str | None:
     """A plain sentence when turn parity drives the seat result, else None.
 
-    Said when the seats take unequal turns in at least UNEQUAL of the games; it names the
-    seats with an extra turn in at least MOST of the games (else the one most often), and
-    gives each one's edge at equal turns and the part its extra turns explain, e.g. "seat 0
+    Said when the seats take unequal turns in at least UNEQUAL of the games. It names the
+    seats that take an extra turn in at least MOST of the games (else the one that does most
+    often), or, when those are most of the seats, the seats left a turn short; and gives
+    each one's edge at equal turns and what the extra (or missing) turn adds, e.g. "seat 0
     takes one more turn than seats 1, 2, 3 in 99% of games; at equal turns its edge is
-    +0.6% [−0.4%, +1.6%], its extra turns add +6.5% [+5.6%, +7.4%]".
+    +0.6% [−0.4%, +1.6%], its extra turn adds +3.7% [+3.1%, +4.3%]".
     """
-    extra = extra_turns(players)
-    unequal = extra.any(axis=1).mean()
-    if len(extra) == 0 or unequal < UNEQUAL:
-        return None
-    d = turn_decomposition(games, players).set_index("seat")
-    share = d["extra_share"]
-    named = [k for k in share.index if share[k] >= MOST] or [int(share.idxmax())]
-    others = [k for k in share.index if k not in named]
     turns = _pivot(players, "turns_taken")
-    more = "one more turn" if (turns.max(axis=1) - turns.min(axis=1)).max() <= 1 else "more turns"
+    if len(turns) == 0:
+        return None
+    most, fewest = turns.max(axis=1), turns.min(axis=1)
+    if (most > fewest).mean() < UNEQUAL:
+        return None
+    extra = turns.gt(fewest, axis=0).mean()  # per seat: share of games with an extra turn
+    short = turns.lt(most, axis=0).mean()  # ... and a turn short
+    ahead = [k for k in turns.columns if extra[k] >= MOST] or [int(extra.idxmax())]
+    behind = [k for k in turns.columns if k not in ahead]
+    one = (most - fewest).max() <= 1
+    split = turn_decomposition(games, players).set_index("seat")
     parts = []
-    for k in named:
-        r = d.loc[k]
-        who = f"than {_seats_text(others)}" if others else "than another seat"
-        parts.append(
-            f"seat {k} takes {more} {who} in {r['extra_share']:.0%} of games;"
-            f" at equal turns its edge is {_pct(r['equal_lo'], r['equal_part'], r['equal_hi'])},"
-            f" its extra turns add {_pct(r['turn_lo'], r['turn_part'], r['turn_hi'])}"
-        )
-    text = "Turn parity: " + "; ".join(parts) + "."
-    return text
+    if behind and len(ahead) > len(behind):  # say it of the few seats left short
+        for k in behind:
+            r = split.loc[k]
+            parts.append(
+                f"seat {k} takes {'one turn' if one else 'turns'} fewer than"
+                f" {_seats_text(ahead)} in {short[k]:.0%} of games; at equal turns its edge is"
+                f" {_pct(r['equal_lo'], r['equal_part'], r['equal_hi'])}, the missing turn"
+                f" {'costs' if r['turn_part'] <= 0 else 'adds'}"
+                f" {_pct(r['turn_lo'], r['turn_part'], r['turn_hi'])}"
+            )
+    else:
+        for k in ahead:
+            r = split.loc[k]
+            who = f"than {_seats_text(behind)}" if behind else "than another seat"
+            parts.append(
+                f"seat {k} takes {'one more turn' if one else 'more turns'} {who} in"
+                f" {extra[k]:.0%} of games; at equal turns its edge is"
+                f" {_pct(r['equal_lo'], r['equal_part'], r['equal_hi'])}, the extra turn adds"
+                f" {_pct(r['turn_lo'], r['turn_part'], r['turn_hi'])}"
+            )
+    return "Turn parity: " + "; ".join(parts) + "."

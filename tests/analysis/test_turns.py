@@ -72,7 +72,7 @@ def test_equal_turns_when_the_deck_divides():
 def test_the_parity_sentence_names_the_seat_and_both_parts(uneven):
     note = parity_note(uneven["games"], uneven["players"])
     assert note.startswith("Turn parity: seat 0 takes one more turn than seats 1, 2 in 100%")
-    assert "at equal turns its edge is" in note and "its extra turns add" in note
+    assert "at equal turns its edge is" in note and "the extra turn adds" in note
     assert "-0.0%" not in note
 
 
