@@ -104,6 +104,11 @@ class SweepResult:
         """cards rows of every point, with `point` and the swept values as columns."""
         return self._stacked("cards")
 
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """turns rows (the score trace) of every point, with `point` and the swept values."""
+        return self._stacked("turns")
+
 
 @dataclass
 class CompareResult:
