@@ -224,6 +224,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_turns(args: argparse.Namespace) -> int:
+    from sim.commands import turns_file
+
+    print(turns_file(args.config, games=args.games, players=args.players, figure=args.figure))
+    return 0
+
+
 def _run_summary(result) -> str:
     """A few lines a designer reads first: where the results are and who won how often."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
@@ -328,6 +335,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     _add_force(p)
     p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
+    p.add_argument("config")
+    p.add_argument("--games", type=int, default=300, help="games per deck size (default 300)")
+    p.add_argument("--players", type=int, nargs="+", default=None, help="player counts (2-5)")
+    p.add_argument("--figure", default=None, help="also draw the table into this SVG file")
+    p.set_defaults(func=_cmd_turns)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")

@@ -1,5 +1,5 @@
-"""What `sim run`, `sim sweep` and `sim compare` do after the games: analyse, write the
-machine-readable verdicts and the report, summarise.
+"""What `sim run`, `sim sweep`, `sim compare`, `sim tune` and `sim turns` do around the games:
+analyse, write the machine-readable verdicts and the report, summarise.
 
 The floor above the studies, the analysis and the reports: the command line
 parses arguments and calls these. Every run folder gets `summary.json`, every
@@ -15,6 +15,9 @@ import pandas as pd
 from sim.analysis.balance import run_summary
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
+from sim.errors import SimError
+from sim.parity import SCAN_GAMES, deck_scan, scan_text
+from sim.report.figures import to_svg, turns_by_deck
 from sim.report.study_report import (
     build_compare_report,
     build_sweep_report,
@@ -204,3 +207,26 @@ def tune_file(
     if not no_report:
         lines.append(f"report: {build_tune_report(out_dir, report)}")
     return out_dir, verdict, "\n".join(lines)
+
+
+def turns_file(
+    config: str | Path,
+    *,
+    games: int = SCAN_GAMES,
+    players: list[int] | None = None,
+    figure: str | Path | None = None,
+) -> str:
+    """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or `players`),
+    as a table; with `figure`, the same drawn as an SVG file."""
+    bad = [n for n in players or () if not 2 <= n <= 5]
+    if bad or games < 1:
+        raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
+    study = load_study(config)
+    scan = deck_scan(study, players=players, games=games)
+    text = scan_text(study, scan)
+    if figure is not None:
+        path = Path(figure)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_svg(turns_by_deck(scan), "turns-deck"), encoding="utf-8")
+        text += f"\nfigure: {path}"
+    return text

@@ -9,17 +9,21 @@ from sim.engine.rng import WORD_SEAT0, game_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT
 from sim.engine.turns import apply_action, setup
 from sim.policies.dispatch import choose, new_scratch
-from sim.results import empty_arrays, summarize_game
+from sim.results import empty_arrays, finish_rounds, record_rounds, summarize_game
 
 
 @njit(cache=True)
-def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch):
-    """Play one game to the end; seat p plays line-up slot slots[p] (its code and parameters)."""
+def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace):
+    """Play one game to the end; seat p plays line-up slot slots[p] (its code and parameters).
+
+    Each seat's table score after every round goes into trace[round]; returns the rounds.
+    """
     w, values, s2, buf2, pool = scratch
     setup(s, pr, words)
     streams = np.empty((pr.players, 1), np.uint64)
     for p in range(pr.players):
         streams[p, 0] = words[WORD_SEAT0 + p]
+    done = 0
     while s[SC_DECISION] != DEC_OVER:
         p = s[SC_SEAT]
         slot = slots[p]
@@ -27,6 +31,8 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch):
             slot_codes[slot], s, pr, streams[p], buf, w, slot_params[slot], values, s2, buf2, pool
         )
         apply_action(s, pr, a)
+        done = record_rounds(s, pr, trace, done)
+    return finish_rounds(s, pr, trace, done)
 
 
 @njit(cache=True)
@@ -35,10 +41,12 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
     buf = np.empty(pr.max_actions, np.int32)
     scratch = new_scratch(pr)
     s = blank.copy()
-    games, seats, cards = empty_arrays(count, pr.players, pr.ntypes)
+    games, seats, cards, trace, rounds = empty_arrays(count, pr)
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
         words = game_words(root, first + i, WORD_SEAT0 + pr.players)
-        play_game(s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch)
+        rounds[i] = play_game(
+            s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch, trace[i]
+        )
         summarize_game(s, pr, games[i], seats[i], cards[i])
-    return games, seats, cards
+    return games, seats, cards, trace, rounds

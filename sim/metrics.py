@@ -171,6 +171,20 @@ def _card_impact(kind: str) -> Callable[[Means], np.ndarray]:
     return fn
 
 
+def _equal_turn_edge(seat: int) -> Callable[[Means], np.ndarray]:
+    """Seat k's win share minus 1/n, scored when every seat had taken the same number of
+    turns (`level<k>`); with `turn_gain<k>` it adds up to the seat's whole edge."""
+    return lambda m: m[f"level{seat}"] - 1.0 / m["n_players"]
+
+
+def _dead_rate(kind: str) -> Callable[[Means], np.ndarray]:
+    return lambda m: ratio(m[f"dead:{kind}"], m[f"got:{kind}"])
+
+
+def _dead_card_rate(m: Means) -> np.ndarray:
+    return ratio(m["dead_cards"], m["hand_cards"])
+
+
 # ---------------------------------------------------------------- the registry
 
 CORE_METRICS: tuple[Metric, ...] = (
@@ -197,6 +211,22 @@ CORE_METRICS: tuple[Metric, ...] = (
     Metric("closed_share", "closed share of boxes (all closed / all boxes)", "flow",
            _closed_share, "share", ("closed_boxes", "boxes"), "bootstrap", target=True,
            within=0.02),
+    Metric("dead_card_rate", "dead card rate (box and Princess cards discarded unplayed)",
+           "flow", _dead_card_rate, "share", ("dead_cards", "hand_cards"), "bootstrap"),
+    Metric("unequal_turns", "share of games with unequal turns per seat", "turns",
+           _column("unequal_turns"), "share", ("unequal_turns",), "wilson", fair=0.0,
+           target=True, within=0.01),
+    Metric("final_phase", "final-phase turns per game", "turns", _column("final_phase"),
+           "turns", ("final_phase",), "mean"),
+    Metric("lead_changes", "lead changes per game", "tension", _column("lead_changes"),
+           "count", ("lead_changes",), "mean", target=True, within=0.2),
+    Metric("decided_at", "decided at (share of the game)", "tension", _column("decided_at"),
+           "share", ("decided_at",), "mean", target=True, within=0.02),
+    Metric("comeback", "comeback rate", "tension", _column("comeback"),
+           "share", ("comeback",), "wilson", target=True, within=0.01),
+    Metric("open_before_last", "still open before the last round", "tension",
+           _column("open_before_last"), "share", ("open_before_last",), "wilson", target=True,
+           within=0.02),
 )  # fmt: skip
 
 _CORE = {m.name: m for m in CORE_METRICS}
@@ -209,6 +239,40 @@ def seat_metric(seat: int) -> Metric:
     """Seat k's win share (a k-way tie counts 1/k, R8.6)."""
     return Metric(f"win_share.seat{seat}", f"win share, seat {seat}", "seats",
                   _column(f"seat{seat}"), "share", (f"seat{seat}",), "wilson")  # fmt: skip
+
+
+def extra_turn_metric(seat: int) -> Metric:
+    """Share of games in which seat k takes more turns than the seat with the fewest."""
+    return Metric(f"extra_turn_share.seat{seat}", f"extra-turn share, seat {seat}", "turns",
+                  _column(f"extra{seat}"), "share", (f"extra{seat}",), "wilson")  # fmt: skip
+
+
+def turn_edge_metric(seat: int) -> Metric:
+    """What seat k's turns after the last equal-turn point added to its win share."""
+    return Metric(f"turn_edge.seat{seat}", f"edge from extra turns, seat {seat}", "turns",
+                  _column(f"turn_gain{seat}"), "share", (f"turn_gain{seat}",), "mean",
+                  fair=0.0)  # fmt: skip
+
+
+def equal_turn_edge_metric(seat: int) -> Metric:
+    """Seat k's win share minus 1/n at equal turns (see `_equal_turn_edge`)."""
+    return Metric(f"equal_turn_edge.seat{seat}", f"edge at equal turns, seat {seat}", "turns",
+                  _equal_turn_edge(seat), "share", (f"level{seat}", "n_players"), "wilson",
+                  fair=0.0)  # fmt: skip
+
+
+def dead_rate_metric(kind: str) -> Metric:
+    """Copies of a card kind that died (discarded unplayed; items: wasted) per copy held."""
+    cols = (f"dead:{kind}", f"got:{kind}")
+    return Metric(f"dead_rate.{kind}", f"dead rate, {kind}", "cards", _dead_rate(kind),
+                  "share", cols, "bootstrap")  # fmt: skip
+
+
+TURN_FAMILIES = {
+    "extra_turn_share": extra_turn_metric,
+    "turn_edge": turn_edge_metric,
+    "equal_turn_edge": equal_turn_edge_metric,
+}
 
 
 def policy_metric(policy: str) -> Metric:
@@ -231,10 +295,14 @@ def metrics_for(columns: Iterable[str]) -> list[Metric]:
     seats = sorted(int(c[4:]) for c in cols if c.startswith("seat"))
     policies = [c.split(":", 1)[1] for c in cols if c.startswith("policy:")]
     kinds = [c.split(":", 1)[1] for c in cols if c.startswith("had:")]
+    dead = [c.split(":", 1)[1] for c in cols if c.startswith("dead:")]
+    turn_seats = sorted(int(c[5:]) for c in cols if c.startswith("extra") and c[5:].isdigit())
     out = list(CORE_METRICS)
     out += [seat_metric(k) for k in seats]
+    out += [family(k) for family in TURN_FAMILIES.values() for k in turn_seats]
     out += [policy_metric(p) for p in policies]
     out += [card_metric(c) for c in kinds]
+    out += [dead_rate_metric(c) for c in dead]
     return out
 
 
@@ -250,11 +318,17 @@ def metric(name: str) -> Metric:
         return policy_metric(member)
     if family == "card_impact" and member:
         return card_metric(member)
+    if family == "dead_rate" and member:
+        return dead_rate_metric(member)
+    seat = member.removeprefix("seat")
+    if family in TURN_FAMILIES and member != seat and seat.isdigit():
+        return TURN_FAMILIES[family](int(seat))
     close = difflib.get_close_matches(name, list(_CORE), n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(_CORE)}"
     raise ValueError(
         f"unknown metric {name!r}; {hint} (or win_share.seat<k>, win_share.<policy>,"
-        " card_impact.<card>)"
+        " card_impact.<card>, dead_rate.<card>, extra_turn_share.seat<k>, turn_edge.seat<k>,"
+        " equal_turn_edge.seat<k>)"
     )
 
 

@@ -27,7 +27,14 @@ from sim.lineup import engine_for, lineup_policies, lineup_slots, seat_lineup
 from sim.loop import play_chunk
 from sim.policies.base import LegalAction
 from sim.policies.dispatch import PolicyScratch
-from sim.results import ChunkArrays, empty_arrays, summarize_game
+from sim.results import (
+    ChunkArrays,
+    empty_arrays,
+    finish_rounds,
+    max_rounds,
+    record_rounds,
+    summarize_game,
+)
 from sim.specs import PLUGIN, SeatError, load_plugin, policy_code, seat_params
 
 
@@ -85,15 +92,31 @@ class Seat:
         raise IllegalAction(f"{self._where(game)}: choose() {problem}")
 
 
-def play_one(study: StudyConfig, seed: int, index: int = 0, *, log: bool = False) -> Game:
-    """Play game `index` of root `seed` to the end with the study's seats, as the runner would."""
+def play_one(
+    study: StudyConfig,
+    seed: int,
+    index: int = 0,
+    *,
+    log: bool = False,
+    trace: np.ndarray | None = None,
+) -> Game:
+    """Play game `index` of root `seed` to the end with the study's seats, as the runner would.
+
+    With `trace` (rounds x seats, at least `max_rounds` rows), each seat's table score after
+    every round is written into it as the compiled loop does (ceil(turns / players) rows).
+    """
     engine = engine_for(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
     seats = [Seat(study.seats[slot], game, p, study.folder) for p, slot in enumerate(slots)]
     scratch = PolicyScratch.for_params(engine.pr)
+    if trace is None:
+        trace = np.zeros((max_rounds(engine.pr), engine.pr.players), np.int16)
+    done = 0
     while not game.over:
         game.apply(seats[game.seat].choose(game, scratch))
+        done = record_rounds(game.s, game.pr, trace, done)
+    finish_rounds(game.s, game.pr, trace, done)
     return game
 
 
@@ -104,15 +127,16 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
     slots = lineup_slots(study, first, count)
     codes, params = lineup_policies(study)
     if (codes == PLUGIN).any():
-        games, seats, cards = empty_arrays(count, pr.players, pr.ntypes)
+        games, seats, cards, trace, rounds = empty_arrays(count, pr)
         for i in range(count):
-            game = play_one(study, study.seed, first + i)
+            game = play_one(study, study.seed, first + i, trace=trace[i])
+            rounds[i] = -(-game.turns // pr.players)
             summarize_game(game.s, pr, games[i], seats[i], cards[i])
     else:
-        games, seats, cards = play_chunk(
+        games, seats, cards, trace, rounds = play_chunk(
             pr, engine.blank, study.seed, first, count, slots, codes, params
         )
-    return ChunkArrays(first, slots, games, seats, cards)
+    return ChunkArrays(first, slots, games, seats, cards, trace, rounds)
 
 
 def load_engine(study: StudyConfig) -> None:

@@ -1,12 +1,13 @@
-"""The results schema: how a finished game becomes rows of `games`, `players` and `cards`.
+"""The results schema: how a game becomes rows of `games`, `players`, `cards` and `turns`.
 
-The one home of the three tables' columns. A finished state is summarised
-in compiled code into three small arrays per game (`summarize_game`); a
-chunk of such arrays becomes Arrow tables with categoricals and small
-integers (`arrow_tables`), written to Parquet by `sim.storage` or read into
-pandas (`tables`). Every row carries the config hash and the engine version,
-so results of another config or an older engine are never mixed up with new
-ones.
+The one home of the four tables' columns. A finished state is summarised
+in compiled code into three small arrays per game (`summarize_game`), and
+the game loop records each seat's table score after every round
+(`record_rounds`, the `turns` table); a chunk of such arrays becomes Arrow
+tables with categoricals and small integers (`arrow_tables`), written to
+Parquet by `sim.storage` or read into pandas (`tables`). Every row carries
+the config hash and the engine version, so results of another config or an
+older engine are never mixed up with new ones.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 from numba import njit
 
+from sim.analysis.tension import TENSION_COLUMNS, equal_turn_scores, trace_summary
 from sim.config import StudyConfig
 from sim.engine.scoring import (
     best_toy,
@@ -26,6 +28,7 @@ from sim.engine.scoring import (
     closure_bonus,
     margin,
     rank,
+    table_scores,
     value_of,
     winners,
 )
@@ -33,7 +36,9 @@ from sim.engine.state import (
     ENGINE_VERSION,
     N_PS,
     N_ST,
+    PS_TURNS,
     SC_DECISIONS,
+    SC_LAST_SEAT,
     SC_NCATS,
     SC_NDISCARD,
     SC_NPLACED,
@@ -48,15 +53,16 @@ from sim.engine.state import (
     CardTypes,
 )
 
-TABLES = ("games", "players", "cards")
+TABLES = ("games", "players", "cards", "turns")
 
 # ---------------------------------------------------------------- the compiled arrays
 
 # One game's row: the counts written as they are (GAME_COLUMNS), then its outcome (R8.6).
 G_TURNS, G_TRIGGER, G_TRIGGER_SEAT, G_TRIGGER_TURN, G_WASTED, G_BOXES, G_CLOSED = range(7)
 G_DISCARDS, G_CATS_ON_TABLE, G_PRINCESSES, G_CARDS, G_DECISIONS = 7, 8, 9, 10, 11
-G_WINNERS, G_N_WINNERS, G_MARGIN = 12, 13, 14  # winners as a seat bitmask
-N_G = 15
+G_LAST_SEAT = 12  # the seat that took the game's last turn
+G_WINNERS, G_N_WINNERS, G_MARGIN = 13, 14, 15  # winners as a seat bitmask
+N_G = 16
 GAME_COLUMNS = (
     "turns",
     "trigger",
@@ -70,6 +76,7 @@ GAME_COLUMNS = (
     "princesses_on_table",
     "cards_on_table",
     "decisions",
+    "last_seat",
 )
 
 # One seat's row: points by source, boxes led, the engine's per-seat counters
@@ -92,6 +99,7 @@ SEAT_COLUMNS = (
     "cats_evicted",  # PS_EVICTED
     "discards",  # PS_DISCARDS
     "turns_taken",  # PS_TURNS
+    "self_evictions",  # PS_SELF_EVICT
 )
 assert len(SEAT_COLUMNS) == P_RANK and len(GAME_COLUMNS) == G_WINNERS
 
@@ -109,6 +117,7 @@ def summarize_game(s, pr, g, seats, cards):
     g[G_PRINCESSES] = s[SC_PRINCESSES]
     g[G_CARDS] = s[SC_NPLACED]
     g[G_DECISIONS] = s[SC_DECISIONS]
+    g[G_LAST_SEAT] = s[SC_LAST_SEAT]
     seats[:, :] = 0
     boxes = 0
     closed = 0
@@ -151,6 +160,40 @@ def summarize_game(s, pr, g, seats, cards):
         seats[q, P_RANK] = rank(scores, q)
 
 
+# ---------------------------------------------------------------- the score trace
+
+
+@njit(cache=True)
+def max_rounds(pr):
+    """Rows a game's score trace can need: every normal turn draws a card or plays a sleeping
+    cat, every final-phase turn empties a hand by one card (R3, R7.2), so turns are at most
+    the deck plus every seat's sleeping cats and final hand; one round is `players` turns."""
+    turns = pr.ndeck + pr.players * (pr.sleeps + pr.hand_size + 1)
+    return turns // pr.players + 2
+
+
+@njit(cache=True, inline="always")
+def record_rounds(s, pr, trace, done):
+    """After an action: write each seat's table score (R8) for every round completed since
+    `done` rounds were recorded; returns the rounds recorded. Round k is the game's turns
+    (k-1)*players+1 .. k*players; automatic steps after a turn never change the table, so
+    the scores are those at the round's end."""
+    while s[SC_TURNS] >= (done + 1) * pr.players and done < trace.shape[0]:
+        table_scores(s, pr, trace[done])
+        done += 1
+    return done
+
+
+@njit(cache=True)
+def finish_rounds(s, pr, trace, done):
+    """At the end of a game: the last, partial round's scores (the final scores); returns the
+    game's number of rounds. Its last row is then always the final score (R8)."""
+    if s[SC_TURNS] > done * pr.players and done < trace.shape[0]:
+        table_scores(s, pr, trace[done])
+        done += 1
+    return done
+
+
 @njit(cache=True)
 def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
@@ -191,6 +234,8 @@ class ChunkArrays:
     games: np.ndarray  # [game, G_*]
     seats: np.ndarray  # [game, seat, P_*]
     cards: np.ndarray  # [game, seat, card type, STAT_NAMES]
+    trace: np.ndarray  # [game, round, seat] table score after each round (`record_rounds`)
+    rounds: np.ndarray  # [game] rounds recorded in trace
 
     def win_shares(self) -> np.ndarray:
         """[game, seat] share of the win (R8.6: 1/k for each of k tied winners)."""
@@ -198,12 +243,15 @@ class ChunkArrays:
 
 
 @njit(cache=True)
-def empty_arrays(count, players, ntypes):
-    """Zeroed games, seats and cards arrays for `count` games (filled by summarize_game)."""
+def empty_arrays(count, pr):
+    """Zeroed games, seats, cards, trace and rounds arrays for `count` games (filled by
+    summarize_game, record_rounds and finish_rounds)."""
     return (
         np.zeros((count, N_G), np.int64),
-        np.zeros((count, players, N_P), np.int64),
-        np.zeros((count, players, ntypes, N_ST), np.int16),  # small counts
+        np.zeros((count, pr.players, N_P), np.int64),
+        np.zeros((count, pr.players, pr.ntypes, N_ST), np.int16),  # small counts
+        np.zeros((count, max_rounds(pr), pr.players), np.int16),  # scores are small too
+        np.zeros(count, np.int16),
     )
 
 
@@ -216,7 +264,7 @@ def _categorical(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
 
 
 def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
-    """The three tables as Arrow tables built straight from the arrays (no pandas on the way
+    """The four tables as Arrow tables built straight from the arrays (no pandas on the way
     to disk: writing is a runner cost the engine does not pay)."""
     types = CardTypes(study.game.game_dict()["deck"])
     players = study.game.players
@@ -247,6 +295,10 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     g["tie"] = n_winners > 1
     g["margin"] = chunk.games[:, G_MARGIN].astype(np.int32)
     g["rotation"] = slots[:, 0].astype(np.int8)
+    tension = trace_summary(chunk.trace, chunk.rounds)  # sim.analysis.tension defines them
+    g["rounds"] = chunk.rounds.astype(np.int16)
+    for name in TENSION_COLUMNS:
+        g[name] = tension[name]
 
     labels = [seat.label for seat in study.seats]
     names = sorted(set(labels))
@@ -263,6 +315,9 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
         p[name] = seats[:, k].astype(np.int32)
     p["rank"] = seats[:, P_RANK].astype(np.int8)  # 1 is best; tied seats share the best rank
     p["win_share"] = chunk.win_shares().reshape(-1)
+    taken = chunk.seats[:, :, P_SEAT_STATS + PS_TURNS]
+    # the score when every seat had taken as many turns as the one with the fewest
+    p["equal_turn_score"] = equal_turn_scores(chunk.trace, taken).reshape(-1).astype(np.int16)
 
     # cards: only the rows with a non-zero count (more than a quarter of rows are all
     # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading
@@ -278,11 +333,29 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
         "games": tagged(g, count),
         "players": tagged(p, count * players),
         "cards": tagged(c, len(game)),
+        "turns": tagged(trace_columns(chunk), int(chunk.rounds.sum()) * players),
+    }
+
+
+def trace_columns(chunk: ChunkArrays) -> dict[str, np.ndarray]:
+    """The `turns` table: one row per game, seat and round (in that order, so that delta
+    encoding packs each seat's slowly changing score into a few bits), `score` the seat's
+    table score after that round; a game's last round holds its final scores."""
+    count, most, players = chunk.trace.shape
+    shape = (count, players, most)
+    keep = np.arange(most)[None, None, :] < chunk.rounds[:, None, None].astype(np.int64)
+    keep = np.broadcast_to(keep, shape)
+    index = np.arange(chunk.first, chunk.first + count)
+    return {
+        "game": np.broadcast_to(index[:, None, None], shape)[keep],
+        "seat": np.broadcast_to(np.arange(players, dtype=np.int8)[None, :, None], shape)[keep],
+        "round": np.broadcast_to(np.arange(1, most + 1, dtype=np.int16), shape)[keep],
+        "score": chunk.trace.transpose(0, 2, 1)[keep],
     }
 
 
 def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
-    """The tidy games, players and cards tables of some games' raw results."""
+    """The tidy games, players, cards and turns tables of some games' raw results."""
     frames = {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
     frames["cards"] = with_zero_card_rows(frames["cards"])
     return frames

@@ -242,7 +242,7 @@ class PolicySpec:
 
     `chunk_games` is the runner's chunk size when this is a line-up's slowest
     policy: roughly a quarter of a second of one core's work, so a chunk's
-    fixed costs (a task, three Parquet files) stay small while the progress
+    fixed costs (a task, four Parquet files) stay small while the progress
     bar still moves. Results never depend on it.
     """
 

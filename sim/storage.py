@@ -1,7 +1,7 @@
 """Run folders on disk: Parquet parts, metadata files, resume bookkeeping, loading.
 
 A run folder holds `run.json` (metadata and status), `config.yaml` (the
-resolved study) and the three tables, each a Parquet dataset folder with one
+resolved study) and the four tables, each a Parquet dataset folder with one
 part per chunk of games. A sweep or comparison folder holds `study.json`,
 `config.yaml` and one run folder per point under `points/`. Every file is
 written atomically (a hidden temporary file, then a rename), so an interrupted
@@ -56,7 +56,7 @@ REPORT_MARK = '<meta name="generator" content="ifitfits-sim">'
 
 @dataclass
 class RunResult:
-    """A finished run: its folder, metadata and the three tidy tables (read when first used)."""
+    """A finished run: its folder, metadata and the four tidy tables (read when first used)."""
 
     run_dir: Path
     meta: dict
@@ -73,6 +73,11 @@ class RunResult:
     @property
     def cards(self) -> pd.DataFrame:
         return self._table("cards")
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        """The score trace: each seat's table score after every round (`sim.results`)."""
+        return self._table("turns")
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self.frames:

@@ -109,6 +109,11 @@ class SweepResult:
         """cards rows of every point, with `point` and the swept values as columns."""
         return self._stacked("cards")
 
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """turns rows (the score trace) of every point, with `point` and the swept values."""
+        return self._stacked("turns")
+
 
 @dataclass
 class CompareResult:
@@ -122,7 +127,7 @@ class CompareResult:
     meta: dict = field(default_factory=dict)
 
     def tables(self, side: int) -> dict[str, pd.DataFrame]:
-        """The three tables of side 0 (A) or 1 (B)."""
+        """The tables of side 0 (A) or 1 (B)."""
         run = (self.a, self.b)[side]
         return {name: getattr(run, name) for name in TABLES}
 

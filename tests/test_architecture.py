@@ -43,6 +43,7 @@ FLOORS: dict[str, int] = {
     "sim.runner": 7,
     "sim.studies": 7,
     "sim.tune": 7,
+    "sim.parity": 7,
     # rendering and measuring
     "sim.report": 8,
     "sim.bench": 8,

@@ -255,3 +255,26 @@ def test_validate_a_bad_config_is_one_line_and_exit_2(tmp_path: Path, change, ne
     path.write_text(BASE.read_text(encoding="utf-8").replace(*change), encoding="utf-8")
     line = one_error_line(sim("validate", str(path)))
     assert str(path) in line and needle in line
+
+
+# ---------------------------------------------------------------- sim turns
+
+
+def test_turns_prints_parity_against_deck_size(tmp_path: Path, capsys):
+    figure = tmp_path / "turns.svg"
+    args = ["turns", str(BASE), "--games", "20", "--players", "3", "4", "--figure", str(figure)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("base: turns per seat against deck size (20 games per point")
+    rows = [line.split() for line in lines[2:] if line.split() and line.split()[0] in "34"]
+    assert [(r[0], r[1]) for r in rows] == [("3", str(b)) for b in range(45, 52)] + [
+        ("4", str(b)) for b in range(44, 53)
+    ]
+    assert "(config)" in out and "every seat equal" in out
+    assert figure.read_text(encoding="utf-8").startswith("<svg")
+
+
+def test_turns_refuses_a_player_count_out_of_range():
+    line = one_error_line(sim("turns", str(BASE), "--players", "6"))
+    assert "players must be 2-5" in line

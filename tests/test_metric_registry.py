@@ -195,3 +195,24 @@ def test_mean_score_interval_equals_the_clustered_one(tables, head):
     players = tables[0]["players"]
     e = clustered_mean_ci(players["score"], players["game"])
     assert tuple(head.loc["mean_score", ["value", "lo", "hi"]]) == pytest.approx(e[:3])
+
+
+def test_turn_tension_and_card_use_metrics_are_registered(tables):
+    assert M.metric("extra_turn_share.seat0").columns == ("extra0",)
+    assert M.metric("turn_edge.seat2").columns == ("turn_gain2",)
+    assert M.metric("equal_turn_edge.seat1").columns == ("level1", "n_players")
+    assert M.metric("dead_rate.box:NS").group == "cards"
+    for name in ("unequal_turns", "lead_changes", "decided_at", "comeback", "open_before_last"):
+        assert name in M.TARGET_METRICS
+    a, _ = tables
+    values = game_values(a["games"], a["players"], a["cards"])
+    names = {m.name for m in M.metrics_for(values.columns)}
+    assert {"dead_card_rate", "final_phase", "turn_edge.seat3", "dead_rate.princess"} <= names
+    # the seat edge is the equal-turn part plus the extra-turn part, on every resample's means
+    means = M.Means(values.mean().to_numpy()[None, :], list(values.columns))
+    for k in range(4):
+        whole = M.metric(f"win_share.seat{k}").fn(means) - 0.25
+        parts = M.metric(f"equal_turn_edge.seat{k}").fn(means) + M.metric(f"turn_edge.seat{k}").fn(
+            means
+        )
+        np.testing.assert_allclose(parts, whole, atol=1e-12)

@@ -155,7 +155,7 @@ def _values_of(run: Any, cards: bool) -> pd.DataFrame:
 
 # Groups of the registry whose metrics form the headline family (Holm); every other group
 # (seats, policies, cards) is a long table of its own (Benjamini-Hochberg).
-HEADLINE_GROUPS = ("balance", "scores", "flow")
+HEADLINE_GROUPS = ("balance", "scores", "flow", "turns", "tension")
 
 
 def family_of(group: str) -> str:

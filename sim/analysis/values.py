@@ -20,6 +20,16 @@ sorted):
 | `box_points`, `boxes_led` | summed over seats: box points scored, boxes led |
 | `had:<kind>` | seats that held the card kind (`sim.analysis.cards.held`) |
 | `had_win:<kind>` | those seats' summed win share |
+| `unequal_turns` | 1 when the seats did not all take the same number of turns, else 0 |
+| `extra<k>` | 1 when seat k took more turns than the seat with the fewest, else 0 |
+| `level<k>` | seat k's win share by `equal_turn_score` (ties split, R8.6): at equal turns |
+| `turn_gain<k>` | `seat<k>` − `level<k>`: what the turns after that point changed |
+| `final_phase` | turns played after the turn that triggered the end (R7.2) |
+| `lead_changes`, `decided_at` | from the score trace (`sim.analysis.tension`) |
+| `comeback`, `open_before_last` | 1 or 0, from the score trace (`sim.analysis.tension`) |
+| `dead_cards`, `hand_cards` | box and Princess cards discarded unplayed (R3.1), and held |
+| `dead:<kind>` | copies of the kind discarded unplayed (items: wasted, R5.3), all seats |
+| `got:<kind>` | copies of the kind held (dealt or drawn; items: drawn), all seats |
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from sim.analysis.cards import held
+from sim.analysis.usage import dead_copies, held_copies, is_item
 from sim.metrics import matches
 
 # Columns read straight off the games table: name -> how.
@@ -40,7 +51,29 @@ _FROM_GAMES = {
     "items_wasted": lambda g: g["items_wasted"],
     "boxes": lambda g: g["boxes"],
     "closed_boxes": lambda g: g["closed_boxes"],
+    "final_phase": lambda g: final_phase_turns(g),
+    "lead_changes": lambda g: g["lead_changes"],
+    "decided_at": lambda g: g["decided_at"],
+    "comeback": lambda g: g["comeback"],
+    "open_before_last": lambda g: g["open_before_last"],
 }
+# The games-table fields a column reads, where they are not the column's own name.
+_SOURCES = {
+    "deck_empty": ("end_trigger",),
+    "final_phase": ("turns", "trigger_turn", "trigger_seat"),
+}
+TURN_COLUMNS = ("unequal_turns", "extra*", "level*", "turn_gain*")  # from the players table
+CARD_COLUMNS = ("had:*", "had_win:*", "dead_cards", "hand_cards", "dead:*", "got:*")
+
+
+def _has(frame: pd.DataFrame | None, *columns: str) -> bool:
+    return frame is not None and all(c in frame.columns for c in columns)
+
+
+def final_phase_turns(games: pd.DataFrame) -> pd.Series:
+    """Turns after the one that triggered the end (all of them if setup triggered it, R7.1)."""
+    after = games["turns"] - games["trigger_turn"] - 1
+    return after.where(games["trigger_seat"] >= 0, games["turns"])
 
 
 def game_values(
@@ -55,7 +88,8 @@ def game_values(
     `columns` (names, or families such as `seat*`; see `sim.metrics.needs`)
     keeps only those, and reads only the table fields they come from, so
     `players` may be None when only games-table columns are wanted; the card
-    columns need `cards`.
+    columns need `cards`. A column whose table fields are missing (a hand-made
+    frame, or tables written before they existed) is left out.
     """
     want = None if columns is None else tuple(columns)
 
@@ -68,12 +102,14 @@ def game_values(
     out = pd.DataFrame(index=g.index)
     if wanted("n_players", "fpa", "seat*", "policy:*"):
         out = out.join(_seat_values(players, g.index))
+    if wanted(*TURN_COLUMNS) and _has(players, "turns_taken", "equal_turn_score"):
+        out = out.join(_turn_values(players, g.index))
     for name, fn in _FROM_GAMES.items():
-        if wanted(name):
+        if wanted(name) and _has(g, *_SOURCES.get(name, (name,))):
             out[name] = fn(g).astype(float)
     if wanted("score", "score_sq", "box_points", "boxes_led"):
         out = out.join(_score_values(players, g.index, want))
-    if cards is not None and wanted("had:*", "had_win:*"):
+    if cards is not None and wanted(*CARD_COLUMNS):
         out = pd.concat([out, _card_values(players, cards).reindex(g.index)], axis=1)
     if want is not None:
         out = out[[c for c in out.columns if matches(c, want)]]
@@ -91,6 +127,23 @@ def _seat_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
     by_policy = players.groupby(["game", "policy"], observed=True)["win_share"].mean().unstack()
     for policy in by_policy.columns:
         out[f"policy:{policy}"] = by_policy[policy].reindex(index)
+    return out
+
+
+def _turn_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
+    """unequal_turns, extra<k>, level<k> and turn_gain<k> per game (turn parity, R2.5, R7)."""
+    turns = players.pivot(index="game", columns="seat", values="turns_taken").reindex(index)
+    ws = players.pivot(index="game", columns="seat", values="win_share").reindex(index)
+    level = players.pivot(index="game", columns="seat", values="equal_turn_score").reindex(index)
+    top = level.eq(level.max(axis=1), axis=0)
+    level_ws = top.div(top.sum(axis=1), axis=0)  # R8.6: tied leaders share the win
+    fewest = turns.min(axis=1)
+    out = pd.DataFrame(index=index)
+    out["unequal_turns"] = (turns.max(axis=1) > fewest).astype(float)
+    for seat in turns.columns:
+        out[f"extra{seat}"] = (turns[seat] > fewest).astype(float)
+        out[f"level{seat}"] = level_ws[seat]
+        out[f"turn_gain{seat}"] = ws[seat] - level_ws[seat]
     return out
 
 
@@ -117,6 +170,17 @@ def _card_values(players: pd.DataFrame, cards: pd.DataFrame) -> pd.DataFrame:
     )
     frame["had"] = had
     frame["had_win"] = had * seat_ws
-    sums = frame.groupby(["game", "card"], sort=False)[["had", "had_win"]].sum().unstack("card")
+    parts = ["had", "had_win"]
+    telemetry = _has(cards, "discarded", "wasted")
+    if telemetry:
+        frame["dead"] = dead_copies(cards).to_numpy().astype(float)
+        frame["got"] = held_copies(cards).to_numpy().astype(float)
+        parts += ["dead", "got"]
+    sums = frame.groupby(["game", "card"], sort=False)[parts].sum().unstack("card")
     sums.columns = [f"{what}:{card}" for what, card in sums.columns]
+    if telemetry:
+        hand = ~is_item(cards).to_numpy()
+        per_game = frame[hand].groupby("game", sort=False)[["dead", "got"]].sum()
+        sums["dead_cards"] = per_game["dead"]
+        sums["hand_cards"] = per_game["got"]
     return sums

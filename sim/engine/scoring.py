@@ -129,6 +129,14 @@ def final_scores(s, pr):
     return out
 
 
+@njit(cache=True)
+def table_scores(s, pr, out):
+    """R8 on the table as it stands, into out[seat] (zeroed first): the score trace's entry."""
+    out[:] = 0
+    box_points(s, pr, out)
+    cat_bonus(s, pr, out)
+
+
 # ---------------------------------------------------------------- winners (R8.6)
 
 

@@ -69,16 +69,34 @@ SC_PRINCESSES = 21  # Princesses on the table
 SC_DECK_LEN = 22  # cards in the deck after setup (the deck is deck[SC_DECK_POS:SC_DECK_LEN])
 SC_FREE_SEAMS = 23  # open seams without an item (R5.3 needs only whether one exists)
 SC_DECISIONS = 24  # actions applied so far (every decision a player made)
+SC_LAST_SEAT = 25  # the seat whose turn ended last (-1 before the first turn ends)
 N_SC = 26
 
-# Per (seat, card type) counters for the results.
+# Per (seat, card type) counters for the results. Items land in a box the drawer leads
+# (into_led) or not (into_other); into_nobody counts the part of into_other that went into a
+# box nobody leads. final_hand: copies in hand when the final phase began (R7.2). first_turn:
+# the turn (1 = the game's first) in which the seat first played or placed one, 0 if never.
 ST_DEALT, ST_DRAWN, ST_PLAYED, ST_DISCARDED, ST_WASTED, ST_INTO_LED, ST_INTO_OTHER = range(7)
-N_ST = 7
-STAT_NAMES = ("dealt", "drawn", "played", "discarded", "wasted", "into_led", "into_other")
+ST_INTO_NOBODY, ST_FINAL_HAND, ST_FIRST_TURN = 7, 8, 9
+N_ST = 10
+STAT_NAMES = (
+    "dealt",
+    "drawn",
+    "played",
+    "discarded",
+    "wasted",
+    "into_led",
+    "into_other",
+    "into_nobody",
+    "final_hand",
+    "first_turn",
+)
 
-# Per seat counters.
+# Per seat counters. PS_EVICTED: the seat's cats that a Princess evicted; PS_SELF_EVICT:
+# Princesses the seat played on a cat of its own (R6.1 allows it).
 PS_CATS, PS_SLEEPING, PS_PRINCESS, PS_EVICTED, PS_DISCARDS, PS_TURNS = range(6)
-N_PS = 6
+PS_SELF_EVICT = 6
+N_PS = 7
 
 # Event records: kind, seat, a, b, c, d.
 EV_SETUP, EV_TURN, EV_DRAW, EV_ITEM, EV_WASTED, EV_PLACE = 0, 1, 2, 3, 4, 5

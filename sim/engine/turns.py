@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine.rng import WORD_RESHUFFLE, WORD_SHUFFLE, mix64, randint
-from sim.engine.scoring import leads
+from sim.engine.scoring import box_top_count, leads
 from sim.engine.state import (
     DEC_CAT,
     DEC_CHOOSE,
@@ -48,6 +48,7 @@ from sim.engine.state import (
     PS_DISCARDS,
     PS_EVICTED,
     PS_PRINCESS,
+    PS_SELF_EVICT,
     PS_SLEEPING,
     PS_TURNS,
     SC_DECISION,
@@ -56,6 +57,7 @@ from sim.engine.state import (
     SC_DECK_POS,
     SC_FREE_SEAMS,
     SC_ITEM,
+    SC_LAST_SEAT,
     SC_LOG,
     SC_NCATS,
     SC_NDISCARD,
@@ -73,7 +75,10 @@ from sim.engine.state import (
     ST_DEALT,
     ST_DISCARDED,
     ST_DRAWN,
+    ST_FINAL_HAND,
+    ST_FIRST_TURN,
     ST_INTO_LED,
+    ST_INTO_NOBODY,
     ST_INTO_OTHER,
     ST_PLAYED,
     ST_WASTED,
@@ -254,9 +259,11 @@ def setup(s, pr, words):
     s[SC_PHASE] = PHASE_NORMAL
     s[SC_TRIGGER] = TRIGGER_NONE
     s[SC_TRIGGER_SEAT] = -1
+    s[SC_LAST_SEAT] = -1
     if remaining.shape[0] == 0:
         _trigger(s, pr, TRIGGER_DECK, -1)  # R7.1: setup itself emptied the deck
         s[SC_PHASE] = PHASE_FINAL
+        _count_final_hands(s, pr)
     types_aside = np.empty(n_aside, np.int64)
     for i in range(n_aside):
         types_aside[i] = s[pr.t_deck_type + aside[i]]
@@ -276,6 +283,22 @@ def _trigger(s, pr, reason, p):
         s[SC_TRIGGER_SEAT] = p
         s[SC_TRIGGER_TURN] = s[SC_TURNS]
         log(s, pr, EV_TRIGGER, p, reason, 0, 0, 0)
+
+
+@njit(**INLINE)
+def _count_final_hands(s, pr):
+    """Telemetry: the cards each seat holds as the final phase begins (R7.2)."""
+    for q in range(pr.players):
+        for t in range(pr.ntypes):
+            s[stat_at(pr, q, t, ST_FINAL_HAND)] = s[hand_at(pr, q, t)]
+
+
+@njit(**INLINE)
+def _count_first_play(s, pr, p, t):
+    """Telemetry: the turn (1-based) of seat p's first play of card type t."""
+    at = stat_at(pr, p, t, ST_FIRST_TURN)
+    if s[at] == 0:
+        s[at] = s[SC_TURNS] + 1
 
 
 @njit(**INLINE)
@@ -337,9 +360,11 @@ def _begin_turn(s, pr):
 def _end_turn(s, pr):
     p = s[SC_SEAT]
     s[SC_TURNS] += 1
+    s[SC_LAST_SEAT] = p
     s[seat_stat_at(pr, p, PS_TURNS)] += 1
     if s[SC_TRIGGER] != TRIGGER_NONE and s[SC_PHASE] == PHASE_NORMAL:
         s[SC_PHASE] = PHASE_FINAL  # R7.1: the turn in progress has finished
+        _count_final_hands(s, pr)
     s[SC_SEAT] = (p + 1) % pr.players  # R2.5
     return STEP_BEGIN
 
@@ -585,8 +610,13 @@ def apply_action(s, pr, a):
         x = action_arg2(a)
         side = action_arg1(a)
         root = place_item(s, pr, x, side, t)
-        into = ST_INTO_LED if leads(s, pr, root, p) else ST_INTO_OTHER
-        s[stat_at(pr, p, t, into)] += 1
+        if leads(s, pr, root, p):
+            s[stat_at(pr, p, t, ST_INTO_LED)] += 1
+        else:
+            s[stat_at(pr, p, t, ST_INTO_OTHER)] += 1
+            if box_top_count(s, pr, root) == 0:
+                s[stat_at(pr, p, t, ST_INTO_NOBODY)] += 1  # a box nobody leads
+        _count_first_play(s, pr, p, t)
         log(s, pr, EV_ITEM, p, t, x, side, 0)
         _advance(s, pr, STEP_DRAW)
     elif dec == DEC_PLAY:
@@ -600,6 +630,7 @@ def apply_action(s, pr, a):
             place_card(s, pr, x, m)
             s[hand_at(pr, p, t)] -= 1
             s[stat_at(pr, p, t, ST_PLAYED)] += 1
+            _count_first_play(s, pr, p, t)
             s[SC_PLACED] = x
             log(s, pr, EV_PLACE, p, t, x, m, 0)
             if _can_cat(s, pr, p, x):
@@ -619,6 +650,9 @@ def apply_action(s, pr, a):
             s[stat_at(pr, p, t, ST_PLAYED)] += 1
             s[seat_stat_at(pr, p, PS_PRINCESS)] += 1
             s[seat_stat_at(pr, owner, PS_EVICTED)] += 1
+            if owner == p:
+                s[seat_stat_at(pr, p, PS_SELF_EVICT)] += 1
+            _count_first_play(s, pr, p, t)
             log(s, pr, EV_PRINCESS, p, north, owner, 0, 0)
             _advance(s, pr, STEP_END)
         else:

@@ -220,3 +220,129 @@ def card_impact_bars(impact: pd.DataFrame) -> Figure:
     ax.set_xlabel("win rate when held − when never held (association, not cause)")
     ax.set_title("Card impact (95% intervals, clustered by game)", loc="left")
     return fig
+
+
+# ---------------------------------------------------------------- turns, tension, card use
+
+
+@styled
+def turn_panels(counts: pd.DataFrame, decomposition: pd.DataFrame, last: pd.DataFrame) -> Figure:
+    """Turns taken per seat, who takes the last turn, and each seat's edge split into the
+    part at equal turns and the part its extra turns added (95% intervals)."""
+    fig = Figure(figsize=(7.6, 2.6), layout="constrained")
+    ax_turns, ax_last, ax_edge = fig.subplots(1, 3, width_ratios=(1.2, 0.8, 1.2))
+    seats = sorted(counts["seat"].unique())
+    values = sorted(counts["turns_taken"].unique())
+    width = 0.8 / len(seats)
+    for i, seat in enumerate(seats):
+        d = counts[counts["seat"] == seat].set_index("turns_taken").reindex(values)
+        x = np.arange(len(values)) + (i - (len(seats) - 1) / 2) * width
+        ax_turns.bar(x, d["share"].fillna(0), width, color=PALETTE[i], label=f"seat {seat}")
+    ax_turns.set_xticks(np.arange(len(values)), [str(v) for v in values])
+    ax_turns.set_xlabel("turns taken")
+    ax_turns.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax_turns.set_title("turns per seat (share of games)", loc="left")
+    ax_turns.legend(frameon=False, fontsize=6)
+    shares = last.set_index("last_seat").reindex(seats)
+    err = _err(shares["share"].fillna(0), shares["lo"].fillna(0), shares["hi"].fillna(0))
+    ax_last.bar([str(s) for s in seats], shares["share"].fillna(0), yerr=err, capsize=3,
+                color=[PALETTE[i] for i in range(len(seats))])  # fmt: skip
+    ax_last.set_xlabel("seat")
+    ax_last.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax_last.set_title("takes the last turn", loc="left")
+    d = decomposition
+    x = np.arange(len(d))
+    ax_edge.bar(x - 0.2, d["equal_part"], 0.4, color="#4c72b0", label="at equal turns",
+                yerr=_err(d["equal_part"], d["equal_lo"], d["equal_hi"]), capsize=3)  # fmt: skip
+    ax_edge.bar(x + 0.2, d["turn_part"], 0.4, color="#dd8452", label="from extra turns",
+                yerr=_err(d["turn_part"], d["turn_lo"], d["turn_hi"]), capsize=3)  # fmt: skip
+    ax_edge.plot(x, d["edge"], "k_", ms=18, mew=2, label="whole edge (win − 1/n)")
+    ax_edge.axhline(0, color="black", lw=0.6)
+    ax_edge.set_xticks(x, [f"seat {s}" for s in d["seat"]])
+    ax_edge.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax_edge.set_title("seat edge, split", loc="left")
+    ax_edge.legend(frameon=False, fontsize=6)
+    return fig
+
+
+@styled
+def turns_by_deck(scan: pd.DataFrame) -> Figure:
+    """Turns per game against the box cards in the deck, one line per player count; a filled
+    marker where every seat took the same number of turns in at least 95% of the games."""
+    fig = Figure(figsize=(6.0, 2.8), layout="constrained")
+    ax = fig.add_subplot()
+    for i, (n, d) in enumerate(scan.groupby("players", sort=True)):
+        colour = PALETTE[i % len(PALETTE)]
+        ax.plot(d["boxes"], d["turns"], color=colour, lw=1, label=f"{n} players")
+        equal = d["all_equal"].to_numpy(bool)
+        ax.scatter(d["boxes"][equal], d["turns"][equal], color=colour, s=28, zorder=3)
+        ax.scatter(d["boxes"][~equal], d["turns"][~equal], facecolor="white",
+                   edgecolor=colour, s=28, zorder=3)  # fmt: skip
+        for r in d.itertuples():
+            ax.annotate(f"{r.equal:.0%}", (r.boxes, r.turns), textcoords="offset points",
+                        xytext=(0, 5), ha="center", fontsize=5, color=colour)  # fmt: skip
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("box cards in the deck (mix kept)")
+    ax.set_ylabel("turns per game")
+    games = int(scan["games"].iloc[0]) if len(scan) else 0
+    ax.set_title(
+        f"Turns against deck size ({games} games per point)\nfilled: every seat takes as many"
+        " turns in ≥95% of the games; labels: share of games with equal turns",
+        loc="left",
+        fontsize=7,
+    )
+    ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(1, 1))
+    return fig
+
+
+@styled
+def tension_panels(
+    game: pd.DataFrame, index: int, bands: pd.DataFrame, games: pd.DataFrame
+) -> Figure:
+    """One game's per-seat score lines, the band of the leader's margin over the rounds of all
+    games, and how many lead changes games have."""
+    fig = Figure(figsize=(7.6, 2.6), layout="constrained")
+    ax_game, ax_band, ax_changes = fig.subplots(1, 3)
+    for i, seat in enumerate(game.columns):
+        ax_game.plot(game.index, game[seat], marker="o", ms=2, color=PALETTE[i % len(PALETTE)],
+                     label=f"seat {seat}")  # fmt: skip
+    ax_game.set_xlabel("round")
+    ax_game.set_ylabel("table score")
+    ax_game.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax_game.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax_game.set_title(f"game {index} (median margin)", loc="left")
+    ax_game.legend(frameon=False, fontsize=6)
+    ax_band.fill_between(bands["round"], bands["q10"], bands["q90"], color="#4c72b0", alpha=0.2,
+                         lw=0, label="10–90%")  # fmt: skip
+    ax_band.fill_between(bands["round"], bands["q25"], bands["q75"], color="#4c72b0", alpha=0.4,
+                         lw=0, label="25–75%")  # fmt: skip
+    ax_band.plot(bands["round"], bands["q50"], color="#1f3f6e", lw=1.5, label="median")
+    ax_band.set_xlabel("round")
+    ax_band.set_ylabel("points")
+    ax_band.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax_band.set_title("leader's lead over the runner-up", loc="left")
+    ax_band.legend(frameon=False, fontsize=6)
+    d = distribution(games["lead_changes"], "lead_changes")
+    ax_changes.bar(d["lead_changes"], d["share"], color="#55a868")
+    ax_changes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax_changes.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax_changes.set_xlabel("lead changes")
+    ax_changes.set_title("lead changes per game", loc="left")
+    return fig
+
+
+@styled
+def dead_card_bars(usage: pd.DataFrame) -> Figure:
+    """Per card kind: the share of seat-games holding it in which a copy died (discarded
+    unplayed, or for items wasted), with 95% intervals."""
+    d = usage.sort_values("dead_games")
+    fig = Figure(figsize=(5.6, 0.8 + 0.24 * len(d)))
+    ax = fig.add_subplot()
+    y = np.arange(len(d))
+    ax.barh(y, d["dead_games"], xerr=_err(d["dead_games"], d["dg_lo"], d["dg_hi"]), capsize=2,
+            color=[KIND_COLOURS.get(k, "#777") for k in d["kind"]])  # fmt: skip
+    ax.set_yticks(y, d["card"])
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("share of the seat-games holding the card in which a copy did nothing")
+    ax.set_title("Dead cards and wasted items (95% intervals, clustered by game)", loc="left")
+    return fig

@@ -136,7 +136,7 @@ def _box(x: float, y: float):
 @styled
 def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Figure:
     """Card impact (win rate when held − when never held) per card kind and sweep point."""
-    rows = table[table["group"] == "cards"]
+    rows = table[table["metric"].str.startswith("card_impact.")]
     kinds = sorted(rows["metric"].unique())
     grid = np.full((len(kinds), len(labels)), np.nan)
     for _, r in rows.iterrows():

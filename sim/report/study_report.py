@@ -32,8 +32,11 @@ from sim.studies import CompareResult, SweepResult, load_compare, load_sweep
 SWEEP_SECTIONS = (
     ("balance", "Balance", ["first_player_advantage", "balance", "shared_wins"]),
     ("scores", "Scores", ["margin", "mean_score", "score_sd", "box_value"]),
-    ("flow", "Game flow", ["turns", "deck_empty", "items_wasted", "closed_share"]),
-)
+    ("flow", "Game flow", ["turns", "deck_empty", "items_wasted", "closed_share",
+                           "dead_card_rate"]),
+    ("turns", "Turn parity", ["unequal_turns", "final_phase"]),
+    ("tension", "Tension", ["lead_changes", "decided_at", "comeback", "open_before_last"]),
+)  # fmt: skip
 
 
 def fmt(metric: str, value: float, signed: bool = False) -> str:
@@ -107,6 +110,14 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
             panels.append(("win share by seat", seats))
             if len(policies) > 1:
                 panels.append(("win share per seat, by policy", policies))
+        if key == "turns":
+            for family, label in (
+                ("equal_turn_edge", "edge at equal turns, by seat"),
+                ("turn_edge", "edge from extra turns, by seat"),
+            ):
+                members = [m for m in metric_names if m.startswith(family + ".")]
+                if members:
+                    panels.append((label, members))  # fmt: skip
         title = (
             f"{name} against {' × '.join(params)} (95% intervals, {per_point:,} games per point)"
         )

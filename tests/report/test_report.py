@@ -57,7 +57,10 @@ def html(report_path):
 def test_every_section_in_order(html):
     ids = re.findall(r'<section id="([a-z]+)">', html)
     assert ids == [sid for sid, _ in SECTIONS]
-    assert ids == ["summary", "seats", "policies", "scores", "flow", "cards", "game", "config"]
+    assert ids == ["summary", "seats", "turns", "policies", "scores", "flow", "tension", "cards",
+                   "usage", "game", "config"]  # fmt: skip
+    numbers = [int(n) for n in re.findall(r"<h2>(\d+) ", html)]
+    assert numbers == list(range(1, len(SECTIONS) + 1))
 
 
 def test_every_figure_is_inline_svg(html):
@@ -174,3 +177,27 @@ def test_incomplete_run_is_refused(tmp_path, small_run):
     with pytest.raises(SimError, match="not complete"):
         build_report(tmp_path, tmp_path / "x.html")
     assert load_run(small_run.run_dir).games.shape[0] == 400
+
+
+def test_summary_names_turn_parity_when_it_drives_the_result(html):
+    summary = html[html.index('id="summary"') : html.index('id="seats"')]
+    assert re.search(
+        r"Turn parity: seat 0 takes one more turn than seats 1, 2, 3 in \d+% of games; at equal"
+        r" turns its edge is [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\], the extra turn adds",
+        summary,
+    )
+
+
+def test_turn_tension_and_card_use_sections(html):
+    turns = html[html.index('id="turns"') : html.index('id="policies"')]
+    for words in ("at equal turns", "from extra turns", "takes the last turn", "box cards",
+                  "Who ends the game", "deck_empty"):  # fmt: skip
+        assert words in turns, words
+    tension = html[html.index('id="tension"') : html.index('id="cards"')]
+    for words in ("lead changes per game", "decided at", "comeback rate",
+                  "still open before the last round", "definition"):  # fmt: skip
+        assert words in tension, words
+    usage = html[html.index('id="usage"') : html.index('id="game"')]
+    for words in ("dead rate", "into a box nobody leads", "Princesses played per game",
+                  "in hand at the final phase"):  # fmt: skip
+        assert words in usage, words

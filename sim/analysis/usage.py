@@ -1,0 +1,155 @@
+"""What each card does: how often each kind is held, played, stuck in hand, discarded or wasted.
+
+Card telemetry per card kind, from the cards table's per (game, seat, kind)
+counters (`sim.engine.state.STAT_NAMES`). Box cards and the Princess go to the
+hand (dealt or drawn) and leave it by being played or, when nothing in hand can
+be played, discarded (R3.1, R7.2): a discarded copy is a **dead card**. Toys
+and sprayers are placed at once by their drawer (R5.1), or leave the game when
+no open seam is free (R5.3): a **wasted item**, the items' dead card. Every
+rate comes with a 95% interval clustered by game (the seats of one game share
+its table).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis.cards import ITEM_KINDS, card_kind
+from sim.analysis.stats import Z95, clustered_mean_ci, mean_ci
+
+
+def is_item(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: is the card a toy or a sprayer (placed on a seam when drawn, R5.1)?"""
+    return cards["card"].astype(str).map(card_kind).isin(ITEM_KINDS)
+
+
+def held_copies(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: copies the seat got: dealt or drawn (items: drawn; they are never dealt)."""
+    return (cards["dealt"] + cards["drawn"]).astype(np.int64)
+
+
+def dead_copies(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: copies that did nothing: discarded unplayed, or for items wasted."""
+    return cards["wasted"].where(is_item(cards), cards["discarded"]).astype(np.int64)
+
+
+def placed_items(cards: pd.DataFrame) -> pd.Series:
+    """Per cards row: items the seat placed on a seam (into a box it led or not)."""
+    return (cards["into_led"] + cards["into_other"]).astype(np.int64)
+
+
+def ratio_ci(num, den, clusters) -> tuple[float, float, float]:
+    """Σnum / Σden with a cluster-robust (delta method) 95% interval, kept inside [0, 1]
+    when the ratio is a share; NaN when Σden is 0."""
+    num = np.asarray(num, float)
+    den = np.asarray(den, float)
+    total = den.sum()
+    if total <= 0:
+        return float("nan"), float("nan"), float("nan")
+    r = num.sum() / total
+    psi = pd.Series((num - r * den) / total).groupby(np.asarray(clusters)).sum().to_numpy()
+    g = len(psi)
+    se = np.sqrt((psi**2).sum() * g / (g - 1)) if g > 1 else float("nan")
+    return float(r), float(r - Z95 * se), float(r + Z95 * se)
+
+
+def card_usage(cards: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """One row per card kind: what happened to its copies, per game and as rates.
+
+    Columns: card, kind, held (copies per game, all seats), dealt, drawn, played (items:
+    placed), final_hand (copies in hand when the final phase began), dead (discarded
+    unplayed; items: wasted), dead_rate [dead_lo, dead_hi] (dead copies / copies held),
+    dead_games [dg_lo, dg_hi] (share of the seat-games holding the kind in which a copy
+    died), n_held (such seat-games), first_turn (mean turn of a seat's first play, among
+    seat-games that played it), first_share (the same as a share of the game's turns),
+    and for items into_led, into_rival, into_nobody (shares of placed items landing in a
+    box the drawer leads, a box only rivals lead, a box nobody leads).
+    """
+    n_games = len(games)
+    turns = games.set_index("game")["turns"]
+    c = cards.assign(
+        card=cards["card"].astype(str),
+        held=held_copies(cards),
+        dead=dead_copies(cards),
+        placed=placed_items(cards),
+    )
+    c["share"] = c["first_turn"] / turns.reindex(c["game"]).to_numpy()
+    rows = []
+    for card, g in c.groupby("card", sort=False):
+        item = card_kind(card) in ITEM_KINDS
+        game = g["game"].to_numpy()
+        holding = g["held"].to_numpy() > 0
+        dead_rate = ratio_ci(g["dead"], g["held"], game)
+        died = clustered_mean_ci((g["dead"].to_numpy() > 0)[holding], game[holding])
+        first = g.loc[g["first_turn"] > 0]
+        row = {
+            "card": card,
+            "kind": card_kind(card),
+            "held": g["held"].sum() / n_games,
+            "dealt": g["dealt"].sum() / n_games,
+            "drawn": g["drawn"].sum() / n_games,
+            "played": (g["placed"] if item else g["played"]).sum() / n_games,
+            "final_hand": g["final_hand"].sum() / n_games,
+            "dead": g["dead"].sum() / n_games,
+            "dead_rate": dead_rate[0],
+            "dead_lo": max(0.0, dead_rate[1]),
+            "dead_hi": min(1.0, dead_rate[2]),
+            "dead_games": died.value,
+            "dg_lo": max(0.0, died.lo),
+            "dg_hi": min(1.0, died.hi),
+            "n_held": int(holding.sum()),
+            "first_turn": first["first_turn"].mean() if len(first) else np.nan,
+            "first_share": first["share"].mean() if len(first) else np.nan,
+        }
+        placed = g["placed"].sum()
+        nobody = g["into_nobody"].sum()
+        row["into_led"] = g["into_led"].sum() / placed if item and placed else np.nan
+        row["into_rival"] = (g["into_other"].sum() - nobody) / placed if item and placed else np.nan
+        row["into_nobody"] = nobody / placed if item and placed else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def dead_card_notes(usage: pd.DataFrame, limit: int = 6, floor: float = 0.005) -> list[str]:
+    """Plain sentences for the kinds most often dead, worst first (at least `floor` of the
+    seat-games that held them): what a designer can act on."""
+    worst = usage[usage["dead_games"] >= floor].sort_values("dead_games", ascending=False)
+    out = []
+    for r in worst.head(limit).itertuples():
+        item = r.kind in ITEM_KINDS
+        what = "is wasted (no free open seam, R5.3)" if item else "is discarded unplayed"
+        whose = "drew" if item else "held"
+        out.append(
+            f"{r.card} {what} in {r.dead_games:.1%} [{r.dg_lo:.1%}, {r.dg_hi:.1%}] of the"
+            f" seat-games that {whose} it ({r.dead_rate:.1%} of its copies; {r.dead:.2f} per game)"
+        )
+    return out
+
+
+def evictions(players: pd.DataFrame) -> pd.DataFrame:
+    """The Princess per seat (R6): Princesses played, of them on the seat's own cats, and the
+    seat's cats evicted, as means per game with 95% intervals (one row per seat and game)."""
+    rows = []
+    for seat, g in players.groupby("seat", sort=True):
+        row = {"seat": seat, "n": len(g)}
+        for col in ("princesses_played", "self_evictions", "cats_evicted"):
+            e = mean_ci(g[col].to_numpy(float))
+            row.update({col: e.value, f"{col}_lo": e.lo, f"{col}_hi": e.hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def eviction_summary(players: pd.DataFrame) -> dict[str, float]:
+    """Evictions per game and the share of them on the evicting seat's own cat [95%]."""
+    per_game = players.groupby("game")[["princesses_played", "self_evictions"]].sum()
+    own = ratio_ci(per_game["self_evictions"], per_game["princesses_played"], per_game.index)
+    e = mean_ci(per_game["princesses_played"].to_numpy(float))
+    return {
+        "per_game": e.value,
+        "per_game_lo": e.lo,
+        "per_game_hi": e.hi,
+        "own_share": own[0],
+        "own_lo": max(0.0, own[1]) if not np.isnan(own[1]) else own[1],
+        "own_hi": min(1.0, own[2]) if not np.isnan(own[2]) else own[2],
+    }
