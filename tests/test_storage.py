@@ -15,6 +15,7 @@ from sim.cli import main
 from sim.config import load_study
 from sim.errors import SimError
 from sim.runner import load_run
+from sim.results import TABLES
 from sim.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,7 +120,7 @@ def test_every_chunk_has_a_manifest(tmp_path, capsys):
         assert check_chunk(out, first, min(size, GAMES - first)) is None
         record = json.loads((out / "chunks" / f"chunk-{first:09d}.json").read_text())
         assert record["count"] == min(size, GAMES - first)
-        assert set(record["tables"]) == {"games", "players", "cards"}
+        assert set(record["tables"]) == set(TABLES)
         assert record["tables"]["games"]["rows"] == record["count"]
 
 
