@@ -14,8 +14,8 @@ import pytest
 from sim.cli import main
 from sim.config import load_study
 from sim.errors import SimError
-from sim.runner import load_run
 from sim.results import TABLES
+from sim.runner import load_run
 from sim.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
