@@ -235,6 +235,7 @@ def _run_summary(result) -> str:
     """A few lines a designer reads first: where the results are and who won how often."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
     from sim.analysis.stats import Estimate
+    from sim.analysis.turns import parity_note
 
     def half(r) -> float:  # "± x" covers the whole (possibly lopsided) 95% interval
         return Estimate(r.win_share, r.lo, r.hi, r.n).half
@@ -254,6 +255,9 @@ def _run_summary(result) -> str:
         + "  ".join(f"{r.seat}: {r.win_share:.1%} ± {half(r):.1%}" for r in seats.itertuples())
         + f"  (fair {seats['fair'].iloc[0]:.1%}, n={len(result.games)} games)"
     )
+    note = parity_note(result.games, players)  # when unequal turns drive the seat result
+    if note:
+        lines.append(f"  {note}")
     return "\n".join(lines)
 
 

@@ -6,14 +6,20 @@ import numpy as np
 from numba import njit
 
 from sim.engine.rng import WORD_SEAT0, game_words
-from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT
+from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
 from sim.policies.dispatch import choose, new_scratch
-from sim.results import empty_arrays, finish_rounds, record_rounds, summarize_game
+from sim.results import (
+    empty_arrays,
+    finish_rounds,
+    record_rounds,
+    summarize_game,
+    trace_scratch,
+)
 
 
 @njit(cache=True)
-def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace):
+def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace, roots):
     """Play one game to the end; seat p plays line-up slot slots[p] (its code and parameters).
 
     Each seat's table score after every round goes into trace[round]; returns the rounds.
@@ -24,6 +30,7 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace)
     for p in range(pr.players):
         streams[p, 0] = words[WORD_SEAT0 + p]
     done = 0
+    next_round = pr.players  # the turn count that ends the next round
     while s[SC_DECISION] != DEC_OVER:
         p = s[SC_SEAT]
         slot = slots[p]
@@ -31,8 +38,10 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace)
             slot_codes[slot], s, pr, streams[p], buf, w, slot_params[slot], values, s2, buf2, pool
         )
         apply_action(s, pr, a)
-        done = record_rounds(s, pr, trace, done)
-    return finish_rounds(s, pr, trace, done)
+        if s[SC_TURNS] >= next_round:  # a cheap test inline, the scoring out of line
+            done = record_rounds(s, pr, trace, done, roots)
+            next_round = (done + 1) * pr.players
+    return finish_rounds(s, pr, trace, done, roots)
 
 
 @njit(cache=True)
@@ -40,13 +49,14 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
     """Play games first..first+count-1; in game i seat p plays line-up slot slots_by_game[i, p]."""
     buf = np.empty(pr.max_actions, np.int32)
     scratch = new_scratch(pr)
+    roots = trace_scratch(pr)
     s = blank.copy()
     games, seats, cards, trace, rounds = empty_arrays(count, pr)
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
         words = game_words(root, first + i, WORD_SEAT0 + pr.players)
         rounds[i] = play_game(
-            s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch, trace[i]
+            s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch, trace[i], roots
         )
         summarize_game(s, pr, games[i], seats[i], cards[i])
     return games, seats, cards, trace, rounds

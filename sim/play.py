@@ -34,6 +34,7 @@ from sim.results import (
     max_rounds,
     record_rounds,
     summarize_game,
+    trace_scratch,
 )
 from sim.specs import PLUGIN, SeatError, load_plugin, policy_code, seat_params
 
@@ -112,11 +113,12 @@ def play_one(
     scratch = PolicyScratch.for_params(engine.pr)
     if trace is None:
         trace = np.zeros((max_rounds(engine.pr), engine.pr.players), np.int16)
+    roots = trace_scratch(engine.pr)
     done = 0
     while not game.over:
         game.apply(seats[game.seat].choose(game, scratch))
-        done = record_rounds(game.s, game.pr, trace, done)
-    finish_rounds(game.s, game.pr, trace, done)
+        done = record_rounds(game.s, game.pr, trace, done, roots)
+    finish_rounds(game.s, game.pr, trace, done, roots)
     return game
 
 

@@ -172,24 +172,30 @@ def max_rounds(pr):
     return turns // pr.players + 2
 
 
-@njit(cache=True, inline="always")
-def record_rounds(s, pr, trace, done):
+@njit(cache=True)
+def trace_scratch(pr):
+    """Scratch room `record_rounds` and `finish_rounds` need (one root per item)."""
+    return np.empty(pr.ndeck, np.int32)
+
+
+@njit(cache=True)
+def record_rounds(s, pr, trace, done, roots):
     """After an action: write each seat's table score (R8) for every round completed since
     `done` rounds were recorded; returns the rounds recorded. Round k is the game's turns
     (k-1)*players+1 .. k*players; automatic steps after a turn never change the table, so
-    the scores are those at the round's end."""
+    the scores are those at the round's end. The loop calls it only once a round is over."""
     while s[SC_TURNS] >= (done + 1) * pr.players and done < trace.shape[0]:
-        table_scores(s, pr, trace[done])
+        table_scores(s, pr, trace[done], roots)
         done += 1
     return done
 
 
 @njit(cache=True)
-def finish_rounds(s, pr, trace, done):
+def finish_rounds(s, pr, trace, done, roots):
     """At the end of a game: the last, partial round's scores (the final scores); returns the
     game's number of rounds. Its last row is then always the final score (R8)."""
     if s[SC_TURNS] > done * pr.players and done < trace.shape[0]:
-        table_scores(s, pr, trace[done])
+        table_scores(s, pr, trace[done], roots)
         done += 1
     return done
 

@@ -18,7 +18,7 @@ from sim.engine.reference import score_position
 from sim.engine.state import STAT_NAMES
 from sim.lineup import engine_for
 from sim.play import play_arrays, play_one
-from sim.results import finish_rounds, max_rounds, record_rounds
+from sim.results import finish_rounds, max_rounds, record_rounds, trace_scratch
 from sim.runner import run_chunk
 
 BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
@@ -46,17 +46,18 @@ def test_the_trace_is_the_reference_score_after_every_round(base, index):
     game = Game(engine, seed=11, index=index)
     pr = engine.pr
     trace = np.zeros((max_rounds(pr), pr.players), np.int16)
+    roots = trace_scratch(pr)
     rng = np.random.default_rng(index)
     done, expected = 0, []
     while not game.over:
         legal = game.legal()
         game.apply(int(legal[rng.integers(len(legal))]))
         before = done
-        done = record_rounds(game.s, pr, trace, done)
+        done = record_rounds(game.s, pr, trace, done, roots)
         if done > before:  # a round ended with this action: the table is the round's end
             assert done == before + 1 and game.turns == done * pr.players
             expected.append(_reference(game))
-    rounds = finish_rounds(game.s, pr, trace, done)
+    rounds = finish_rounds(game.s, pr, trace, done, roots)
     if rounds > done:
         expected.append(_reference(game))
     assert rounds == -(-game.turns // pr.players) == len(expected)

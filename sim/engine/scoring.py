@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine.state import SC_NCATS, SC_NPLACED
+from sim.engine.state import SC_NCATS, SC_NITEMS, SC_NPLACED
 from sim.engine.table import INLINE
 
 # ---------------------------------------------------------------- one box (R8.2-R8.4)
@@ -102,11 +102,11 @@ def box_points(s, pr, out):
         x = s[pr.o_placed + i]
         if s[pr.o_parent + x] != x:
             continue
+        value = box_value(s, pr, x)  # first: most boxes are worth 0 (no toy, no sprayer)
+        if value == 0:
+            continue
         top = box_top_count(s, pr, x)
         if top == 0:
-            continue
-        value = box_value(s, pr, x)
-        if value == 0:
             continue
         for q in range(pr.players):
             if box_majority(s, pr, x, q) == top:
@@ -129,11 +129,44 @@ def final_scores(s, pr):
     return out
 
 
+@njit(**INLINE)
+def _root(s, pr, x):
+    """Root of x's box, read only (no path halving: scoring leaves the state as it is)."""
+    while s[pr.o_parent + x] != x:
+        x = s[pr.o_parent + x]
+    return x
+
+
 @njit(cache=True)
-def table_scores(s, pr, out):
-    """R8 on the table as it stands, into out[seat] (zeroed first): the score trace's entry."""
+def table_scores(s, pr, out, roots):
+    """R8 on the table as it stands, into out[seat] (zeroed first): the score trace's entry.
+
+    The same as box_points plus cat_bonus, but it visits only the boxes that hold an item:
+    a box without toys or sprayers is worth 0 (R8.3), and there are far fewer items than
+    cards. `roots` is scratch room for one root per item on the table.
+    """
     out[:] = 0
-    box_points(s, pr, out)
+    n = 0
+    for i in range(s[SC_NITEMS]):
+        x = _root(s, pr, s[pr.o_items + i])
+        seen = False
+        for j in range(n):
+            if roots[j] == x:
+                seen = True
+                break
+        if seen:
+            continue
+        roots[n] = x
+        n += 1
+        value = box_value(s, pr, x)
+        if value == 0:
+            continue
+        top = box_top_count(s, pr, x)
+        if top == 0:
+            continue
+        for q in range(pr.players):
+            if box_majority(s, pr, x, q) == top:
+                out[q] += value
     cat_bonus(s, pr, out)
 
 

@@ -70,7 +70,8 @@ SC_DECK_LEN = 22  # cards in the deck after setup (the deck is deck[SC_DECK_POS:
 SC_FREE_SEAMS = 23  # open seams without an item (R5.3 needs only whether one exists)
 SC_DECISIONS = 24  # actions applied so far (every decision a player made)
 SC_LAST_SEAT = 25  # the seat whose turn ended last (-1 before the first turn ends)
-N_SC = 26
+SC_NITEMS = 26  # items on the table (their cells are listed in o_items)
+N_SC = 28
 
 # Per (seat, card type) counters for the results. Items land in a box the drawer leads
 # (into_led) or not (into_other); into_nobody counts the part of into_other that went into a
@@ -164,6 +165,7 @@ LAYOUT: tuple[Part, ...] = (
     Part("o_cat_cell", "cat_cell", lambda d: (d.max_cats,)),
     Part("o_cat_owner", "cat_owner", lambda d: (d.max_cats,)),
     Part("o_princess", "princess_cell", lambda d: (d.ndeck + 1,)),
+    Part("o_items", "item_cell", lambda d: (d.ndeck,)),  # a card under each item on the table
     Part("o_tab", None, lambda d: (d.ntab,)),  # constant: never written during a game
 )
 

@@ -23,6 +23,7 @@ from sim.engine.state import (
     SC_MINR,
     SC_NCATS,
     SC_NFRONT,
+    SC_NITEMS,
     SC_NPLACED,
     SC_PRINCESSES,
     SLEEP_BASE,
@@ -208,6 +209,9 @@ def place_item(s, pr, x, dside, t):
     """Lay item card type t (a toy or a sprayer) across seam (x, dside) (R5.1)."""
     s[seam_slot(pr, x, dside)] = t
     s[SC_FREE_SEAMS] -= 1
+    n = s[SC_NITEMS]
+    s[pr.o_items + n] = x  # both cards of an open seam are in one box (R1.6)
+    s[SC_NITEMS] = n + 1
     toy = s[pr.t_toy + t]
     root = find(s, pr, x)
     if toy >= 0:
