@@ -144,7 +144,9 @@ POLICY_LINEUPS = {
     "heuristic:spoiler": {"policy": "heuristic", "preset": "spoiler"},
     "heuristic:sleeper": {"policy": "heuristic", "preset": "sleeper"},
     "lookahead": {"policy": "lookahead"},
+    "ismcts": {"policy": "ismcts"},
 }
+SEARCH = ("lookahead", "ismcts")  # about 100 times slower than greedy: a hundredth of the games
 
 
 def bench_policies(games: int = 2000, config_path: str | None = None) -> list[dict]:
@@ -159,7 +161,7 @@ def bench_policies(games: int = 2000, config_path: str | None = None) -> list[di
     print(f"{'policy':<18} {'games':>6} {'games/s':>9} {'decisions/s':>12} {'decisions/game':>15}")
     rows = []
     for name, seat in POLICY_LINEUPS.items():
-        n = games if name != "lookahead" else max(1, games // 100)
+        n = games if name not in SEARCH else max(1, games // 100)
         study = base.with_overrides(seats=[seat] * players, games=n)
         play_arrays(study, 0, 1)  # load or compile first
         t = time.perf_counter()
@@ -179,3 +181,61 @@ def bench_policies(games: int = 2000, config_path: str | None = None) -> list[di
             f" {row['decisions_per_game']:>15.1f}"
         )
     return rows
+
+
+def duel(
+    first: dict,
+    second: dict,
+    games: int,
+    *,
+    first_game: int = 0,
+    seed: int = 20261129,
+    config_path: str | None = None,
+) -> dict:
+    """Heads-up games (seats alternate with the game index), timing each side's decisions.
+
+    Driven from Python one decision at a time, so both sides are timed under the same
+    load; returns slot 0's win shares per game and each slot's seconds per decision.
+    Used to check a search player against another at equal time per decision:
+    `python -c "from sim.bench import duel; print(duel({...}, {...}, 2000))"`.
+    """
+    from sim.engine.game import Game
+    from sim.engine.scoring import final_scores, win_share
+    from sim.lineup import engine_for
+    from sim.policies.dispatch import PolicyScratch
+    from sim.specs import policy_code, seat_params
+
+    check_count("games", games, 1, MAX_BENCH_GAMES)
+    study = bench_study(config_path).with_overrides(players=2, seats=[first, second])
+    engine = engine_for(study.game)
+    pr = engine.pr
+    slots = [
+        (policy_code(seat["policy"]), seat_params(seat["policy"], _params(seat)))
+        for seat in (first, second)
+    ]
+    scratch = PolicyScratch.for_params(pr)
+    seconds, decisions = [0.0, 0.0], [0, 0]
+    shares = np.zeros(games)
+    for i in range(games):
+        game = Game(engine, seed, first_game + i)
+        g = first_game + i
+        streams = [game.seat_stream(p) for p in range(2)]
+        while not game.over:
+            p = game.seat
+            slot = (p + g) % 2  # game g shifts the line-up by g, as rotate_seats does
+            code, params = slots[slot]
+            t = time.perf_counter()
+            a = scratch.choose(code, game.s, pr, streams[p], game.buf, params)
+            seconds[slot] += time.perf_counter() - t
+            decisions[slot] += 1
+            game.apply(a)
+        shares[i] = win_share(final_scores(game.s, pr), (0 - g) % 2)
+    return {
+        "shares": shares,
+        "seconds_per_decision": [s / max(d, 1) for s, d in zip(seconds, decisions, strict=True)],
+        "decisions": decisions,
+    }
+
+
+def _params(seat: dict) -> dict:
+    return {k: v for k, v in seat.items() if k != "policy"}

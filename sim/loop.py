@@ -24,7 +24,7 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace,
 
     Each seat's table score after every round goes into trace[round]; returns the rounds.
     """
-    w, values, s2, buf2, pool = scratch
+    w, values, s2, buf2, pool, tree = scratch
     setup(s, pr, words)
     streams = np.empty((pr.players, 1), np.uint64)
     for p in range(pr.players):
@@ -35,7 +35,18 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace,
         p = s[SC_SEAT]
         slot = slots[p]
         a = choose(
-            slot_codes[slot], s, pr, streams[p], buf, w, slot_params[slot], values, s2, buf2, pool
+            slot_codes[slot],
+            s,
+            pr,
+            streams[p],
+            buf,
+            w,
+            slot_params[slot],
+            values,
+            s2,
+            buf2,
+            pool,
+            tree,
         )
         apply_action(s, pr, a)
         if s[SC_TURNS] >= next_round:  # a cheap test inline, the scoring out of line

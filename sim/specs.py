@@ -30,12 +30,13 @@ import numpy as np
 
 # ---------------------------------------------------------------- compiled policy codes
 
-POLICY_RANDOM, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_LOOKAHEAD = 0, 1, 2, 3
+POLICY_RANDOM, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_LOOKAHEAD, POLICY_ISMCTS = 0, 1, 2, 3, 4
 PLUGIN = -1  # the code of a seat played by a Python class
 
 # ---------------------------------------------------------------- the parameter vector
 # Every built-in seat gets one float vector: the heuristic's weights (FEATURES
-# order), its temperature, then the look-ahead's budget.
+# order), its temperature, then the search players' budgets (lookahead and
+# ismcts share candidates, rollout_policy and horizon).
 
 # Heuristic feature names, in the order of the weight vector, with what each measures.
 FEATURES: dict[str, str] = {
@@ -69,7 +70,9 @@ P_CANDIDATES = N_FEATURES + 1
 P_ROLLOUTS = N_FEATURES + 2
 P_ROLLOUT_POLICY = N_FEATURES + 3
 P_HORIZON = N_FEATURES + 4
-N_PARAMS = N_FEATURES + 5
+P_BUDGET = N_FEATURES + 5  # ismcts: iterations per decision
+P_EXPLORATION = N_FEATURES + 6  # ismcts: the UCB constant c
+N_PARAMS = N_FEATURES + 7
 
 # The kinds of player the heuristic presets stand for; every weight not listed is 0.
 PRESETS: dict[str, dict[str, float]] = {
@@ -103,11 +106,21 @@ PRESETS: dict[str, dict[str, float]] = {
     },
 }
 LOOKAHEAD_DEFAULTS = {"candidates": 4, "rollouts": 8, "rollout_policy": "greedy", "horizon": 4}
+# budget 26 costs about what lookahead's defaults cost per decision (4 x 8 playouts):
+# an iteration costs a little more than a playout (it ranks the actions at each tree node).
+ISMCTS_DEFAULTS = {
+    "budget": 26,
+    "c": 0.7,
+    "candidates": 6,
+    "rollout_policy": "greedy",
+    "horizon": 4,
+}
 # Upper bounds of the numbers a seat may carry: finite, and small enough that the
 # compiled policies never overflow (a softmax over weighted score changes, turn counts).
 MAX_WEIGHT = 1e6
 MAX_TEMPERATURE = 1e6
-MAX_BUDGET = 10_000  # look-ahead candidates, rollouts and horizon
+MAX_BUDGET = 10_000  # look-ahead candidates, rollouts and horizon; ismcts budget
+MAX_EXPLORATION = 100.0  # ismcts c (rollout values are a few units: 0.25 per point of lead)
 _SHORT = reprlib.Repr()  # error messages show a user's value cut short
 _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 2, 40, 40
 
@@ -179,24 +192,36 @@ def _check_heuristic(params: dict) -> None:
         )
 
 
-def _check_lookahead(params: dict) -> None:
-    for key in ("candidates", "rollouts"):
-        value = params.get(key, LOOKAHEAD_DEFAULTS[key])
+def _check_search(params: dict, defaults: dict, counts: tuple[str, ...]) -> None:
+    """The budget keys shared by the search players: counts from 1, horizon, rollout policy."""
+    for key in counts:
+        value = params.get(key, defaults[key])
         if not _count(value, 1, MAX_BUDGET):
             raise SeatError(
                 f"must be an integer from 1 to {MAX_BUDGET}, got {_short(value)}", key=key
             )
-    horizon = params.get("horizon", LOOKAHEAD_DEFAULTS["horizon"])
+    horizon = params.get("horizon", defaults["horizon"])
     if not _count(horizon, 0, MAX_BUDGET):
         raise SeatError(
             f"must be an integer from 0 to {MAX_BUDGET} (0: to the end), got {_short(horizon)}",
             key="horizon",
         )
-    rollout = params.get("rollout_policy", LOOKAHEAD_DEFAULTS["rollout_policy"])
+    rollout = params.get("rollout_policy", defaults["rollout_policy"])
     if not isinstance(rollout, str) or rollout not in ("random", "greedy"):
         raise SeatError(
             f"must be 'random' or 'greedy', got {_short(rollout)}", key="rollout_policy"
         )
+
+
+def _check_lookahead(params: dict) -> None:
+    _check_search(params, LOOKAHEAD_DEFAULTS, ("candidates", "rollouts"))
+
+
+def _check_ismcts(params: dict) -> None:
+    _check_search(params, ISMCTS_DEFAULTS, ("budget", "candidates"))
+    c = params.get("c", ISMCTS_DEFAULTS["c"])
+    if not _number(c, MAX_EXPLORATION) or c < 0:
+        raise SeatError(f"must be a number from 0 to {MAX_EXPLORATION:g}, got {_short(c)}", key="c")
 
 
 def heuristic_params(
@@ -223,6 +248,17 @@ def _lookahead_vector(params: dict) -> np.ndarray:
     vec = np.zeros(N_PARAMS, np.float64)
     vec[P_CANDIDATES] = merged["candidates"]
     vec[P_ROLLOUTS] = merged["rollouts"]
+    vec[P_ROLLOUT_POLICY] = POLICIES[merged["rollout_policy"]].code
+    vec[P_HORIZON] = merged["horizon"]
+    return vec
+
+
+def _ismcts_vector(params: dict) -> np.ndarray:
+    merged = {**ISMCTS_DEFAULTS, **params}
+    vec = np.zeros(N_PARAMS, np.float64)
+    vec[P_BUDGET] = merged["budget"]
+    vec[P_EXPLORATION] = merged["c"]
+    vec[P_CANDIDATES] = merged["candidates"]
     vec[P_ROLLOUT_POLICY] = POLICIES[merged["rollout_policy"]].code
     vec[P_HORIZON] = merged["horizon"]
     return vec
@@ -274,6 +310,14 @@ POLICIES: dict[str, PolicySpec] = {
             10,
             _check_lookahead,
             _lookahead_vector,
+        ),
+        PolicySpec(
+            "ismcts",
+            POLICY_ISMCTS,
+            frozenset(ISMCTS_DEFAULTS),
+            10,
+            _check_ismcts,
+            _ismcts_vector,
         ),
     )
 }

@@ -240,7 +240,7 @@ CASES = [
     (
         "seats: [{policy: random}, {policy: random}, {policy: gredy}, {policy: random}]",
         "seats[2].policy",
-        "unknown policy 'gredy'; did you mean 'greedy'? (known: greedy, heuristic, lookahead,",
+        "unknown policy 'gredy'; did you mean 'greedy'? (known: greedy, heuristic, ismcts,",
     ),
     (
         "seats: [{policy: random}, {policy: random}, {policy: random, depth: 2}, {}]",

@@ -8,7 +8,9 @@ import pytest
 from sim.specs import (
     FEATURE_NAMES,
     N_FEATURES,
+    P_BUDGET,
     P_CANDIDATES,
+    P_EXPLORATION,
     P_HORIZON,
     P_ROLLOUT_POLICY,
     P_ROLLOUTS,
@@ -33,6 +35,15 @@ BAD = [
     ("lookahead", {"candidates": 2.5}, "candidates", "integer"),
     ("lookahead", {"horizon": -2}, "horizon", "from 0 to 10000"),
     ("lookahead", {"rollout_policy": "lookahead"}, "rollout_policy", "'random' or 'greedy'"),
+    ("ismcts", {"budget": 0}, "budget", "from 1 to 10000"),
+    ("ismcts", {"budget": 10_001}, "budget", "from 1 to 10000"),
+    ("ismcts", {"c": -0.1}, "c", "from 0 to 100"),
+    ("ismcts", {"c": float("inf")}, "c", "got inf"),
+    ("ismcts", {"c": "wide"}, "c", "from 0 to 100"),
+    ("ismcts", {"candidates": 0}, "candidates", "from 1 to 10000"),
+    ("ismcts", {"horizon": -1}, "horizon", "from 0 to 10000"),
+    ("ismcts", {"rollout_policy": "ismcts"}, "rollout_policy", "'random' or 'greedy'"),
+    ("ismcts", {"rollouts": 8}, "rollouts", "no parameter 'rollouts'"),
     ("greedy", {"depth": 2}, "depth", "no parameter 'depth'"),
     ("nope.module:Thing", {}, "policy", "cannot import"),
     ("sim.policies.examples:Nothing", {}, "policy", "no class 'Nothing'"),
@@ -65,3 +76,11 @@ def test_lookahead_vector_has_its_budget():
     vec = seat_params("lookahead", {"rollouts": 5, "horizon": 0, "rollout_policy": "random"})
     assert vec[P_CANDIDATES] == 4 and vec[P_ROLLOUTS] == 5 and vec[P_HORIZON] == 0
     assert vec[P_ROLLOUT_POLICY] == policy_code("random")
+
+
+def test_ismcts_vector_has_its_budget_and_constant():
+    vec = seat_params("ismcts", {"budget": 100, "c": 0.25, "rollout_policy": "random"})
+    assert vec[P_BUDGET] == 100 and vec[P_EXPLORATION] == 0.25
+    assert vec[P_CANDIDATES] == 6 and vec[P_HORIZON] == 4
+    assert vec[P_ROLLOUT_POLICY] == policy_code("random")
+    check_seat("ismcts", {"budget": 1, "c": 0, "horizon": 0, "candidates": 10_000})

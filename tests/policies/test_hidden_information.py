@@ -20,6 +20,7 @@ POLICIES = {
     "greedy": {},
     "heuristic": {"preset": "spoiler", "temperature": 0.5},
     "lookahead": {"candidates": 3, "rollouts": 3},
+    "ismcts": {"budget": 12, "candidates": 3},
 }
 
 

@@ -1,0 +1,119 @@
+"""The ISMCTS player: its tree's bookkeeping, determinism, and strength.
+
+The hidden-information test (test_hidden_information.py) covers ismcts with the
+other policies. The duel against lookahead at equal time is `slow` (opt-in):
+the default tests play only a few seconds of ismcts games.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.config import GameConfig, load_study
+from sim.engine.game import Game
+from sim.lineup import engine_for
+from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
+from sim.policies.ismcts import T_AVAIL, T_CHILD, T_MOVER, T_SIBLING, T_VISITS, top_actions
+from sim.results import TABLES
+from sim.runner import run, run_chunk
+from sim.specs import POLICY_ISMCTS, seat_params
+
+BASE = load_study(Path(__file__).resolve().parents[2] / "configs" / "base.yaml")
+
+
+def _mid_game(players, seed, steps):
+    engine = engine_for(GameConfig(players=players))
+    game = Game(engine, seed, 0)
+    scratch = PolicyScratch.for_params(engine.pr)
+    streams = [game.seat_stream(p) for p in range(players)]
+    for _ in range(steps):
+        game.apply(scratch.choose(POLICY_GREEDY, game.s, game.pr, streams[game.seat], game.buf))
+    assert not game.over
+    return game, scratch
+
+
+def _children(tree, node):
+    ch = int(tree[node, T_CHILD])
+    while ch >= 0:
+        yield ch
+        ch = int(tree[ch, T_SIBLING])
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_tree_counts_add_up(players):
+    """Every iteration visits the root once and one root child; a child is available at least
+    as often as it is visited; every node under the root is the deciding seat's own move."""
+    game, scratch = _mid_game(players, 3, 21)
+    budget = 40
+    params = seat_params("ismcts", {"budget": budget, "candidates": 3})
+    a = scratch.choose(
+        POLICY_ISMCTS, game.s, game.pr, game.seat_stream(game.seat), game.buf, params
+    )
+    tree = scratch.tree
+    assert tree[0, T_VISITS] == budget
+    root = list(_children(tree, 0))
+    assert 1 < len(root) <= 3
+    assert sum(tree[ch, T_VISITS] for ch in root) == budget
+    assert all(tree[ch, T_MOVER] == game.seat for ch in root)
+    stack = list(root)
+    while stack:
+        node = stack.pop()
+        assert tree[node, T_AVAIL] >= tree[node, T_VISITS] >= 1
+        kids = list(_children(tree, node))
+        assert sum(tree[ch, T_VISITS] for ch in kids) <= tree[node, T_VISITS]
+        stack += kids
+    assert a in game.legal()
+
+
+def test_one_candidate_plays_greedys_first_ranked_action():
+    game, scratch = _mid_game(4, 8, 30)
+    params = seat_params("ismcts", {"budget": 5, "candidates": 1})
+    stream = game.seat_stream(game.seat)
+    a = scratch.choose(POLICY_ISMCTS, game.s, game.pr, stream, game.buf, params)
+    buf = game.legal()
+    k = top_actions(game.s, game.pr, game.seat, buf, len(buf), 1, scratch.w, scratch.values)
+    assert k == 1 and a == buf[0]
+
+
+def test_same_seed_same_games_for_any_number_of_workers(tmp_path):
+    seat = {"policy": "ismcts", "budget": 6, "candidates": 3}
+    study = BASE.with_overrides(players=2, seats=[seat, {"policy": "greedy"}], games=12)
+    one = run(study, jobs=1, out=tmp_path / "one", quiet=True)
+    two = run(study, jobs=2, out=tmp_path / "two", quiet=True)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(two, name))
+    again = run_chunk(study, 0, 12)["players"]
+    assert np.array_equal(again.score.to_numpy(), one.players.score.to_numpy())
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share (ties count half)."""
+    p = wins / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return mid - half, mid + half
+
+
+def heads_up(first: dict, second: dict, games: int, seed: int) -> tuple[float, float, float]:
+    """Slot 0's win share over heads-up games, seats rotated, with its 95% Wilson interval."""
+    study = BASE.with_overrides(players=2, seats=[first, second], games=games, seed=seed)
+    players = run_chunk(study, 0, games)["players"]
+    share = players.loc[players.slot == 0, "win_share"].mean()
+    return (share, *wilson(share * games, games))
+
+
+def test_a_small_budget_beats_random():
+    share, lo, _ = heads_up({"policy": "ismcts", "budget": 8}, {"policy": "random"}, 20, seed=5)
+    assert lo > 0.6, f"ismcts {share:.3f} (95% CI from {lo:.3f}) against random"
+
+
+@pytest.mark.slow
+def test_ismcts_beats_lookahead_at_equal_time():
+    """Defaults against defaults: about equal time per decision (see docs/POLICIES.md)."""
+    share, lo, hi = heads_up({"policy": "ismcts"}, {"policy": "lookahead"}, 400, seed=13)
+    assert lo > 0.5, f"ismcts {share:.3f} [{lo:.3f}, {hi:.3f}] against lookahead"
