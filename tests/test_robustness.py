@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli, one_error
 
-from sim.cli import BUG_REPORT, main
+from sim.cli import BUG_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "configs" / "base.yaml").read_text()
@@ -22,21 +23,6 @@ GREEDY = "  - {policy: greedy}"
 def base_with(old: str, new: str) -> str:
     assert old in BASE, old
     return BASE.replace(old, new, 1)
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error(capsys, *args) -> str:
-    """Run a command that must fail with one line `error: ...` and exit code 2."""
-    code, out, err = cli(capsys, *args)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 @pytest.fixture
