@@ -8,6 +8,7 @@ comparison folder `differences.csv`, every sweep folder `points.csv`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -85,12 +86,15 @@ def sweep_file(
     backend: str | None = None,
     scheduler: str | None = None,
     force: bool = False,
-) -> tuple[SweepResult, Path, str]:
+    sets: Sequence[str] = (),
+    no_report: bool = False,
+) -> tuple[SweepResult, Path | None, str]:
     """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary).
 
     The report path is checked before any game (`force` lets it replace a file that is
-    not a report); with `resume`, `seed` must be the sweep's and `games` extends it."""
-    study = load_study(config) if config is not None else None
+    not a report); with `resume`, `seed` must be the sweep's and `games` extends it.
+    `sets` are `--set KEY=VALUE` changes of the config; `no_report` writes no page."""
+    study = load_study(config, sets) if config is not None else None
     result = run_sweep(
         study,
         jobs=jobs,
@@ -101,17 +105,20 @@ def sweep_file(
         scheduler=scheduler,
         games=games,
         seed=seed,
-        before_play=lambda s: check_report_path(sweep_report_path(s, report), force),
+        before_play=lambda s: (
+            None if no_report else check_report_path(sweep_report_path(s, report), force)
+        ),
     )
     stats = sweep_result_stats(result)
     write_points(result, stats)
-    path = build_sweep_report(result, report, stats=stats, force=force)
+    path = None if no_report else build_sweep_report(result, report, stats=stats, force=force)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
              f" on shared seeds -> {result.out_dir}"]  # fmt: skip
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats)
-    lines.append(f"report: {path}")
+    if path is not None:
+        lines.append(f"report: {path}")
     return result, path, "\n".join(lines)
 
 
@@ -129,11 +136,17 @@ def compare_files(
     scheduler: str | None = None,
     independent: bool = False,
     force: bool = False,
-) -> tuple[CompareResult, Path, str]:
+    sets: Sequence[str] = (),
+    seed: int | None = None,
+    no_report: bool = False,
+) -> tuple[CompareResult, Path | None, str]:
     """`sim compare A.yaml B.yaml`: play both on shared seeds, write the report; (result, path,
     summary). Labels default to the file names (suffixed (A)/(B) when they are the same).
-    `independent` plays B on other seeds than A (a calibration run: unpaired intervals)."""
-    a, b = load_study(a_path), load_study(b_path)
+    `independent` plays B on other seeds than A (a calibration run: unpaired intervals).
+    `sets` change both configs; `seed` replaces A's (B plays on A's seed)."""
+    a, b = load_study(a_path, sets), load_study(b_path, sets)
+    if seed is not None:
+        a = a.with_overrides(seed=seed)
     if labels is None:
         sa, sb = Path(a_path).stem, Path(b_path).stem
         labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
@@ -148,7 +161,9 @@ def compare_files(
         backend=backend,
         scheduler=scheduler,
         independent=independent,
-        before_play=lambda _: check_report_path(compare_report_path(labels, report), force),
+        before_play=lambda _: (
+            None if no_report else check_report_path(compare_report_path(labels, report), force)
+        ),
     )
     table = compare_runs(
         result.a,
@@ -158,9 +173,11 @@ def compare_files(
         primary=result.studies[0].primary,
     )
     write_differences(table, result.out_dir)
-    path = build_compare_report(result, report, table_=table, force=force)
+    path = None if no_report else build_compare_report(result, report, table_=table, force=force)
     notes = result.meta.get("notes", [])
-    text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])
+    text = "\n".join(
+        [*notes, summarize_compare(table)] + ([] if path is None else [f"report: {path}"])
+    )
     return result, path, text
 
 
@@ -176,13 +193,20 @@ def tune_file(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    sets: Sequence[str] = (),
+    seed: int | None = None,
+    force: bool = False,
 ) -> tuple[Path, Verdict, str]:
     """`sim tune CONFIG`: search, confirm on fresh seeds, write `tune.json` and the recommended
     (or, when no candidate meets every target, the closest) study as YAML; (folder, verdict,
-    summary)."""
-    study = load_study(config) if config is not None else None
+    summary). `sets` are `--set` changes of the config, `seed` replaces its seed."""
+    study = load_study(config, sets) if config is not None else None
+    if seed is not None and study is None:
+        raise SimError("--seed: a resumed search keeps its seed; leave --seed out")
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
     if study is not None and not no_report:  # before any game: a path we may not write
-        check_report_path(report or f"reports/{study.name}-tune.html")
+        check_report_path(report or f"reports/{study.name}-tune.html", force)
     workers = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
     state = run_tune(study, budget=budget, out=out, resume=resume, quiet=quiet, **workers)
     verdict = confirm(state, workers)
@@ -205,7 +229,7 @@ def tune_file(
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{name.split('.')[0]} study: {out_dir / name}")
     if not no_report:
-        lines.append(f"report: {build_tune_report(out_dir, report)}")
+        lines.append(f"report: {build_tune_report(out_dir, report, force=force)}")
     return out_dir, verdict, "\n".join(lines)
 
 
@@ -215,13 +239,17 @@ def turns_file(
     games: int = SCAN_GAMES,
     players: list[int] | None = None,
     figure: str | Path | None = None,
+    sets: Sequence[str] = (),
+    seed: int | None = None,
 ) -> str:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or `players`),
     as a table; with `figure`, the same drawn as an SVG file."""
     bad = [n for n in players or () if not 2 <= n <= 5]
     if bad or games < 1:
         raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
-    study = load_study(config)
+    study = load_study(config, sets)
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
     scan = deck_scan(study, players=players, games=games)
     text = scan_text(study, scan)
     if figure is not None:

@@ -24,6 +24,7 @@ FLOORS: dict[str, int] = {
     "sim.variants": 0,
     "sim.specs": 0,
     "sim.metrics": 0,
+    "sim.units": 0,  # how shares, differences and counts are written (one convention)
     "sim.parallel": 0,
     "sim.analysis": 0,  # pure: DataFrames in, DataFrames out
     # models and rules, which do not know each other
