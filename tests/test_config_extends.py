@@ -1,4 +1,4 @@
-"""`extends:` between study files and `--set KEY=VALUE`, as a designer uses them (`sim validate`)."""
+"""`extends:` between study files and `--set KEY=VALUE`, as a designer uses them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from sim.cli import main
 from sim.config import load_study, merge_settings
-from sim.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "base.yaml"
@@ -49,7 +48,7 @@ def test_without_extends_a_given_map_replaces_the_default_whole(tmp_path):
 
 
 def test_lists_and_scalars_replace_whole_and_null_removes(tmp_path):
-    parent = write(
+    write(
         tmp_path / "p.yaml",
         "games: 50\nseats: [{policy: greedy}, {policy: random}]\nplayers: 2\n"
         "sweep: {deck.sprayers: [0, 2]}\ntargets: {turns: 40, balance: 0.9}\n",
