@@ -63,6 +63,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from sim.engine.render import render
     from sim.play import play_one
     from sim.storage import write_text
+    from sim.units import plural
 
     study = load_study(args.config)
     if args.seed is not None:
@@ -85,7 +86,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     print(f"{study.name}: {which}, {game.turns} turns, end by {game.trigger}")
     for seat, (score, bonus) in enumerate(zip(result.scores, result.cat_bonus, strict=True)):
         mark = "  winner" if seat in result.winners else ""
-        print(f"  seat {seat} ({labels[seat]}): {score} points ({bonus} from cats){mark}")
+        print(f"  seat {seat} ({labels[seat]}): {plural(score, 'point')} ({bonus} from cats){mark}")
     return 0
 
 
@@ -131,9 +132,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(_run_summary(result))
     print(f"  verdict: {summary['verdict']}")
     if not args.no_report:
-        from sim.report import write_report
+        from sim.commands import publish_run_report
 
-        print(f"report: {write_report(result, args.report, force=args.force)}")
+        print("\n".join(publish_run_report(result, args.report, force=args.force)))
     return 0
 
 
@@ -144,12 +145,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         print(build_folder_report(folder, args.out, force=args.force))
     else:
-        from sim.commands import write_run_summary
-        from sim.report import build_report
+        from sim.commands import publish_run_report, write_run_summary
         from sim.storage import load_run
 
-        print(build_report(folder, args.out, force=args.force))
-        write_run_summary(load_run(folder))
+        run = load_run(folder)
+        print("\n".join(publish_run_report(run, args.out, force=args.force, fresh=False)))
+        write_run_summary(run)
     return 0
 
 
@@ -328,28 +329,31 @@ def _cmd_turns(args: argparse.Namespace) -> int:
 
 
 def _run_summary(result) -> str:
-    """A few lines a designer reads first: where the results are and who won how often."""
+    """A few lines a designer reads first: where the results are, how fast they came, and
+    who won how often, each share with its 95% interval (in the report's units)."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
-    from sim.analysis.stats import Estimate
     from sim.analysis.turns import parity_note
-
-    def half(r) -> float:  # "± x" covers the whole (possibly lopsided) 95% interval
-        return Estimate(r.win_share, r.lo, r.hi, r.n).half
+    from sim.units import interval, pct, plural
 
     meta, players = result.meta, result.players
+    speed = meta.get("games_per_s") or 0
+    startup = meta.get("startup_s") or 0
+    engine = f"; {startup:.0f} s of it to load the engine" if startup >= 1 else ""
     lines = [
-        f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
-        f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"
+        f"{meta['name']}: {plural(meta['games'], 'game')} in {meta['wall_time_s']:.1f} s"
+        f" ({plural(round(speed), 'game/s')}{engine}) -> {result.run_dir}"
     ]
     for r in policy_win_shares(players).itertuples():
         lines.append(
-            f"  {r.policy:<20} win share {r.win_share:6.1%} ± {half(r):.1%}  ({r.n} seat-games)"
+            f"  {r.policy:<20} win share {interval(r.win_share, r.lo, r.hi, 'share')}"
+            f"  ({plural(int(r.n), 'seat-game')})"
         )
     seats = seat_win_shares(players)
     lines.append(
-        "  by seat: "
-        + "  ".join(f"{r.seat}: {r.win_share:.1%} ± {half(r):.1%}" for r in seats.itertuples())
-        + f"  (fair {seats['fair'].iloc[0]:.1%}, n={len(result.games)} games)"
+        f"  by seat (fair {pct(seats['fair'].iloc[0])}, {plural(len(result.games), 'game')}): "
+        + ", ".join(
+            f"{r.seat}: {interval(r.win_share, r.lo, r.hi, 'share')}" for r in seats.itertuples()
+        )
     )
     note = parity_note(result.games, players)  # when unequal turns drive the seat result
     if note:

@@ -13,12 +13,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim import units
 from sim.analysis.balance import run_summary
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
 from sim.errors import SimError
+from sim.metrics import metric as registry_metric
 from sim.parity import SCAN_GAMES, deck_scan, scan_text
 from sim.report.figures import to_svg, turns_by_deck
+from sim.report.run_report import default_path, report_run, run_finished, write_report
 from sim.report.study_report import (
     build_compare_report,
     build_sweep_report,
@@ -47,25 +50,69 @@ def write_run_summary(run: RunResult) -> dict:
     return summary
 
 
+RUN_REPORT_FILE = "report.html"  # every run keeps its own report in its folder
+
+
+def publish_run_report(
+    run: RunResult, out_path: str | Path | None = None, force: bool = False, fresh: bool = True
+) -> list[str]:
+    """Write a run's report into its folder (`report.html`) and copy it to the shared path
+    (`out_path`, else the study's report.path or reports/<name>.html); the lines to print.
+
+    Nothing is replaced silently: a shared page of another run that gets replaced is named.
+    An old run's report (`fresh=False`, `sim report`) does not replace the default shared
+    page when that holds a newer run's report; the line says where this one is instead.
+    """
+    study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"), plugins=False)
+    shared = Path(out_path) if out_path is not None else default_path(study)
+    check_report_path(shared, force)  # before the work: a path we may not write
+    own = write_report(run, Path(run.run_dir) / RUN_REPORT_FILE, force)
+    lines = [f"report: {own}"]
+    ours = (run_finished(run.meta, run.run_dir), str(Path(run.run_dir).resolve()))
+    theirs = report_run(shared) if shared.exists() else None
+    if theirs is not None and theirs[1] != ours[1]:
+        if not fresh and out_path is None and theirs[0] > ours[0]:
+            return [*lines, f"kept {shared}: it holds the report of a newer run, {theirs[1]}"
+                            f" (finished {theirs[0]}); --out {shared} replaces it"]  # fmt: skip
+        lines.append(f"report: {shared} (replaced the report of {theirs[1]}, finished {theirs[0]})")
+    else:
+        lines.append(f"report: {shared}")
+    write_text(shared, own.read_text(encoding="utf-8"))
+    return lines
+
+
 def write_differences(table: pd.DataFrame, out_dir: Path) -> Path:
-    """A comparison's verdicts as `differences.csv`: one row per metric."""
-    cols = ["metric", "label", "unit", "a", "b", "diff", "lo", "hi", "p", "family", "p_adj",
-            "real"]  # fmt: skip
+    """A comparison's verdicts as `differences.csv`: one row per metric, in the reports'
+    units (sim.units): `unit` is that of a and b ("%" for shares), `diff_unit` that of diff,
+    lo and hi ("pp", percentage points, for shares)."""
+    cols = ["metric", "label", "unit", "a", "b", "diff_unit", "diff", "lo", "hi", "p",
+            "family", "p_adj", "real"]  # fmt: skip
+    out = table.copy()
+    share = out["unit"] == "share"
+    for col in ("a", "b", "diff", "lo", "hi"):
+        out[col] = out[col].where(~share, out[col] * 100)
+    out["diff_unit"] = out["unit"].where(~share, units.PP)
+    out["unit"] = out["unit"].where(~share, "%")
     path = Path(out_dir) / DIFFERENCES_FILE
-    write_text(path, table[cols].to_csv(index=False))
+    write_text(path, out[cols].to_csv(index=False))
     return path
 
 
 def write_points(result: SweepResult, stats: SweepStats) -> Path:
     """A sweep's points as `points.csv`: the swept values, each metric's value and interval
-    (columns <metric>, <metric>:lo, <metric>:hi) and whether the point is in the best set."""
+    (columns <metric>, <metric>:lo, <metric>:hi; a share's are in percent and named
+    <metric>_pct) and whether the point is in the best set."""
     t = stats.table
     wide = t.pivot(index="point", columns="metric", values=["value", "lo", "hi"])
     frame = result.point_frame().set_index("point")
+    columns = {}
     for name in dict.fromkeys(t["metric"]):
-        frame[name] = wide[("value", name)]
-        frame[f"{name}:lo"] = wide[("lo", name)]
-        frame[f"{name}:hi"] = wide[("hi", name)]
+        share = registry_metric(name).unit == "share"
+        head, k = (f"{name}_pct", 100.0) if share else (name, 1.0)
+        columns[head] = wide[("value", name)] * k
+        columns[f"{head}:lo"] = wide[("lo", name)] * k
+        columns[f"{head}:hi"] = wide[("hi", name)] * k
+    frame = pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
     if stats.verdict is not None:
         frame["in_best_set"] = frame.index.isin(stats.verdict.best_set)
     path = Path(result.out_dir) / POINTS_FILE

@@ -1318,6 +1318,23 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes the empty key of the no-wall box card as `'': 6`, not as the
+    complex-key form `? ''` / `: 6` PyYAML uses for every empty key."""
+
+    def check_simple_key(self) -> bool:
+        if isinstance(self.event, yaml.ScalarEvent) and self.event.value == "":
+            if self.analysis is None:
+                self.analysis = self.analyze_scalar(self.event.value)
+            return True
+        return super().check_simple_key()
+
+
+def dump_yaml(data: Any) -> str:
+    """A study mapping as YAML in its own key order, readable by `load_study`."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+
+
 def _load_yaml(text: str, where: str) -> Any:
     """yaml load with syntax errors as one line that carries the line number; the document
     is measured before it is built, so an alias bomb is refused before it explodes."""

@@ -20,27 +20,33 @@ from __future__ import annotations
 import math
 
 PP = "pp"  # percentage points: the difference of two shares
-CSV_NOTE = "# shares are fractions 0-1 (x 100 = the % the reports show); differences likewise"
+# The least span of a figure's value axis, in display units (shares in %): a panel never
+# zooms in so far that noise fills it (turns 56.97-56.995 looked dramatic).
+MIN_SPAN = {"share": 5.0, "points": 1.0, "turns": 2.0, "count": 0.5, "number": 0.1}
 
 
 def pct(value: float, signed: bool = False) -> str:
-    """A share as a percentage with one decimal (two very near 0% or 100%): '27.9%'."""
-    if value is None or not math.isfinite(value):
+    """A share as a percentage with one decimal: '27.9%'; two decimals when one would
+    round a share that is not 0 or 1 to '0.0%' or '100.0%' (99.98% stays '99.98%')."""
+    if not _finite(value):
         return "–"
-    digits = 2 if 0 < abs(value) < 0.001 or 0.999 < abs(value) < 1 else 1
-    return f"{value * 100:{'+' if signed else ''}.{digits}f}%"
+    sign = "+" if signed else ""
+    one = round(value * 100, 1)
+    digits = 2 if value not in (0, 1, -1) and abs(one) in (0.0, 100.0) else 1
+    return f"{value * 100:{sign}.{digits}f}%"
 
 
-def pp(value: float) -> str:
-    """A difference of two shares in percentage points, signed: '+3.6 pp'."""
-    if value is None or not math.isfinite(value):
+def pp(value: float, signed: bool = True) -> str:
+    """A difference of two shares in percentage points: '+3.6 pp' ('3.6 pp' unsigned, for
+    an interval's width)."""
+    if not _finite(value):
         return "–"
-    return f"{value * 100:+.1f} {PP}"
+    return f"{value * 100:{'+' if signed else ''}.1f} {PP}"
 
 
 def number(value: float, signed: bool = False) -> str:
     """A plain number: three significant digits, thousands separated: '2.26', '1,234'."""
-    if value is None or not math.isfinite(value):
+    if not _finite(value):
         return "–"
     sign = "+" if signed else ""
     if abs(value) >= 1000:
@@ -48,23 +54,31 @@ def number(value: float, signed: bool = False) -> str:
     return f"{value:{sign}.3g}"
 
 
-def value(x: float, unit: str, signed: bool = False) -> str:
-    """A metric value by its registry unit: a share in %, a signed share difference in pp
-    (`signed` marks a difference), anything else a number."""
+def value(x: float, unit: str, diff: bool = False, signed: bool | None = None) -> str:
+    """A metric value by its registry unit: a share in %, a difference of shares (`diff`)
+    in pp, anything else a number. Differences are signed unless `signed=False` (a width)."""
+    signed = diff if signed is None else signed
     if unit == "share":
-        return pp(x) if signed else pct(x)
+        return pp(x, signed) if diff else pct(x, signed)
     return number(x, signed)
 
 
-def interval(x: float, lo: float, hi: float, unit: str, signed: bool = False) -> str:
-    """'27.9% [27.3%, 28.5%]', '+3.6 pp [+1.2, +6.0] pp', '2.26 [2.24, 2.28]'."""
-    if unit == "share" and signed:
-        return f"{pp(x)} [{_bare_pp(lo)}, {_bare_pp(hi)}] {PP}"
-    return f"{value(x, unit, signed)} [{value(lo, unit, signed)}, {value(hi, unit, signed)}]"
+def interval(x: float, lo: float, hi: float, unit: str, diff: bool = False) -> str:
+    """'27.9% [27.3%, 28.5%]', '+3.6 pp [+1.2, +6.0]', '2.26 [2.24, 2.28]'."""
+    if unit == "share" and diff:
+        return f"{pp(x)} [{_bare_pp(lo)}, {_bare_pp(hi)}]"
+    return f"{value(x, unit, diff)} [{value(lo, unit, diff)}, {value(hi, unit, diff)}]"
 
 
 def _bare_pp(x: float) -> str:
-    return "–" if x is None or not math.isfinite(x) else f"{x * 100:+.1f}"
+    return f"{x * 100:+.1f}" if _finite(x) else "–"
+
+
+def _finite(x) -> bool:
+    try:
+        return x is not None and math.isfinite(x)
+    except TypeError:
+        return False
 
 
 def scale(unit: str) -> float:
@@ -87,3 +101,13 @@ def plural(n: float, word: str, many: str | None = None) -> str:
         head, slash, tail = word.partition("/")
         many = f"{head}s{slash}{tail}"
     return f"{text} {many}"
+
+
+NO_WALLS = "(no walls)"
+
+
+def card_label(card: str) -> str:
+    """A card's name for people: the box card without walls, named 'box:' in the data, is
+    'box:(no walls)'; every other name is shown as it is."""
+    card = str(card)
+    return card + NO_WALLS if card == "box:" else card
