@@ -134,9 +134,10 @@ def execute(
     startup = 0.0
     try:
         todo = _pending(points, ranges)  # a resumed run's parts are checked first
-        if todo and (backend in (None, "fork") or not engine_is_cached()):
+        if todo and (backend in (None, "fork") or (backend == "loky" and not engine_is_cached())):
             # load (or compile, once, saying so) before the clock of games/s starts: forked
-            # workers inherit it, fresh ones find it in the cache
+            # workers inherit it, fresh local ones find it in the cache (Dask workers are
+            # on their own machines)
             startup = load_engine(points[0].study)
         played = _play(points, todo, games, jobs, backend, scheduler, quiet)
         again = _pending(points, ranges) if played else []  # complete once all verify

@@ -147,7 +147,7 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
 
 # About how long numba takes to compile the engine on first use (a fresh cache): measured
 # on a 2-core machine, idle and busy (README, Engine notes).
-COLD_START_S = "1-4 min"
+COLD_START_S = "3 min, more on a busy machine"
 
 
 def engine_is_cached() -> bool:

@@ -28,7 +28,8 @@ def test_differences_of_shares_are_percentage_points():
 
 
 def test_other_units_are_plain_numbers():
-    assert units.value(2.256, "points") == "2.26" and units.value(-0.3, "turns", diff=True) == "-0.3"
+    assert units.value(2.256, "points") == "2.26"
+    assert units.value(-0.3, "turns", diff=True) == "-0.3"
     assert units.value(12345.6, "count") == "12,346"
 
 
