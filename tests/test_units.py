@@ -55,11 +55,21 @@ def test_the_terminal_prints_shares_and_differences_in_the_reports_units():
     from sim.analysis.paired import summarize_compare
 
     table = pd.DataFrame(
-        {"metric": ["first_player_advantage", "turns"], "label": ["first-player advantage",
-         "turns"], "unit": ["share", "turns"], "a": [0.03643, 56.0], "b": [-0.02095, 57.0],
-         "diff": [-0.05738, 1.0], "lo": [-0.07, 0.8], "hi": [-0.045, 1.2], "p": [0.001, 0.001],
-         "p_adj": [0.002, 0.002], "family": ["headline", "headline"], "real": [True, True],
-         "width_ratio": [0.5, 0.5]}  # fmt: skip
+        {
+            "metric": ["first_player_advantage", "turns"],
+            "label": ["first-player advantage", "turns"],
+            "unit": ["share", "turns"],
+            "a": [0.03643, 56.0],
+            "b": [-0.02095, 57.0],
+            "diff": [-0.05738, 1.0],
+            "lo": [-0.07, 0.8],
+            "hi": [-0.045, 1.2],
+            "p": [0.001, 0.001],
+            "p_adj": [0.002, 0.002],
+            "family": ["headline", "headline"],
+            "real": [True, True],
+            "width_ratio": [0.5, 0.5],
+        }  # fmt: skip
     )
     table.attrs.update(labels=("A", "B"), games=100)
     text = summarize_compare(table)
