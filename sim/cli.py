@@ -73,9 +73,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from sim.bench import bench_policies, bench_random_play, bench_runner
+    from sim.bench import bench_policies, bench_random_play, bench_report, bench_runner
 
-    if args.policies:
+    if args.report:
+        bench_report(games=args.games, config_path=args.config, keep=args.keep)
+    elif args.policies:
         bench_policies(games=min(args.games, 4000), config_path=args.config)
     elif args.runner:
         bench_runner(games=args.games, config_path=args.config, repeat=args.repeat)
@@ -118,7 +120,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not args.no_report:
         from sim.report import write_report
 
-        print(f"report: {write_report(result, args.report, force=args.force)}")
+        print(f"report: {write_report(result, args.report, force=args.force, quiet=args.quiet)}")
     return 0
 
 
@@ -130,11 +132,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(build_folder_report(folder, args.out, force=args.force))
     else:
         from sim.commands import write_run_summary
-        from sim.report import build_report
+        from sim.report import write_report
         from sim.storage import load_run
 
-        print(build_report(folder, args.out, force=args.force))
-        write_run_summary(load_run(folder))
+        run = load_run(folder)  # read once: the report and summary.json share its partials
+        print(write_report(run, args.out, force=args.force, quiet=args.quiet))
+        write_run_summary(run)
     return 0
 
 
@@ -297,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
     p.add_argument("run_dir")
     p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     _add_force(p)
     p.set_defaults(func=_cmd_report)
 
@@ -363,6 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare bare compiled games with the runner on 1 and 2 workers",
     )
     p.add_argument("--repeat", type=int, default=3, help="--runner: best of this many timings")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="play --games all-random games, then time the report build and its peak memory",
+    )
+    p.add_argument("--keep", default=None, metavar="DIR", help="--report: keep the run in DIR")
     p.set_defaults(func=_cmd_bench)
     return parser
 

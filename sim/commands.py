@@ -18,6 +18,7 @@ from sim.config import load_study, parse_study
 from sim.errors import SimError
 from sim.parity import SCAN_GAMES, deck_scan, scan_text
 from sim.report.figures import to_svg, turns_by_deck
+from sim.report.run_report import report_data
 from sim.report.study_report import (
     build_compare_report,
     build_sweep_report,
@@ -41,7 +42,11 @@ CLOSEST_FILE = "closest.yaml"
 def write_run_summary(run: RunResult) -> dict:
     """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary`); return it."""
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"))
-    summary = {"name": study.name, **run_summary(run.games, run.players, study.targets)}
+    moments, view = report_data(run)  # every game's moments; the rows of at most a sample
+    summary = {
+        "name": study.name,
+        **run_summary(view.games, view.players, study.targets, moments=moments),
+    }
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
     return summary
 
