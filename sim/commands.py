@@ -17,6 +17,7 @@ from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, swe
 from sim.config import load_study, parse_study
 from sim.errors import SimError
 from sim.parity import SCAN_GAMES, deck_scan, scan_text
+from sim.partials import stream_runs
 from sim.report.figures import to_svg, turns_by_deck
 from sim.report.run_report import report_data
 from sim.report.study_report import (
@@ -108,7 +109,7 @@ def sweep_file(
         seed=seed,
         before_play=lambda s: check_report_path(sweep_report_path(s, report), force),
     )
-    stats = sweep_result_stats(result)
+    stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
     write_points(result, stats)
     path = build_sweep_report(result, report, stats=stats, force=force)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
@@ -161,6 +162,7 @@ def compare_files(
         labels=result.labels,
         paired=not independent,
         primary=result.studies[0].primary,
+        streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
     )
     write_differences(table, result.out_dir)
     path = build_compare_report(result, report, table_=table, force=force)

@@ -26,6 +26,8 @@ import pandas as pd
 import pyarrow as pa
 
 from sim.analysis.moments import Moments
+from sim.analysis.paired import RESAMPLES, Streamed, same_games
+from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.errors import SimError
 from sim.results import with_zero_card_rows
@@ -167,3 +169,45 @@ def sampled_run(run: RunResult, chunks: list[tuple[int, int]]) -> RunResult:
             frames.setdefault(name, []).append(frame)
     tables = {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}
     return RunResult(run.run_dir, run.meta, tables)
+
+
+def stream_runs(
+    runs: list[RunResult],
+    *,
+    resamples: int | None = None,
+    seed: int = 0,
+    unpaired: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> Streamed:
+    """The replicate sums of several runs over the same game indices (a comparison's or a
+    sweep's points), read one chunk of every point at a time: pairing is on the game
+    index inside each chunk, and only resamples x columns sums per point are kept."""
+    resamples = resamples or RESAMPLES
+    chunks = run_chunks(runs[0].meta)
+    if any(run_chunks(r.meta) != chunks for r in runs[1:]):
+        raise SimError("points of a comparison or sweep must share their chunks of games")
+    paired: list[Replicates | None] = [None] * len(runs)
+    own: list[Replicates | None] = [None] * len(runs)
+    identical = True
+    for c, (first, _) in enumerate(chunks):
+        values = [_chunk_values(r.run_dir, first) for r in runs]
+        identical = identical and all(same_games(values[0], v) for v in values[1:])
+        for i, v in enumerate(values):
+            part = Replicates.of(v, resamples, seed, 0)
+            paired[i] = part if paired[i] is None else paired[i].merge(part)
+            if unpaired:
+                part = Replicates.of(v, resamples, seed + 1, i + 1)
+                own[i] = part if own[i] is None else own[i].merge(part)
+        if say and (c + 1) % 25 == 0:
+            say(f"resampled {c + 1} of {len(chunks)} chunks of {len(runs)} points")
+    return Streamed(
+        paired=list(paired),
+        unpaired=list(own) if unpaired else None,
+        games=sum(n for _, n in chunks),
+        identical=identical,
+    )
+
+
+def _chunk_values(run_dir: Path, first: int) -> pd.DataFrame:
+    frames = read_chunk(run_dir, first, VALUE_TABLES)
+    return game_values(frames["games"], frames["players"], frames["cards"])

@@ -202,6 +202,10 @@ def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
     return Estimate(value, lo, hi, n)
 
 
+# How each interval method is named in tables and summary.json.
+_METHOD = {"mean": "mean", "wilson": "wilson", "joint": "joint", "bootstrap": "delta method"}
+
+
 def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> pd.DataFrame:
     """Each metric's value with the 95% interval its `interval` names (see
     `sim.analysis.balance.estimate_metrics`); "bootstrap" metrics get the delta-method
@@ -226,7 +230,7 @@ def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> p
         else:
             e = delta_estimate(moments, m, value)
         rows.append(
-            {"metric": m.name, "label": m.label, "unit": m.unit, "interval": m.interval,
+            {"metric": m.name, "label": m.label, "unit": m.unit, "interval": _METHOD[m.interval],
              "value": value, "lo": float(e.lo), "hi": float(e.hi), "n": int(e.n)}
         )  # fmt: skip
     return pd.DataFrame(rows)

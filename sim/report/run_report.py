@@ -114,7 +114,7 @@ def write_report(
     return out
 
 
-SAMPLE_GAMES = 50_000  # at most this many games' rows are read for the row-level sections
+SAMPLE_GAMES = 20_000  # at most this many games' rows are read for the row-level sections
 PROGRESS_GAMES = 100_000  # from this many games on, the report says what it is doing
 
 
