@@ -243,24 +243,29 @@ def _run_summary(result) -> str:
     def half(r) -> float:  # "± x" covers the whole (possibly lopsided) 95% interval
         return Estimate(r.win_share, r.lo, r.hi, r.n).half
 
-    meta, players = result.meta, result.players
+    from sim.report.run_report import report_data
+
+    moments, view = report_data(result)  # every game's partial results; rows of a sample
+    meta, players = result.meta, view.players
     lines = [
         f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
         f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"
     ]
-    for r in policy_win_shares(players).itertuples():
+    for r in policy_win_shares(players, moments).itertuples():
         lines.append(
             f"  {r.policy:<20} win share {r.win_share:6.1%} ± {half(r):.1%}  ({r.n} seat-games)"
         )
-    seats = seat_win_shares(players)
+    seats = seat_win_shares(players, moments)
     lines.append(
         "  by seat: "
         + "  ".join(f"{r.seat}: {r.win_share:.1%} ± {half(r):.1%}" for r in seats.itertuples())
-        + f"  (fair {seats['fair'].iloc[0]:.1%}, n={len(result.games)} games)"
+        + f"  (fair {seats['fair'].iloc[0]:.1%}, n={moments.n} games)"
     )
-    note = parity_note(result.games, players)  # when unequal turns drive the seat result
+    note = parity_note(view.games, players)  # when unequal turns drive the seat result
     if note:
-        lines.append(f"  {note}")
+        sample = len(view.games)
+        tail = f" (a sample of {sample:,} games)" if sample < moments.n else ""
+        lines.append(f"  {note}{tail}")
     return "\n".join(lines)
 
 

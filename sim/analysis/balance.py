@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from sim.analysis.moments import Moments, estimate_from_moments, share_estimate
+from sim.analysis.moments import Moments, estimate_from_moments, mean_estimate, share_estimate
 from sim.analysis.seats import (
     balance_from_moments,
     fairness_from_moments,
@@ -114,13 +114,27 @@ def seat_win_shares(players: pd.DataFrame, moments: Moments | None = None) -> pd
     return out
 
 
-def policy_win_shares(players: pd.DataFrame) -> pd.DataFrame:
-    """Win share per seat of each policy (clustered by game); n counts seat-games."""
+def policy_win_shares(players: pd.DataFrame, moments: Moments | None = None) -> pd.DataFrame:
+    """Win share per seat of each policy (clustered by game); n counts seat-games.
+
+    With `moments` of every game (players may then be a sample): the mean over games
+    of each game's mean share of the policy's seats, with the t interval over games
+    (the same as the clustered row mean when every game seats the policy equally often,
+    as a line-up does), n its seat-games."""
     fair = 1 / n_seats(players)
     rows = []
-    for policy, g in players.groupby("policy", sort=True):
-        row = _share_row(g["win_share"].to_numpy(), g["game"].to_numpy())
-        rows.append({"policy": policy, **row, "games": int(g["game"].nunique())})
+    sampled = players["game"].nunique()
+    for policy, g in players.groupby("policy", sort=True, observed=True):
+        if moments is not None and f"policy:{policy}" in moments.columns:
+            e = mean_estimate(moments, f"policy:{policy}")
+            per_game = len(g) / sampled  # seats the policy plays in a game
+            row = {"win_share": e.value, "lo": max(0.0, e.lo), "hi": min(1.0, e.hi),
+                   "n": int(round(per_game * moments.n))}  # fmt: skip
+            games = int(round(g["game"].nunique() / sampled * moments.n))
+        else:
+            row = _share_row(g["win_share"].to_numpy(), g["game"].to_numpy())
+            games = int(g["game"].nunique())
+        rows.append({"policy": policy, **row, "games": games})
     out = pd.DataFrame(rows)
     out["fair"] = fair
     out["vs_fair"] = out["win_share"] - fair

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.analysis.balance import estimate_metrics, seat_win_shares, verdict
+from sim.analysis.balance import estimate_metrics, policy_win_shares, seat_win_shares, verdict
 from sim.analysis.moments import PARTS_OF_A_WHOLE, Moments, estimate_from_moments
 from sim.analysis.paired import bootstrap_draws
 from sim.analysis.seats import balance_from_moments, seat_fairness
@@ -85,6 +85,14 @@ def test_seat_tests_from_moments_equal_those_from_rows(tables, values):
     by_moments = seat_win_shares(players, m)
     pd.testing.assert_frame_equal(by_rows, by_moments, check_dtype=False, rtol=1e-9)
     assert verdict(players) == verdict(players, m)
+    rows, merged = policy_win_shares(players), policy_win_shares(players, m)
+    pd.testing.assert_frame_equal(
+        rows[["policy", "win_share", "n", "games"]],
+        merged[["policy", "win_share", "n", "games"]],
+        rtol=1e-12,
+    )
+    # the t interval over games' means is the clustered interval but for its t quantile
+    pd.testing.assert_frame_equal(rows[["lo", "hi"]], merged[["lo", "hi"]], rtol=1e-3)
     f = seat_fairness(players)
     assert f.attrs["chi2"] > 0
 
