@@ -171,3 +171,19 @@ def test_comparisons_and_sweeps_resampled_chunk_by_chunk_equal_whole_tables(
     pd.testing.assert_frame_equal(sweep_whole.table, sweep_merged.table, rtol=1e-9, atol=1e-12)
     same = stream_runs([finished, finished], resamples=50)
     assert same.identical
+
+
+def test_the_report_says_what_it_is_doing_unless_quiet(finished, tmp_path, monkeypatch, capsys):
+    from sim.cli import main
+
+    monkeypatch.setattr("sim.report.run_report.PROGRESS_GAMES", 1000)  # a "long" run here
+    monkeypatch.setattr("sim.report.run_report.SAMPLE_GAMES", 600)
+    assert main(["report", str(finished.run_dir), "--out", str(tmp_path / "a.html")]) == 0
+    err = capsys.readouterr().err
+    assert "with saved partial results" in err and "reading the rows of" in err
+    assert "writing the page" in err
+    page = (tmp_path / "a.html").read_text(encoding="utf-8")
+    assert "This run has 1,200 games" in page and "a sample of" in page
+    assert main(["report", str(finished.run_dir), "--out", str(tmp_path / "b.html"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""

@@ -180,7 +180,7 @@ def report_context(run: RunResult, study: StudyConfig, moments: Moments | None =
         note = (
             f"This run has {moments.n:,} games. The summary, the targets, the seat win shares,"
             " the joint seat test and the balance metrics use all of them (merged per-chunk"
-            f" partial results); every other table and figure uses a sample of {sampled:,}"
+            f" partial results); every other number, table and figure uses a sample of {sampled:,}"
             " games (evenly spaced chunks of consecutive game indices), so its intervals are"
             " those of that many games."
         )
