@@ -120,21 +120,22 @@ def run_moments(
     """The merged moments of every chunk of a run. Chunks without saved moments are
     computed by `compute(firsts)` (default: here, one after another); `say` hears progress."""
     chunks = run_chunks(meta)
-    found: dict[int, Moments] = {}
-    missing = []
-    for first, _ in chunks:
-        m = load_moments(run_dir, first)
-        if m is None:
-            missing.append(first)
-        else:
-            found[first] = m
+    missing = [first for first, _ in chunks if load_moments(run_dir, first) is None]
     if say:
         say(f"{len(chunks)} chunks of {meta.get('games', 0):,} games:"
-            f" {len(found)} with saved partial results, {len(missing)} to compute")  # fmt: skip
+            f" {len(chunks) - len(missing)} with saved partial results,"
+            f" {len(missing)} to compute")  # fmt: skip
+    computed: dict[int, Moments] = {}
     if missing:
         done = (compute or _compute_here(run_dir, say))(missing)
-        found.update(zip(missing, done, strict=True))
-    return Moments.combine(found[first] for first, _ in chunks)
+        computed = dict(zip(missing, done, strict=True))
+    total = None  # merged in chunk order, one chunk's moments in memory at a time
+    for first, _ in chunks:
+        part = computed.get(first) or load_moments(run_dir, first)
+        if part is None:
+            raise SimError(f"{run_dir}: the partial results of chunk {first} are unreadable")
+        total = part if total is None else total.merge(part)
+    return total if total is not None else Moments.combine([])
 
 
 def _compute_here(run_dir: Path, say) -> Callable[[list[int]], list[Moments]]:
