@@ -239,3 +239,67 @@ def duel(
 
 def _params(seat: dict) -> dict:
     return {k: v for k, v in seat.items() if k != "policy"}
+
+
+# The report build, measured in a fresh process: wall time and that process's peak memory.
+_REPORT_PROBE = """
+import json, resource, sys, time
+t = time.perf_counter()
+from sim.report import build_report
+build_report(sys.argv[1], sys.argv[2], quiet=True)
+s = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"report_s": s, "peak_kb": peak, "workers_peak_kb": kids}))
+"""
+
+
+def bench_report(
+    games: int = 100_000, config_path: str | None = None, jobs: int = -1, keep: str | None = None
+) -> dict:
+    """Play `games` all-random games of the config's game into a temporary run folder (or
+    `keep`), then build its report in a fresh process: the run's wall time, the report's
+    wall time and the report process's peak memory (maximum resident set size)."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from sim.runner import run
+
+    check_count("--games", games, 1, MAX_BENCH_GAMES)
+    base = bench_study(config_path)
+    study = base.with_overrides(seats=[{"policy": "random"}] * base.game.players, games=games)
+    top = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="sim-bench-report-"))
+    try:
+        t = time.perf_counter()
+        run(study, jobs=jobs, out=top / "run", quiet=True)
+        play_s = time.perf_counter() - t
+        done = subprocess.run(
+            [sys.executable, "-c", _REPORT_PROBE, str(top / "run"), str(top / "report.html")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SimError(f"the report build failed: {done.stderr.strip()[-300:]}")
+        probe = json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        if not keep:
+            shutil.rmtree(top, ignore_errors=True)
+    row = {
+        "games": games,
+        "play_s": play_s,
+        "games_per_s": games / play_s,
+        "report_s": probe["report_s"],
+        "peak_mb": probe["peak_kb"] / 1024,
+        "workers_peak_mb": probe["workers_peak_kb"] / 1024,
+    }
+    print(
+        f"{games:,} all-random games: played in {play_s:.1f} s ({row['games_per_s']:,.0f}"
+        f" games/s, partial results included); report built in {row['report_s']:.1f} s,"
+        f" peak memory {row['peak_mb']:,.0f} MB"
+        + (f" (its workers {row['workers_peak_mb']:,.0f} MB)" if probe["workers_peak_kb"] else "")
+    )
+    return row

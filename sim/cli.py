@@ -91,9 +91,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from sim.bench import bench_policies, bench_random_play, bench_runner
+    from sim.bench import bench_policies, bench_random_play, bench_report, bench_runner
 
-    if args.policies:
+    if args.report:
+        bench_report(games=args.games, config_path=args.config, keep=args.keep)
+    elif args.policies:
         bench_policies(games=min(args.games, 4000), config_path=args.config)
     elif args.runner:
         bench_runner(games=args.games, config_path=args.config, repeat=args.repeat)
@@ -134,7 +136,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not args.no_report:
         from sim.commands import publish_run_report
 
-        print("\n".join(publish_run_report(result, args.report, force=args.force)))
+        lines = publish_run_report(result, args.report, force=args.force, quiet=args.quiet)
+        print("\n".join(lines))
     return 0
 
 
@@ -148,8 +151,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         from sim.commands import publish_run_report, write_run_summary
         from sim.storage import load_run
 
-        run = load_run(folder)
-        print("\n".join(publish_run_report(run, args.out, force=args.force, fresh=False)))
+        run = load_run(folder)  # read once: the report and summary.json share its partials
+        lines = publish_run_report(run, args.out, force=args.force, fresh=False, quiet=args.quiet)
+        print("\n".join(lines))
         write_run_summary(run)
     return 0
 
@@ -333,9 +337,11 @@ def _run_summary(result) -> str:
     who won how often, each share with its 95% interval (in the report's units)."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
     from sim.analysis.turns import parity_note
+    from sim.report.run_report import report_data
     from sim.units import interval, pct, plural
 
-    meta, players = result.meta, result.players
+    moments, view = report_data(result)  # every game's partial results; rows of a sample
+    meta, players = result.meta, view.players
     speed = meta.get("games_per_s") or 0
     startup = meta.get("startup_s") or 0
     engine = f"; {startup:.0f} s of it to load the engine" if startup >= 1 else ""
@@ -343,21 +349,23 @@ def _run_summary(result) -> str:
         f"{meta['name']}: {plural(meta['games'], 'game')} in {meta['wall_time_s']:.1f} s"
         f" ({plural(round(speed), 'game/s')}{engine}) -> {result.run_dir}"
     ]
-    for r in policy_win_shares(players).itertuples():
+    for r in policy_win_shares(players, moments).itertuples():
         lines.append(
             f"  {r.policy:<20} win share {interval(r.win_share, r.lo, r.hi, 'share')}"
             f"  ({plural(int(r.n), 'seat-game')})"
         )
-    seats = seat_win_shares(players)
+    seats = seat_win_shares(players, moments)
     lines.append(
-        f"  by seat (fair {pct(seats['fair'].iloc[0])}, {plural(len(result.games), 'game')}): "
+        f"  by seat (fair {pct(seats['fair'].iloc[0])}, {plural(moments.n, 'game')}): "
         + ", ".join(
             f"{r.seat}: {interval(r.win_share, r.lo, r.hi, 'share')}" for r in seats.itertuples()
         )
     )
-    note = parity_note(result.games, players)  # when unequal turns drive the seat result
+    note = parity_note(view.games, players)  # when unequal turns drive the seat result
     if note:
-        lines.append(f"  {note}")
+        sample = len(view.games)
+        tail = f" (a sample of {sample:,} games)" if sample < moments.n else ""
+        lines.append(f"  {note}{tail}")
     return "\n".join(lines)
 
 
@@ -390,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
     p.add_argument("run_dir")
     p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     _add_force(p)
     p.set_defaults(func=_cmd_report)
 
@@ -459,6 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare bare compiled games with the runner on 1 and 2 workers",
     )
     p.add_argument("--repeat", type=int, default=3, help="--runner: best of this many timings")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="play --games all-random games, then time the report build and its peak memory",
+    )
+    p.add_argument("--keep", default=None, metavar="DIR", help="--report: keep the run in DIR")
     p.set_defaults(func=_cmd_bench)
     return parser
 

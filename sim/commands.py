@@ -20,8 +20,9 @@ from sim.config import load_study, parse_study
 from sim.errors import SimError
 from sim.metrics import metric as registry_metric
 from sim.parity import SCAN_GAMES, deck_scan, scan_text
+from sim.partials import stream_runs
 from sim.report.figures import to_svg, turns_by_deck
-from sim.report.run_report import default_path, report_run, run_finished, write_report
+from sim.report.run_report import default_path, report_data, report_run, run_finished, write_report
 from sim.report.study_report import (
     build_compare_report,
     build_sweep_report,
@@ -45,7 +46,11 @@ CLOSEST_FILE = "closest.yaml"
 def write_run_summary(run: RunResult) -> dict:
     """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary`); return it."""
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"))
-    summary = {"name": study.name, **run_summary(run.games, run.players, study.targets)}
+    moments, view = report_data(run)  # every game's moments; the rows of at most a sample
+    summary = {
+        "name": study.name,
+        **run_summary(view.games, view.players, study.targets, moments=moments),
+    }
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
     return summary
 
@@ -54,7 +59,11 @@ RUN_REPORT_FILE = "report.html"  # every run keeps its own report in its folder
 
 
 def publish_run_report(
-    run: RunResult, out_path: str | Path | None = None, force: bool = False, fresh: bool = True
+    run: RunResult,
+    out_path: str | Path | None = None,
+    force: bool = False,
+    fresh: bool = True,
+    quiet: bool = False,
 ) -> list[str]:
     """Write a run's report into its folder (`report.html`) and copy it to the shared path
     (`out_path`, else the study's report.path or reports/<name>.html); the lines to print.
@@ -66,7 +75,7 @@ def publish_run_report(
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"), plugins=False)
     shared = Path(out_path) if out_path is not None else default_path(study)
     check_report_path(shared, force)  # before the work: a path we may not write
-    own = write_report(run, Path(run.run_dir) / RUN_REPORT_FILE, force)
+    own = write_report(run, Path(run.run_dir) / RUN_REPORT_FILE, force, quiet=quiet)
     lines = [f"report: {own}"]
     ours = (run_finished(run.meta, run.run_dir), str(Path(run.run_dir).resolve()))
     theirs = report_run(shared) if shared.exists() else None
@@ -156,7 +165,7 @@ def sweep_file(
             None if no_report else check_report_path(sweep_report_path(s, report), force)
         ),
     )
-    stats = sweep_result_stats(result)
+    stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
     write_points(result, stats)
     path = None if no_report else build_sweep_report(result, report, stats=stats, force=force)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
@@ -218,6 +227,7 @@ def compare_files(
         labels=result.labels,
         paired=not independent,
         primary=result.studies[0].primary,
+        streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
     )
     write_differences(table, result.out_dir)
     path = None if no_report else build_compare_report(result, report, table_=table, force=force)

@@ -15,10 +15,9 @@ one definition:
   `targets:`;
 * the reports format values by `unit` and draw `fair` as a reference line.
 
-Because a metric only needs column means (and, for the "mean" and "wilson"
-intervals, the sum of squares of its first column), per-chunk partial sums of
-the columns in `columns` are enough to compute it later without whole tables;
-only the "bootstrap" interval needs the per-game values themselves.
+Because a metric only needs column means (and, for its interval, their
+covariance), per-chunk partial sums of the columns in `columns` are enough to
+compute it later without whole tables (`sim.analysis.moments`, `sim.partials`).
 
 This module is on the ground floor: numpy and the standard library only.
 """
@@ -41,7 +40,9 @@ UNITS = ("share", "points", "turns", "count", "number")
 #   wilson    a share of games: Wilson score interval when every per-game value of
 #             `columns[0]` is 0 or 1, else (win shares with ties) the t interval,
 #             kept inside [0, 1] (sim.analysis.stats.win_share_ci);
-#   bootstrap percentile bootstrap over games, for metrics that are not a plain mean;
+#   bootstrap for metrics that are not a plain mean: in a run's report the delta-method
+#             interval from the moments of the per-game values (sim.analysis.moments), in
+#             sweeps and comparisons the Poisson bootstrap over games (sim.analysis.replicates);
 #   joint     the seat shares' joint 95% region projected onto the largest gap (balance:
 #             sim.analysis.seats.balance_interval), which reaches 1 for a fair game.
 # For "mean" and "wilson" the metric must be the mean of `columns[0]` plus terms that do

@@ -28,6 +28,7 @@ from sim import specs
 from sim.config import StudyConfig
 from sim.errors import SimError, one_line, os_problem
 from sim.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
+from sim.partials import parts_moments, save_moments
 from sim.play import engine_is_cached, load_engine, play_arrays
 from sim.results import arrow_tables
 from sim.storage import (
@@ -36,6 +37,7 @@ from sim.storage import (
     chunk_ranges,
     make_folder,
     mark_status,
+    read_json,
     run_meta,
     study_yaml,
     verify_chunks,
@@ -89,16 +91,30 @@ def chunk_size(studies: Sequence[StudyConfig], jobs: int) -> int:
     return chunk_games(studies, resolve_jobs(jobs, studies[0].games * len(studies)))
 
 
-def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path | None):
-    """Play one point's chunk (in a worker); write it where the worker sees the folder, else
-    return its tables. Also returns seat 0's mean win share, for the progress bar."""
+def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path):
+    """Play one point's chunk (in a worker) and compute its partial results (moments); write
+    both where the worker sees the run folder (a local worker, or a Dask worker on a shared
+    file system), else return them. Also returns seat 0's mean win share, for the progress
+    bar."""
     chunk = play_arrays(study, first, count)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
-    if folder is None:
-        return index, first, count, seat0, parts
+    moments = parts_moments(parts)
+    if not _sees_folder(folder, study):
+        return index, first, count, seat0, parts, moments
     write_chunk(folder, first, parts)
-    return index, first, count, seat0, None
+    save_moments(folder, first, moments)
+    return index, first, count, seat0, None, None
+
+
+def _sees_folder(folder: Path, study: StudyConfig) -> bool:
+    """Is this the run folder the client made (a running run of this study)? A Dask worker
+    on another machine without the shared file system sees no such folder."""
+    try:
+        meta = read_json(folder / RUN_FILE)
+    except (OSError, SimError):
+        return False
+    return meta.get("status") == "running" and meta.get("config_hash") == study.config_hash()
 
 
 def execute(
@@ -180,9 +196,8 @@ def _play(points, todo, games, jobs, backend, scheduler, quiet) -> int:
     total = games * len(points)
     bar = progress_bar(total, total - sum(n for _, _, n in todo), quiet)
     seat0: list[float] = []
-    local = backend != "dask"  # Dask workers may not see these folders
     tasks = (
-        delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder if local else None)
+        delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute())
         for i, f, n in todo
     )
     try:
@@ -194,9 +209,10 @@ def _play(points, todo, games, jobs, backend, scheduler, quiet) -> int:
             scheduler,
             before_fork=lambda: load_engine(points[0].study),
         )
-        for i, first, count, share, parts in results:
-            if parts is not None:
+        for i, first, count, share, parts, moments in results:
+            if parts is not None:  # a Dask worker that does not see the folder
                 write_chunk(points[i].folder, first, parts)
+                save_moments(points[i].folder, first, moments)
             if bar is not None:
                 bar.update(count)
                 if len(points) == 1:

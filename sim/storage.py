@@ -60,6 +60,7 @@ class RunResult:
     run_dir: Path
     meta: dict
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)  # computed once from the tables (the report's)
 
     @property
     def games(self) -> pd.DataFrame:
@@ -195,6 +196,32 @@ def read_table(run_dir: Path, name: str) -> pd.DataFrame:
             f" sim run --resume {run_dir} checks the parts and plays a bad one again"
         ) from None
     return with_zero_card_rows(frame) if name == "cards" else frame
+
+
+def read_chunk(run_dir: Path, first: int, names=TABLES) -> dict[str, pd.DataFrame]:
+    """One chunk's parts of the named tables (cards with its all-zero rows put back)."""
+    out = {}
+    for name in names:
+        path = _part_path(Path(run_dir), name, first)
+        try:
+            frame = pd.read_parquet(path)
+        except (OSError, pa.ArrowException) as exc:
+            raise SimError(f"{path}: unreadable ({one_line(exc, 80)})") from None
+        out[name] = with_zero_card_rows(frame) if name == "cards" else frame
+    return out
+
+
+def chunk_record(run_dir: Path, first: int) -> dict | None:
+    """Chunk `first`'s manifest (rows, bytes and sha256 of each part), None if unreadable."""
+    try:
+        return json.loads(_manifest_path(Path(run_dir), first).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write a file atomically (a temporary file, then a rename)."""
+    _write_bytes(Path(path), data)
 
 
 # ---------------------------------------------------------------- metadata files

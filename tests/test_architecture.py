@@ -39,6 +39,7 @@ FLOORS: dict[str, int] = {
     "sim.loop": 4,
     "sim.storage": 4,
     "sim.play": 5,
+    "sim.partials": 5,  # per-chunk partial results beside the parts, merged
     # one orchestration, and the thin layers over it
     "sim.orchestrate": 6,
     "sim.runner": 7,

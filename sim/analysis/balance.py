@@ -17,8 +17,13 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from sim.analysis.paired import LEVEL, bootstrap_draws, metric_points
-from sim.analysis.seats import balance_interval, seat_effects, seat_fairness
+from sim.analysis.moments import Moments, estimate_from_moments, mean_estimate, share_estimate
+from sim.analysis.seats import (
+    balance_from_moments,
+    fairness_from_moments,
+    seat_effects,
+    seat_fairness,
+)
 from sim.analysis.stats import (
     Estimate,
     clustered_mean_ci,
@@ -33,57 +38,36 @@ from sim.metrics import (
     describe_target,
     metric,
     needs,
-    quiet_nan,
     target_band,
     target_status,
 )
 
-N_BOOT = 1000  # bootstrap resamples of a single run's estimate
-
-
 # ---------------------------------------------------------------- registry metrics
 
-_ESTIMATE = {"mean": mean_ci, "wilson": win_share_ci}
 
-
-def estimate_metrics(
-    values: pd.DataFrame, metrics: list[Metric], *, n_boot: int = N_BOOT, seed: int = 0
-) -> pd.DataFrame:
+def estimate_metrics(values: pd.DataFrame, metrics: list[Metric]) -> pd.DataFrame:
     """Each metric's value on one run's game values, with the 95% interval its `interval` names.
 
     The value is the metric's function of the column means (as in sweeps and
     comparisons). "mean" and "wilson" metrics are the mean of their first
     column plus a fixed offset: the interval of that column's mean, shifted by
-    the offset. "bootstrap" metrics get the percentile bootstrap over games.
-    Columns: metric, label, unit, interval, value, lo, hi, n (games).
+    the offset. "bootstrap" metrics get the delta-method interval (the gradient
+    of the metric's function at the means and the per-game covariance: one pass
+    over the games, so chunk moments merged give the same; within a few percent
+    of the percentile bootstrap's width at run sizes), balance its joint
+    interval. Columns: metric, label, unit, interval, value, lo, hi, n (games).
     """
-    point = metric_points(values, metrics)
-    boot = [m for m in metrics if m.interval == "bootstrap"]
-    bounds = {}
-    if boot:
-        _, draws = bootstrap_draws([values], boot, resamples=n_boot, seed=seed)
-        tail = 50 * (1 - LEVEL)
-        with quiet_nan():
-            lo, hi = np.nanpercentile(draws[0], [tail, 100 - tail], axis=0)
-        bounds = {m.name: (lo[j], hi[j]) for j, m in enumerate(boot)}
-    rows = []
-    for m, value in zip(metrics, point, strict=True):
-        if m.interval == "bootstrap":
-            lo_, hi_ = bounds[m.name]
-            n = len(values)
-        elif m.interval == "joint":  # balance: from the seat shares' joint region
-            seats = sorted((c for c in values.columns if c.startswith("seat")), key=_seat_no)
-            _, lo_, hi_ = balance_interval(values[seats].to_numpy(float))
-            n = len(values)
-        else:
-            e = _ESTIMATE[m.interval](values[m.columns[0]].to_numpy(float))
-            shift = value - e.value  # the offset, e.g. -1/players for the first-player advantage
-            lo_, hi_, n = e.lo + shift, e.hi + shift, e.n
-        rows.append(
-            {"metric": m.name, "label": m.label, "unit": m.unit, "interval": m.interval,
-             "value": float(value), "lo": float(lo_), "hi": float(hi_), "n": int(n)}
-        )  # fmt: skip
-    return pd.DataFrame(rows)
+    return metrics_from_moments(Moments.of(values), metrics)
+
+
+def metrics_from_moments(moments: Moments, metrics: list[Metric]) -> pd.DataFrame:
+    """`estimate_metrics` from the moments of the game values (merged chunk by chunk)."""
+    return estimate_from_moments(moments, metrics, balance_from_moments)
+
+
+def moment_metrics(moments: Moments, names: Iterable[str]) -> pd.DataFrame:
+    """`metrics_from_moments` of the named registry metrics."""
+    return metrics_from_moments(moments, [metric(n) for n in names])
 
 
 def _seat_no(column: str) -> int:
@@ -91,17 +75,12 @@ def _seat_no(column: str) -> int:
 
 
 def run_metrics(
-    games: pd.DataFrame,
-    players: pd.DataFrame | None,
-    names: Iterable[str],
-    *,
-    n_boot: int = N_BOOT,
-    seed: int = 0,
+    games: pd.DataFrame, players: pd.DataFrame | None, names: Iterable[str]
 ) -> pd.DataFrame:
     """`estimate_metrics` of the named registry metrics, reading only the columns they need."""
     metrics = [metric(n) for n in names]
     values = game_values(games, players, columns=needs(metrics))
-    return estimate_metrics(values, metrics, n_boot=n_boot, seed=seed)
+    return estimate_metrics(values, metrics)
 
 
 def n_seats(players: pd.DataFrame) -> int:
@@ -115,26 +94,47 @@ def _share_row(values, clusters=None) -> dict:
     return {"win_share": e.value, "lo": max(0.0, e.lo), "hi": min(1.0, e.hi), "n": e.n}
 
 
-def seat_win_shares(players: pd.DataFrame) -> pd.DataFrame:
-    """Win share per seat with its 95% interval, n games, the fair 1/n and the gap to it."""
+def seat_win_shares(players: pd.DataFrame, moments: Moments | None = None) -> pd.DataFrame:
+    """Win share per seat with its 95% interval, n games, the fair 1/n and the gap to it
+    (from `moments` of every game when given)."""
     fair = 1 / n_seats(players)
-    rows = [
-        {"seat": seat, **_share_row(g["win_share"].to_numpy())}
-        for seat, g in players.groupby("seat", sort=True)
-    ]
+    if moments is not None:
+        rows = []
+        for seat in sorted(players["seat"].unique()):
+            e = share_estimate(moments, f"seat{seat}")
+            rows.append({"seat": seat, "win_share": e.value, "lo": e.lo, "hi": e.hi, "n": e.n})
+    else:
+        rows = [
+            {"seat": seat, **_share_row(g["win_share"].to_numpy())}
+            for seat, g in players.groupby("seat", sort=True)
+        ]
     out = pd.DataFrame(rows)
     out["fair"] = fair
     out["vs_fair"] = out["win_share"] - fair
     return out
 
 
-def policy_win_shares(players: pd.DataFrame) -> pd.DataFrame:
-    """Win share per seat of each policy (clustered by game); n counts seat-games."""
+def policy_win_shares(players: pd.DataFrame, moments: Moments | None = None) -> pd.DataFrame:
+    """Win share per seat of each policy (clustered by game); n counts seat-games.
+
+    With `moments` of every game (players may then be a sample): the mean over games
+    of each game's mean share of the policy's seats, with the t interval over games
+    (the same as the clustered row mean when every game seats the policy equally often,
+    as a line-up does), n its seat-games."""
     fair = 1 / n_seats(players)
     rows = []
-    for policy, g in players.groupby("policy", sort=True):
-        row = _share_row(g["win_share"].to_numpy(), g["game"].to_numpy())
-        rows.append({"policy": policy, **row, "games": int(g["game"].nunique())})
+    sampled = players["game"].nunique()
+    for policy, g in players.groupby("policy", sort=True, observed=True):
+        if moments is not None and f"policy:{policy}" in moments.columns:
+            e = mean_estimate(moments, f"policy:{policy}")
+            per_game = len(g) / sampled  # seats the policy plays in a game
+            row = {"win_share": e.value, "lo": max(0.0, e.lo), "hi": min(1.0, e.hi),
+                   "n": int(round(per_game * moments.n))}  # fmt: skip
+            games = int(round(g["game"].nunique() / sampled * moments.n))
+        else:
+            row = _share_row(g["win_share"].to_numpy(), g["game"].to_numpy())
+            games = int(g["game"].nunique())
+        rows.append({"policy": policy, **row, "games": games})
     out = pd.DataFrame(rows)
     out["fair"] = fair
     out["vs_fair"] = out["win_share"] - fair
@@ -208,14 +208,17 @@ _MEANING = {
 
 
 def balance_metrics(
-    games: pd.DataFrame, players: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0
+    games: pd.DataFrame, players: pd.DataFrame, *, moments: Moments | None = None
 ) -> pd.DataFrame:
     """Ludii-style metrics: balance, first-player advantage, shared wins (value, lo, hi, n).
 
     Balance, as Ludii defines it: 1 minus the largest gap between two seats' win
     rates. All three come from the registry (`estimate_metrics`).
     """
-    out = run_metrics(games, players, list(_MEANING), n_boot=n_boot, seed=seed)
+    if moments is not None:  # of every game, where games and players are a sample
+        out = moment_metrics(moments, list(_MEANING))
+    else:
+        out = run_metrics(games, players, list(_MEANING))
     out["meaning"] = out["metric"].map(_MEANING)
     return out
 
@@ -226,7 +229,21 @@ def seats_confounded(players: pd.DataFrame) -> bool:
     return bool(fixed and players["policy"].nunique() > 1)
 
 
-def verdict(players: pd.DataFrame) -> str:
+def seat_moments(moments: Moments) -> tuple[np.ndarray, np.ndarray, int]:
+    """The seat shares' mean vector, per-game covariance and games, from game-value moments."""
+    seats = sorted((c for c in moments.columns if c.startswith("seat")), key=_seat_no)
+    mean, cov = moments.select(seats)
+    return mean, cov, moments.n
+
+
+def fairness(players: pd.DataFrame, moments: Moments | None = None) -> pd.DataFrame:
+    """`seat_fairness` of the players table, or of every game's `moments` when given."""
+    if moments is None:
+        return seat_fairness(players)
+    return fairness_from_moments(*seat_moments(moments))
+
+
+def verdict(players: pd.DataFrame, moments: Moments | None = None) -> str:
     """A plain sentence on seat fairness that says which test it rests on.
 
     Seat 0's win share with its 95% interval; with more than two seats, the
@@ -235,11 +252,16 @@ def verdict(players: pd.DataFrame) -> str:
     two seats those are one and the same test. With several policies, seat 0's
     edge adjusted for policy (each policy against itself in the other seats)
     follows, and how it differs between policies. Without seat rotation, when
-    each seat always played one policy, no seat verdict is given at all.
+    each seat always played one policy, no seat verdict is given at all. With
+    `moments` (of every game; players may then be a sample), the seat numbers
+    and tests come from the moments and only the policy adjustment from players.
     """
     n = n_seats(players)
     fair = 1 / n
-    e = win_share_ci(players.loc[players["seat"] == 0, "win_share"].to_numpy())
+    if moments is not None:
+        e = share_estimate(moments, "seat0")
+    else:
+        e = win_share_ci(players.loc[players["seat"] == 0, "win_share"].to_numpy())
     half = e.half  # the widest side: "value ± half" always covers the interval
     head = f"seat 0 wins {e.value:.1%} ± {half:.1%} against a fair {fair:.0%}"
     if seats_confounded(players):
@@ -256,9 +278,9 @@ def verdict(players: pd.DataFrame) -> str:
             call = "within noise"
         text = f"{head}: {call} ({e.n:,} games, 95% interval)"
     else:
-        fairness = seat_fairness(players)
-        a = fairness.attrs
-        seat0 = fairness.iloc[0]
+        tests = fairness(players, moments)
+        a = tests.attrs
+        seat0 = tests.iloc[0]
         group = a["group"]
         if a["p"] >= 0.05:
             call = "within noise"
@@ -272,7 +294,7 @@ def verdict(players: pd.DataFrame) -> str:
             f" chi²({a['df']}) = {a['chi2']:.1f}, p = {a['p']:.2g}; seat 0 against the others"
             f" {_pp(seat0['vs_others'])} [{_num(seat0['lo'])}, {_num(seat0['hi'])}])"
         )
-        apart = fairness.loc[fairness["apart"], "seat"].tolist()
+        apart = tests.loc[tests["apart"], "seat"].tolist()
         if apart and len(group["seats"]) > 1:
             rest = ", ".join(str(k) for k in group["seats"])
             text += (
@@ -281,6 +303,8 @@ def verdict(players: pd.DataFrame) -> str:
             )
     if players["policy"].nunique() > 1:
         text += "; " + _policy_adjusted(players)
+        if moments is not None and players["game"].nunique() < moments.n:
+            text += f" (from a sample of {players['game'].nunique():,} games)"
     return text
 
 
@@ -385,7 +409,7 @@ def _mean_row(metric: str, values) -> dict:
 FLOW_METRICS = ("turns", "items_wasted", "closed_share", "margin")  # from the registry
 
 
-def flow_summary(games: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+def flow_summary(games: pd.DataFrame) -> pd.DataFrame:
     """Per-game means with intervals: turns, items wasted, boxes, closed share, margin, cats.
 
     Columns: metric, label, unit, mean, lo, hi, median, min, max, n. The rows
@@ -397,7 +421,7 @@ def flow_summary(games: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) ->
     """
     # hand-made frames may lack the game column; the flow rows do not need real indices
     indexed = games if "game" in games else games.rename_axis("game").reset_index()
-    registry = run_metrics(indexed, None, FLOW_METRICS, n_boot=n_boot, seed=seed)
+    registry = run_metrics(indexed, None, FLOW_METRICS)
     registry = registry.set_index("metric")
     closed_share = games["closed_boxes"] / games["boxes"].where(games["boxes"] > 0)
     rows = [
@@ -441,13 +465,16 @@ def end_triggers(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def headline(
-    games: pd.DataFrame, players: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0
+    games: pd.DataFrame, players: pd.DataFrame, *, moments: Moments | None = None
 ) -> pd.DataFrame:
-    """Every metric a config may target (sim.metrics.TARGET_METRICS), by its registry definition.
+    """Every metric a config may target (sim.metrics.TARGET_METRICS), by its registry definition
+    (from `moments` of every game when given: then games and players may be a sample).
 
     Columns as `estimate_metrics`: metric, label, unit, interval, value, lo, hi, n.
     """
-    return run_metrics(games, players, TARGET_METRICS, n_boot=n_boot, seed=seed)
+    if moments is not None:
+        return moment_metrics(moments, TARGET_METRICS)
+    return run_metrics(games, players, TARGET_METRICS)
 
 
 def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
@@ -484,7 +511,11 @@ def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
 
 
 def run_summary(
-    games: pd.DataFrame, players: pd.DataFrame, targets: dict | None = None, *, seed: int = 0
+    games: pd.DataFrame,
+    players: pd.DataFrame,
+    targets: dict | None = None,
+    *,
+    moments: Moments | None = None,
 ) -> dict:
     """Every headline metric with its estimate, interval, n and verdict, as plain data.
 
@@ -493,9 +524,10 @@ def run_summary(
     study sets a target for it, the band and the equivalence verdict
     (`check_targets`); the seat fairness tests (`seat_fairness`: the joint test
     and the seats that stand apart, or no seat verdict without rotation); and
-    the one-sentence verdict of the report.
+    the one-sentence verdict of the report. With `moments` of every game, games and
+    players may be a sample (see `verdict`).
     """
-    head = headline(games, players, seed=seed)
+    head = headline(games, players, moments=moments)
     checks = check_targets(head, targets).set_index("metric") if targets else None
     metrics = []
     for row in head.itertuples():
@@ -520,7 +552,7 @@ def run_summary(
         metrics.append(item)
     seats: dict = {"verdict": "none: seats not rotated"} if seats_confounded(players) else {}
     if not seats and n_seats(players) > 1:
-        f = seat_fairness(players)
+        f = fairness(players, moments)
         a = f.attrs
         seats = {
             "joint_test": {"chi2": _plain(a["chi2"]), "df": int(a["df"]), "p": _plain(a["p"])},
@@ -529,8 +561,8 @@ def run_summary(
             "win_share": {int(r.seat): _plain(r.win_share) for r in f.itertuples()},
         }
     return {
-        "games": int(len(games)),
-        "verdict": verdict(players),
+        "games": int(moments.n if moments is not None else len(games)),
+        "verdict": verdict(players, moments),
         "metrics": metrics,
         "seats": seats,
     }

@@ -29,6 +29,7 @@ import pandas as pd
 
 from sim import units
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
+from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.metrics import (
     CORE_METRICS,
@@ -93,35 +94,55 @@ def bootstrap_draws(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Point values (tables x metrics) and bootstrap draws (tables x resamples x metrics).
 
-    Paired: every table is resampled with the same game indices (the tables
-    must hold the same games). Unpaired: each table gets its own resamples.
+    Poisson bootstrap (`sim.analysis.replicates`): each game's weights come from its
+    game index and the seed alone. Paired: every table gets the same weights (the
+    tables must hold the same games). Unpaired: each table its own stream of weights.
     """
     index = tables[0].index
-    for t in tables[1:]:
-        if not t.index.equals(index):
-            raise ValueError("paired bootstrap needs the same game indices in every table")
-    columns = sorted(set().union(*(t.columns for t in tables)))
-    mats = [t.reindex(columns=columns).to_numpy(float) for t in tables]
-    n = len(index)
-    point = np.stack([metric_points(t, metrics) for t in tables])
-    root = np.random.SeedSequence(seed)
-    streams = [np.random.default_rng(s) for s in root.spawn(1 if paired else len(tables))]
-    draws = np.empty((len(tables), resamples, len(metrics)))
     if paired:
-        start = 0
-        for counts in resample_counts(n, resamples, streams[0]):
-            stop = start + counts.shape[0]
-            for t, mat in enumerate(mats):
-                draws[t, start:stop] = _evaluate(counts @ mat / n, columns, metrics)
-            start = stop
-    else:
-        for t, mat in enumerate(mats):
-            start = 0
-            for counts in resample_counts(n, resamples, streams[t]):
-                stop = start + counts.shape[0]
-                draws[t, start:stop] = _evaluate(counts @ mat / n, columns, metrics)
-                start = stop
+        for t in tables[1:]:
+            if not t.index.equals(index):
+                raise ValueError("paired bootstrap needs the same game indices in every table")
+    reps = [Replicates.of(t, resamples, seed, 0 if paired else i + 1) for i, t in enumerate(tables)]
+    return draws_of(reps, metrics)
+
+
+def draws_of(reps: list[Replicates], metrics: list[Metric]) -> tuple[np.ndarray, np.ndarray]:
+    """Point values (points x metrics) and draws (points x resamples x metrics) from each
+    point's replicate sums (whole tables, or merged chunk by chunk)."""
+    columns = tuple(sorted(set().union(*(r.columns for r in reps))))
+    reps = [r.expand(columns) for r in reps]
+    point = np.stack([_evaluate(r.means()[None, :], list(columns), metrics)[0] for r in reps])
+    draws = np.stack([_evaluate(r.resampled(), list(columns), metrics) for r in reps])
     return point, draws
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """What a comparison or a sweep needs of its points' games, summed chunk by chunk
+    (`sim.partials.stream_points`): each point's replicate sums under the shared weights
+    (`paired`) and, for a comparison, under a stream of its own (`unpaired`), the games,
+    and whether every point produced the very same per-game values."""
+
+    paired: list[Replicates]
+    unpaired: list[Replicates] | None
+    games: int
+    identical: bool
+
+    @classmethod
+    def of(cls, values: list[pd.DataFrame], resamples: int, seed: int, unpaired: bool):
+        """From whole game-values tables (one per point, the same games)."""
+        index = values[0].index
+        if any(not v.index.equals(index) for v in values[1:]):
+            raise ValueError("paired bootstrap needs the same game indices in every table")
+        return cls(
+            paired=[Replicates.of(v, resamples, seed, 0) for v in values],
+            unpaired=[Replicates.of(v, resamples, seed + 1, i + 1) for i, v in enumerate(values)]
+            if unpaired
+            else None,
+            games=len(index),
+            identical=all(same_games(values[0], v) for v in values[1:]),
+        )
 
 
 def metric_points(values: pd.DataFrame, metrics: list[Metric]) -> np.ndarray:
@@ -251,6 +272,7 @@ def compare_runs(
     cards: bool = True,
     paired: bool = True,
     primary: str | None = None,
+    streamed: Streamed | None = None,
 ) -> pd.DataFrame:
     """Every metric for A and B and the difference B − A with its interval and verdict.
 
@@ -264,14 +286,15 @@ def compare_runs(
     Holm over the headline metrics, Benjamini-Hochberg over each long table).
     `attrs` holds the labels, games, resamples, level, the families' captions
     and `identical` (A and B played the very same games: every difference is 0
-    by construction, which says nothing about noise).
+    by construction, which says nothing about noise). `streamed`: the runs' sums,
+    accumulated chunk by chunk (`sim.partials.stream_points`), instead of `a` and `b`.
     """
-    va, vb = _values_of(a, cards), _values_of(b, cards)
-    metrics = metrics_for(sorted(set(va.columns) | set(vb.columns)))
-    point, both = bootstrap_draws([va, vb], metrics, resamples=resamples, seed=seed)
-    _, unpaired = bootstrap_draws(
-        [va, vb], metrics, resamples=resamples, seed=seed + 1, paired=False
-    )
+    if streamed is None:
+        streamed = Streamed.of([_values_of(a, cards), _values_of(b, cards)], resamples, seed, True)
+    columns = sorted(set().union(*(r.columns for r in streamed.paired)))
+    metrics = metrics_for(columns)
+    point, both = draws_of(streamed.paired, metrics)
+    _, unpaired = draws_of(streamed.unpaired, metrics)
     draws = both if paired else unpaired
     diff = point[1] - point[0]
     lo, hi = _interval(draws[1] - draws[0], level)
@@ -297,13 +320,13 @@ def compare_runs(
     with np.errstate(divide="ignore", invalid="ignore"):
         out["width_ratio"] = out["width"] / out["unpaired_width"]
     out = out[out[["a", "b"]].notna().any(axis=1)].reset_index(drop=True)
-    identical = _same_games(va, vb)
+    identical = streamed.identical
     notes = assign_verdicts(out, primary=primary)
     if identical:
         out["real"] = False
     out.attrs.update(
         labels=tuple(labels),
-        games=len(va),
+        games=streamed.games,
         resamples=resamples,
         level=level,
         seed=seed,
@@ -315,7 +338,7 @@ def compare_runs(
     return out
 
 
-def _same_games(va: pd.DataFrame, vb: pd.DataFrame) -> bool:
+def same_games(va: pd.DataFrame, vb: pd.DataFrame) -> bool:
     """Did A and B produce the very same per-game values (the same games, played alike)?"""
     cols = sorted(set(va.columns) & set(vb.columns))
     return set(va.columns) == set(vb.columns) and va[cols].equals(vb[cols])
@@ -408,6 +431,7 @@ def sweep_stats(
     level: float = LEVEL,
     cards: bool = True,
     primary: str | None = None,
+    streamed: Streamed | None = None,
 ) -> SweepStats:
     """Metrics per point with intervals, paired changes from point 0, and the target verdict.
 
@@ -416,10 +440,13 @@ def sweep_stats(
     `real` by `assign_verdicts` over every cell of the sweep: Holm over the
     headline metrics at all points together, Benjamini-Hochberg over each long
     table, the study's `primary` metric on its own (Holm over its points).
+    `streamed`: the points' sums accumulated chunk by chunk, instead of `runs`.
     """
-    values = [_values_of(r, cards) for r in runs]
-    metrics = metrics_for(sorted(set().union(*(v.columns for v in values))))
-    point, draws = bootstrap_draws(values, metrics, resamples=resamples, seed=seed)
+    if streamed is None:
+        values = [_values_of(r, cards) for r in runs]
+        streamed = Streamed.of(values, resamples, seed, unpaired=False)
+    metrics = metrics_for(sorted(set().union(*(r.columns for r in streamed.paired))))
+    point, draws = draws_of(streamed.paired, metrics)
     lo, hi = _interval(draws, level)
     dlo, dhi = _interval(draws - draws[:1], level)
     rows = []
@@ -450,7 +477,7 @@ def sweep_stats(
     table = table.reset_index(drop=True)
     families = assign_verdicts(table, primary=primary)
     table.attrs.update(
-        games=len(values[0]), resamples=resamples, level=level, families=families, primary=primary
+        games=streamed.games, resamples=resamples, level=level, families=families, primary=primary
     )
     verdict = None
     if targets:

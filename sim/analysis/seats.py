@@ -28,7 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from sim.analysis.inference import ALPHA, chi2_sf, wald_equal_shares
+from sim.analysis.inference import ALPHA, chi2_sf
 from sim.analysis.stats import t975
 
 
@@ -53,24 +53,37 @@ def seat_fairness(players: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     seats left together with their own test (seats, chi2, df, p).
     """
     shares = share_matrix(players)
-    games, n = shares.shape
-    stat, df, p_joint = wald_equal_shares(shares)
+    return fairness_from_moments(
+        shares.mean(axis=0), np.cov(shares, rowvar=False, ddof=1), len(shares), alpha
+    )
+
+
+def fairness_from_moments(
+    mean: np.ndarray, cov: np.ndarray, games: int, alpha: float = ALPHA
+) -> pd.DataFrame:
+    """`seat_fairness` from the seat shares' mean vector and per-game covariance (ddof 1)
+    alone: every test in it is a Wald test on linear contrasts of the shares, so these
+    are all it needs (merged chunk moments give them for any number of games)."""
+    mean = np.asarray(mean, float)
+    cov = np.atleast_2d(np.asarray(cov, float))
+    n = len(mean)
+    stat, df, p_joint = wald_from_moments(mean, cov, games)
     rows = []
     for k in range(n):
-        contrast = (n * shares[:, k] - 1) / (n - 1)  # share_k − mean of the others, per game
-        mean = float(contrast.mean())
-        half = t975(games - 1) * float(contrast.std(ddof=1)) / math.sqrt(games)
+        contrast = (n * mean[k] - 1) / (n - 1)  # share_k − mean of the others
+        sd = n / (n - 1) * math.sqrt(max(cov[k, k], 0.0))
+        half = t975(games - 1) * sd / math.sqrt(games)
         rows.append(
-            {"seat": k, "win_share": float(shares[:, k].mean()), "vs_others": mean,
-             "lo": mean - half, "hi": mean + half}
+            {"seat": k, "win_share": float(mean[k]), "vs_others": float(contrast),
+             "lo": contrast - half, "hi": contrast + half}
         )  # fmt: skip
     out = pd.DataFrame(rows)
     group = list(range(n))
-    test = equal_within(shares, group)
+    test = _equal_within(mean, cov, games, group)
     while len(group) > 1 and test[2] < alpha:
-        means = shares[:, group].mean(axis=0)
+        means = mean[group]
         group.pop(int(np.argmax(np.abs(means - means.mean()))))
-        test = equal_within(shares, group)
+        test = _equal_within(mean, cov, games, group)
     out["apart"] = ~out["seat"].isin(group)
     out.attrs.update(
         chi2=stat,
@@ -83,20 +96,40 @@ def seat_fairness(players: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     return out
 
 
+def wald_from_moments(mean: np.ndarray, cov: np.ndarray, games: int) -> tuple[float, int, float]:
+    """`sim.analysis.inference.wald_equal_shares` from the shares' mean and row covariance."""
+    k = len(mean) - 1
+    if games < k + 2 or k < 1:
+        return float("nan"), k, float("nan")
+    d = np.asarray(mean, float)[:-1] - 1.0 / (k + 1)
+    return _wald(d, np.asarray(cov, float)[:k, :k] / games, k)
+
+
+def _wald(d: np.ndarray, cov: np.ndarray, k: int) -> tuple[float, int, float]:
+    try:
+        stat = float(d @ np.linalg.solve(cov, d))
+    except np.linalg.LinAlgError:
+        stat = float(d @ np.linalg.pinv(cov) @ d)
+    return stat, k, chi2_sf(stat, k)
+
+
 def equal_within(shares: np.ndarray, seats: list[int]) -> tuple[float, int, float]:
     """Wald test that the given seats win equally often (to each other): chi2, df, p."""
+    x = np.asarray(shares, float)
+    return _equal_within(x.mean(axis=0), np.cov(x, rowvar=False, ddof=1), len(x), seats)
+
+
+def _equal_within(
+    mean: np.ndarray, cov: np.ndarray, games: int, seats: list[int]
+) -> tuple[float, int, float]:
     if len(seats) < 2:
         return 0.0, 0, 1.0
-    x = np.asarray(shares, float)[:, seats]
-    d = x[:, :-1] - x[:, -1:]  # each seat against the last of the group, per game
-    games, k = d.shape
-    mean = d.mean(axis=0)
-    cov = np.cov(d, rowvar=False, ddof=1).reshape(k, k) / games
-    try:
-        stat = float(mean @ np.linalg.solve(cov, mean))
-    except np.linalg.LinAlgError:
-        stat = float(mean @ np.linalg.pinv(cov) @ mean)
-    return stat, k, chi2_sf(stat, k)
+    k = len(seats) - 1
+    a = np.zeros((k, len(mean)))  # each seat against the last of the group
+    for r, s in enumerate(seats[:-1]):
+        a[r, s], a[r, seats[-1]] = 1.0, -1.0
+    d = a @ mean
+    return _wald(d, (a @ np.atleast_2d(cov) @ a.T).reshape(k, k) / games, k)
 
 
 def balance_interval(shares: np.ndarray) -> tuple[float, float, float]:
@@ -108,12 +141,17 @@ def balance_interval(shares: np.ndarray) -> tuple[float, float, float]:
     largest gap is at most max(d + r) and at least max(|d| − r, 0). For a fair
     game the lower end is 0 (balance 1) about 95% of the time or more.
     """
+    x = np.asarray(shares, float)
+    return balance_from_moments(x.mean(axis=0), np.cov(x, rowvar=False, ddof=1), len(x))
+
+
+def balance_from_moments(m: np.ndarray, cov_rows: np.ndarray, games: int):
+    """`balance_interval` from the seat shares' mean and per-game covariance (ddof 1)."""
     from scipy.stats import chi2
 
-    x = np.asarray(shares, float)
-    games, n = x.shape
-    m = x.mean(axis=0)
-    cov = np.cov(x, rowvar=False, ddof=1) / games
+    m = np.asarray(m, float)
+    n = len(m)
+    cov = np.atleast_2d(np.asarray(cov_rows, float)) / games
     c = chi2.ppf(0.95, n - 1)
     gap_lo = gap_hi = 0.0
     for i in range(n):

@@ -19,9 +19,14 @@ from sim.analysis.cards import ITEM_KINDS, card_kind
 from sim.analysis.stats import Z95, clustered_mean_ci, mean_ci
 
 
+def is_item_name(card: str) -> bool:
+    """Is a card name such as 'toy:yarn' a toy or a sprayer?"""
+    return card_kind(str(card)) in ITEM_KINDS
+
+
 def is_item(cards: pd.DataFrame) -> pd.Series:
     """Per cards row: is the card a toy or a sprayer (placed on a seam when drawn, R5.1)?"""
-    return cards["card"].astype(str).map(card_kind).isin(ITEM_KINDS)
+    return cards["card"].isin([c for c in cards["card"].unique() if is_item_name(c)])
 
 
 def held_copies(cards: pd.DataFrame) -> pd.Series:

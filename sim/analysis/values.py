@@ -36,10 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 from sim.analysis.cards import held
-from sim.analysis.usage import dead_copies, held_copies, is_item
+from sim.analysis.usage import dead_copies, held_copies, is_item_name
 from sim.metrics import matches
 
 # Columns read straight off the games table: name -> how.
@@ -161,26 +162,34 @@ def _score_values(players: pd.DataFrame, index: pd.Index, want) -> pd.DataFrame:
 
 
 def _card_values(players: pd.DataFrame, cards: pd.DataFrame) -> pd.DataFrame:
-    """had:<kind> and had_win:<kind> per game (the card-impact ingredients)."""
+    """had:<kind> and had_win:<kind> per game (the card-impact ingredients), and the dead
+    and held copies per kind and of the hand cards: sums over each game's rows."""
+    game_ids = cards["game"].to_numpy()
+    games, at = np.unique(game_ids, return_inverse=True)
+    card = cards["card"]
+    if not isinstance(card.dtype, pd.CategoricalDtype):
+        card = card.astype("category")
+    codes = card.cat.codes.to_numpy().astype(np.int64)
+    names = [str(c) for c in card.cat.categories]
+    kinds = len(names)
     ws = players.set_index(["game", "seat"])["win_share"]
-    seat_ws = ws.reindex(pd.MultiIndex.from_arrays([cards["game"], cards["seat"]])).to_numpy()
+    seat_ws = ws.reindex(pd.MultiIndex.from_arrays([game_ids, cards["seat"]])).to_numpy(float)
     had = held(cards).to_numpy().astype(float)  # the run report's definition of holding a card
-    frame = pd.DataFrame(
-        {"game": cards["game"].to_numpy(), "card": cards["card"].astype(str).to_numpy()}
-    )
-    frame["had"] = had
-    frame["had_win"] = had * seat_ws
-    parts = ["had", "had_win"]
+    cell = at * kinds + codes
+
+    def per_game(weights: np.ndarray) -> np.ndarray:  # games x kinds sums of a row value
+        return np.bincount(cell, weights, minlength=len(games) * kinds).reshape(-1, kinds)
+
+    parts = {"had": per_game(had), "had_win": per_game(had * seat_ws)}
     telemetry = _has(cards, "discarded", "wasted")
     if telemetry:
-        frame["dead"] = dead_copies(cards).to_numpy().astype(float)
-        frame["got"] = held_copies(cards).to_numpy().astype(float)
-        parts += ["dead", "got"]
-    sums = frame.groupby(["game", "card"], sort=False)[parts].sum().unstack("card")
-    sums.columns = [f"{what}:{card}" for what, card in sums.columns]
+        parts["dead"] = per_game(dead_copies(cards).to_numpy().astype(float))
+        parts["got"] = per_game(held_copies(cards).to_numpy().astype(float))
+    present = sorted(set(codes.tolist()), key=lambda c: names[c])  # kinds with rows, by name
+    out = {f"{what}:{names[c]}": sums[:, c] for what, sums in parts.items() for c in present}
+    frame = pd.DataFrame(out, index=pd.Index(games, name="game"))
     if telemetry:
-        hand = ~is_item(cards).to_numpy()
-        per_game = frame[hand].groupby("game", sort=False)[["dead", "got"]].sum()
-        sums["dead_cards"] = per_game["dead"]
-        sums["hand_cards"] = per_game["got"]
-    return sums
+        hand = [c for c in range(kinds) if not is_item_name(names[c])]
+        frame["dead_cards"] = parts["dead"][:, hand].sum(axis=1)
+        frame["hand_cards"] = parts["got"][:, hand].sum(axis=1)
+    return frame

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -19,10 +20,14 @@ from markupsafe import Markup
 
 from sim import analysis as A
 from sim import units
+from sim.analysis.moments import Moments
+from sim.analysis.values import game_values
 from sim.config import StudyConfig, dump_yaml
 from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError
+from sim.parallel import parallel_results
 from sim.parity import deck_scan
+from sim.partials import chunk_moments, run_chunks, run_moments, sample_chunks, sampled_run
 from sim.report import figures as F
 from sim.report.table_picture import draw_position
 from sim.storage import REPORT_MARK, RunResult, check_report_path, load_run, saved_study, write_text
@@ -67,27 +72,91 @@ def default_path(study: StudyConfig) -> Path:
 
 
 def build_report(
-    run_dir: str | Path, out_path: str | Path | None = None, force: bool = False
+    run_dir: str | Path,
+    out_path: str | Path | None = None,
+    force: bool = False,
+    *,
+    quiet: bool = False,
 ) -> Path:
     """Write the HTML report of a finished run folder and return its path."""
-    return write_report(load_run(run_dir), out_path, force)
+    return write_report(load_run(run_dir), out_path, force, quiet=quiet)
 
 
-def write_report(run: RunResult, out_path: str | Path | None = None, force: bool = False) -> Path:
-    """Write the report of a run already in memory (what `sim run` holds at its end).
+def write_report(
+    run: RunResult,
+    out_path: str | Path | None = None,
+    force: bool = False,
+    *,
+    quiet: bool = False,
+) -> Path:
+    """Write the report of a finished run (what `sim run` holds at its end).
 
-    The page is written atomically; a path that would overwrite something that is
-    not a report is refused unless `force` (see `sim.storage.check_report_path`).
-    The run's plug-in policies are not imported: the report needs no player.
+    The registry metrics, seat tests and targets come from the run's per-chunk
+    partial results (`sim.partials`), merged: every game counts, and no table is
+    loaded whole. The other sections read the rows of at most SAMPLE_GAMES games
+    (evenly spaced whole chunks), and the page says so. The page is written
+    atomically; a path that would overwrite something that is not a report is
+    refused unless `force` (see `sim.storage.check_report_path`). The run's plug-in
+    policies are not imported: the report needs no player. Unless `quiet`, what it
+    is doing goes to stderr.
     """
     t0 = time.perf_counter()
+
+    def say(message: str) -> None:
+        if not quiet and run.meta.get("games", 0) >= PROGRESS_GAMES:
+            print(f"report: {message} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+
     study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
     out = check_report_path(out_path if out_path is not None else default_path(study), force)
-    context = report_context(run, study)
+    moments, view = report_data(run, say)
+    say("analysing")
+    context = report_context(view, study, moments)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     context["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
+    say("writing the page")
     write_text(out, render(context))
     return out
+
+
+SAMPLE_GAMES = 20_000  # at most this many games' rows are read for the row-level sections
+PROGRESS_GAMES = 100_000  # from this many games on, the report says what it is doing
+
+
+def report_data(run: RunResult, say=None) -> tuple[Moments, RunResult]:
+    """The merged moments of every game, and the run or a sample of its chunks' rows
+    (computed once per run object: `sim run` and `sim report` also write summary.json)."""
+    if "report" not in run.derived:
+        run.derived["report"] = _report_data(run, say)
+    return run.derived["report"]
+
+
+def _report_data(run: RunResult, say) -> tuple[Moments, RunResult]:
+    moments = run_moments(Path(run.run_dir), run.meta, compute=_parallel_moments(run), say=say)
+    chunks = run_chunks(run.meta)
+    sample = sample_chunks(chunks, SAMPLE_GAMES)
+    if len(sample) == len(chunks):
+        return moments, run
+    if say:
+        say(f"reading the rows of {sum(n for _, n in sample):,} games ({len(sample)} chunks)")
+    return moments, sampled_run(run, sample)
+
+
+def _parallel_moments(run: RunResult):
+    """Compute missing chunk moments on local worker processes (an older run folder)."""
+
+    def compute(firsts: list[int]) -> list[Moments]:
+        from joblib import delayed
+
+        folder = Path(run.run_dir)
+        tasks = (delayed(_one_chunk)(folder, first) for first in firsts)
+        done = dict(parallel_results(tasks, len(firsts), -1 if len(firsts) > 8 else 1))
+        return [done[first] for first in firsts]
+
+    return compute
+
+
+def _one_chunk(folder: Path, first: int) -> tuple[int, Moments]:
+    return first, chunk_moments(folder, first)
 
 
 def runtime(meta: dict) -> str:
@@ -133,14 +202,28 @@ def render(context: dict) -> str:
     return render_template("run.html.j2", {"sections": SECTIONS, **context})
 
 
-def report_context(run: RunResult, study: StudyConfig) -> dict:
-    """Every table, figure and sentence of the page, keyed by section."""
+def report_context(run: RunResult, study: StudyConfig, moments: Moments | None = None) -> dict:
+    """Every table, figure and sentence of the page, keyed by section. `moments` are those
+    of every game's values; `run` may then hold a sample of the games (see `write_report`)."""
     games, players = run.games, run.players
-    metrics = A.balance_metrics(games, players)
+    if moments is None:
+        moments = Moments.of(game_values(games, players, run.cards))
+    metrics = A.balance_metrics(games, players, moments=moments)
+    sampled = games["game"].nunique()
+    note = None
+    if sampled < moments.n:
+        note = (
+            f"This run has {moments.n:,} games. The summary, the targets, the seat win shares,"
+            " the joint seat test and the balance metrics use all of them (merged per-chunk"
+            f" partial results); every other number, table and figure uses a sample of {sampled:,}"
+            " games (evenly spaced chunks of consecutive game indices), so its intervals are"
+            " those of that many games."
+        )
     return {
         "title": f"{study.name}: balance report",
-        "summary": _summary(run, study, metrics),
-        "seats": _seats(players, metrics),
+        "sample_note": note,
+        "summary": _summary(run, study, metrics, moments),
+        "seats": _seats(players, metrics, moments),
         "turns": _turns(games, players, study),
         "policies": _policies(players),
         "scores": _scores(games, players),
@@ -210,14 +293,14 @@ def svg(fig, key: str) -> Markup:
 # ---------------------------------------------------------------- sections
 
 
-def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
+def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments) -> dict:
     """Section 1: what ran, how fast, and the one-sentence verdict."""
     meta, players = run.meta, run.players
     lineup = ", ".join(seat.label for seat in study.seats)
     variants = study.game.rules.switched_on()
     facts = [
         ("Config", f"{study.name} ({meta.get('source', '')})"),
-        ("Games", f"{len(run.games):,}"),
+        ("Games", f"{moments.n:,}"),
         ("Players", str(study.game.players)),
         (
             "Seats (line-up)",
@@ -236,7 +319,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
         ),
         ("Run folder", str(run.run_dir)),
     ]
-    head = A.headline(run.games, players)
+    head = A.headline(run.games, players, moments=moments)
     targets = None
     if study.targets:
         checks = A.check_targets(head, study.targets)
@@ -251,7 +334,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
         )
     return {
         "facts": facts,
-        "verdict": A.verdict(players),
+        "verdict": A.verdict(players, moments),
         "parity": A.parity_note(run.games, players),
         "warnings": _warnings(run),
         "targets": targets,
@@ -273,13 +356,13 @@ def _warnings(run: RunResult) -> list[str]:
     return out
 
 
-def _seats(players: pd.DataFrame, metrics: pd.DataFrame) -> dict:
+def _seats(players: pd.DataFrame, metrics: pd.DataFrame, moments) -> dict:
     """Section 2: win share per seat, the joint fairness test, seat 0's edge per policy."""
-    seats = A.seat_win_shares(players)
+    seats = A.seat_win_shares(players, moments)
     confounded = A.seats_confounded(players)
     joint = adjusted = None
     if not confounded and len(seats) > 1:
-        fairness = A.seat_fairness(players)
+        fairness = A.fairness(players, moments)
         seats = seats.merge(fairness[["seat", "vs_others", "apart"]], on="seat")
         seats["vs_lo"] = fairness["lo"].to_numpy()
         seats["vs_hi"] = fairness["hi"].to_numpy()

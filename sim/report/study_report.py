@@ -23,6 +23,7 @@ from sim.analysis.paired import (
 )
 from sim.config import dump_yaml
 from sim.metrics import metric as registry_metric
+from sim.partials import stream_runs
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, runtime, table, text
@@ -88,7 +89,7 @@ def build_sweep_report(
     if not isinstance(result, SweepResult):
         result = load_sweep(result)
     out = check_report_path(sweep_report_path(result.study, out_path), force)
-    stats = stats or sweep_result_stats(result)
+    stats = stats or sweep_result_stats(result, streamed=stream_runs(result.runs))
     context = sweep_context(result, stats)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     return _write(out, render_template("study_sweep.html.j2", context))
@@ -254,6 +255,7 @@ def build_compare_report(
             labels=result.labels,
             paired=not result.meta.get("independent", False),
             primary=result.studies[0].primary,
+            streamed=stream_runs([result.a, result.b], unpaired=True),
         )
     context = compare_context(result, table_)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"

@@ -55,7 +55,7 @@ def test_seat_win_shares(two_seats):
 
 
 def test_balance_metrics(two_seats, two_games):
-    m = B.balance_metrics(two_games, two_seats, n_boot=200).set_index("metric")
+    m = B.balance_metrics(two_games, two_seats).set_index("metric")
     # balance = 1 - (.875 - .125) = .25
     assert m.loc["balance", "value"] == pytest.approx(0.25)
     # first-player advantage = .875 - 1/2; seat 0's shares 1, 1, 1, .5 have a tie, so the

@@ -51,7 +51,7 @@ def test_dead_cards_are_the_discards_and_wasted_items(tables, usage):
 def test_rates_agree_with_the_registry_and_carry_intervals(tables, usage):
     names = [f"dead_rate.{card}" for card in usage.index] + ["dead_card_rate"]
     values = game_values(tables["games"], tables["players"], tables["cards"])
-    est = estimate_metrics(values, [metric(n) for n in names], n_boot=50).set_index("metric")
+    est = estimate_metrics(values, [metric(n) for n in names]).set_index("metric")
     for card, r in usage.iterrows():
         assert est.loc[f"dead_rate.{card}", "value"] == pytest.approx(r["dead_rate"])
         assert r["dead_lo"] <= r["dead_rate"] <= r["dead_hi"]

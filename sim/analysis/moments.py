@@ -1,0 +1,239 @@
+"""Partial results that merge: the moments of the per-game values, chunk by chunk.
+
+Every registry metric (`sim.metrics`) is a function of the *means* of the
+per-game columns of `sim.analysis.values.game_values`, and every interval the
+run report gives a registry metric needs at most their covariance: the t and
+Wilson intervals read one column's mean and variance, the balance interval the
+seat shares' covariance, and a metric that is not a plain mean (a ratio, a
+spread, a card impact) gets a delta-method interval from the gradient of its
+function at the means and the covariance of the means. Games are independent,
+so the covariance of the column means is the covariance of the per-game rows
+over the number of games: the seats of one game are handled together, which
+is what clustering by game means.
+
+So one `Moments` per chunk (games, the column means, the centred cross-product
+matrix, and how many values of each column are not 0 or 1) holds all a report
+needs of that chunk, whatever the number of games. Two of them merge exactly
+(Chan, Golub and LeVeque's pairwise update), in any order, to the moments of
+the chunks together: the report of a million games merges a few hundred small
+arrays instead of loading a billion rows. `of(values)` of a whole table equals
+the merge of its chunks' up to floating-point rounding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis.stats import Z95, Estimate, t975, wilson
+from sim.metrics import Means, Metric, matches
+
+
+@dataclass(frozen=True)
+class Moments:
+    """n games; mean (k,), m2 (k, k) = Σ (x − mean)(x − mean)ᵀ and nonbinary (k,) counts of
+    values that are not 0 or 1, of the game-value columns `columns` (sorted)."""
+
+    columns: tuple[str, ...]
+    n: int
+    mean: np.ndarray
+    m2: np.ndarray
+    nonbinary: np.ndarray
+
+    @classmethod
+    def of(cls, values: pd.DataFrame) -> Moments:
+        """The moments of a game-values table (one row per game)."""
+        columns = tuple(sorted(values.columns))
+        x = values.reindex(columns=list(columns)).to_numpy(float)
+        n = x.shape[0]
+        k = len(columns)
+        if n == 0:
+            return cls(columns, 0, np.zeros(k), np.zeros((k, k)), np.zeros(k, np.int64))
+        mean = x.mean(axis=0)
+        d = x - mean
+        nonbinary = ((x != 0.0) & (x != 1.0)).sum(axis=0).astype(np.int64)
+        # einsum, not BLAS: a threaded BLAS on a busy machine took a hundred times longer
+        return cls(columns, int(n), mean, np.einsum("ij,ik->jk", d, d), nonbinary)
+
+    def expand(self, columns: tuple[str, ...]) -> Moments:
+        """The same moments over more columns: a column this part lacks is NaN (as a whole
+        table's missing column would be), so the merged value is NaN too."""
+        if columns == self.columns:
+            return self
+        where = {c: i for i, c in enumerate(self.columns)}
+        idx = np.array([where.get(c, -1) for c in columns])
+        have = idx >= 0
+        k = len(columns)
+        mean = np.full(k, np.nan)
+        mean[have] = self.mean[idx[have]]
+        m2 = np.full((k, k), np.nan)
+        m2[np.ix_(have, have)] = self.m2[np.ix_(idx[have], idx[have])]
+        nonbinary = np.zeros(k, np.int64)
+        nonbinary[have] = self.nonbinary[idx[have]]
+        nonbinary[~have] = self.n
+        if self.n == 0:
+            mean[~have], m2[:] = 0.0, np.where(np.isnan(m2), 0.0, m2)
+        return Moments(columns, self.n, mean, m2, nonbinary)
+
+    def merge(self, other: Moments) -> Moments:
+        """The moments of both parts' games together."""
+        columns = tuple(sorted(set(self.columns) | set(other.columns)))
+        a, b = self.expand(columns), other.expand(columns)
+        if a.n == 0:
+            return b
+        if b.n == 0:
+            return a
+        n = a.n + b.n
+        delta = b.mean - a.mean
+        mean = a.mean + delta * (b.n / n)
+        m2 = a.m2 + b.m2 + np.outer(delta, delta) * (a.n * b.n / n)
+        return Moments(columns, n, mean, m2, a.nonbinary + b.nonbinary)
+
+    @staticmethod
+    def combine(parts: Iterable[Moments]) -> Moments:
+        """Merge any number of parts (pairwise, so rounding does not pile up)."""
+        level = list(parts)
+        if not level:
+            return Moments((), 0, np.zeros(0), np.zeros((0, 0)), np.zeros(0, np.int64))
+        while len(level) > 1:
+            level = [
+                level[i].merge(level[i + 1]) if i + 1 < len(level) else level[i]
+                for i in range(0, len(level), 2)
+            ]
+        return level[0]
+
+    def cov(self) -> np.ndarray:
+        """Sample covariance of the per-game rows (ddof 1)."""
+        return self.m2 / (self.n - 1) if self.n > 1 else np.full_like(self.m2, np.nan)
+
+    def index(self, column: str) -> int:
+        return self.columns.index(column)
+
+    def select(self, columns: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Mean vector and row covariance of some columns."""
+        idx = [self.index(c) for c in columns]
+        return self.mean[idx], self.cov()[np.ix_(idx, idx)]
+
+    # ------------------------------------------------------------ storage as plain arrays
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "columns": np.array(self.columns, dtype=str),
+            "n": np.array(self.n),
+            "mean": self.mean,
+            "m2": self.m2,
+            "nonbinary": self.nonbinary,
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays) -> Moments:
+        columns = tuple(str(c) for c in arrays["columns"])
+        return cls(
+            columns,
+            int(arrays["n"]),
+            np.asarray(arrays["mean"], float),
+            np.asarray(arrays["m2"], float),
+            np.asarray(arrays["nonbinary"], np.int64),
+        )
+
+
+# ---------------------------------------------------------------- estimates from moments
+
+# Metrics that are a part of a count over the whole count (closed boxes of all boxes, dead
+# copies of all copies held): their delta-method interval is kept inside [0, 1].
+PARTS_OF_A_WHOLE = ("closed_share", "dead_card_rate", "dead_rate.")
+
+
+def evaluate(moments: Moments, metrics: list[Metric], mean: np.ndarray | None = None) -> np.ndarray:
+    """Each metric's function at the column means (or at `mean`, rows x columns)."""
+    rows = moments.mean[None, :] if mean is None else np.atleast_2d(mean)
+    m = Means(rows, list(moments.columns))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.column_stack([np.asarray(metric.fn(m), float) for metric in metrics])
+
+
+def mean_estimate(moments: Moments, column: str) -> Estimate:
+    """The t interval of one column's mean (as `sim.analysis.stats.mean_ci` of the column)."""
+    n = moments.n
+    j = moments.index(column)
+    m = float(moments.mean[j])
+    if n < 2:
+        return Estimate(m, float("nan"), float("nan"), n)
+    half = t975(n - 1) * math.sqrt(max(moments.m2[j, j], 0.0) / (n - 1)) / math.sqrt(n)
+    return Estimate(m, m - half, m + half, n)
+
+
+def share_estimate(moments: Moments, column: str) -> Estimate:
+    """A share of games (`sim.analysis.stats.win_share_ci`): Wilson when every value is 0 or 1,
+    else the t interval kept inside [0, 1]."""
+    j = moments.index(column)
+    if moments.nonbinary[j] == 0:
+        return wilson(float(round(moments.mean[j] * moments.n)), moments.n)
+    m, lo, hi, n = mean_estimate(moments, column)
+    return Estimate(m, max(0.0, lo), min(1.0, hi), n)
+
+
+def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
+    """Delta-method 95% interval of a smooth function of the means: value ± t·sqrt(gᵀ Σ g / n),
+    g the function's gradient (central differences) and Σ the per-game covariance."""
+    n = moments.n
+    used = [j for j, c in enumerate(moments.columns) if matches(c, metric.columns)]
+    if n < 2 or not used or not np.isfinite(value):
+        return Estimate(value, float("nan"), float("nan"), n)
+    cov = moments.cov()[np.ix_(used, used)]
+    sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    steps = np.where(sd > 0, sd, 1.0) * 1e-4
+    rows = np.repeat(moments.mean[None, :], 2 * len(used), axis=0)
+    for i, j in enumerate(used):
+        rows[2 * i, j] += steps[i]
+        rows[2 * i + 1, j] -= steps[i]
+    f = evaluate(moments, [metric], rows)[:, 0]
+    grad = (f[0::2] - f[1::2]) / (2 * steps)
+    grad = np.where(np.isfinite(grad), grad, 0.0)
+    se = math.sqrt(max(float(grad @ cov @ grad), 0.0) / n)
+    half = t975(n - 1) * se
+    lo, hi = value - half, value + half
+    if metric.name.startswith(PARTS_OF_A_WHOLE):  # a share of a count: never outside [0, 1]
+        lo, hi = max(lo, 0.0), min(hi, 1.0)
+    return Estimate(value, lo, hi, n)
+
+
+# How each interval method is named in tables and summary.json.
+_METHOD = {"mean": "mean", "wilson": "wilson", "joint": "joint", "bootstrap": "delta method"}
+
+
+def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> pd.DataFrame:
+    """Each metric's value with the 95% interval its `interval` names (see
+    `sim.analysis.balance.estimate_metrics`); "bootstrap" metrics get the delta-method
+    interval, which costs one pass over the games. `balance(mean, cov, games)` gives the
+    joint metric's (value, lo, hi) from the seat shares' mean and row covariance."""
+    point = evaluate(moments, metrics)[0]
+    rows = []
+    for m, value in zip(metrics, point, strict=True):
+        value = float(value)
+        if m.interval == "joint":
+            seats = sorted((c for c in moments.columns if c.startswith("seat")),
+                           key=lambda c: int(c.removeprefix("seat")))  # fmt: skip
+            mean, cov = moments.select(seats)
+            _, lo, hi = balance(mean, cov, moments.n)
+            e = Estimate(value, lo, hi, moments.n)
+        elif m.interval in ("mean", "wilson"):
+            base = (mean_estimate if m.interval == "mean" else share_estimate)(
+                moments, m.columns[0]
+            )
+            shift = value - base.value  # a fixed offset such as −1/players
+            e = Estimate(value, base.lo + shift, base.hi + shift, base.n)
+        else:
+            e = delta_estimate(moments, m, value)
+        rows.append(
+            {"metric": m.name, "label": m.label, "unit": m.unit, "interval": _METHOD[m.interval],
+             "value": value, "lo": float(e.lo), "hi": float(e.hi), "n": int(e.n)}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+__all__ = ["Moments", "Z95", "delta_estimate", "estimate_from_moments", "evaluate"]

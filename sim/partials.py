@@ -1,0 +1,214 @@
+"""Partial results beside the parts: each chunk's moments, merged for the report.
+
+A worker that writes a chunk's Parquet parts also writes that chunk's moments
+(`sim.analysis.moments.Moments` of its per-game values: games, column means and
+centred cross-products) to `stats/chunk-<first>.npz`, a few tens of kilobytes
+whatever the chunk's size. The report merges them in one pass: every registry
+metric, its interval, the seat tests and `summary.json` come from all the
+games without the per-game rows ever being held together. A chunk whose
+moments are missing or stale (the file records the sha256 of the parts it was
+computed from) is computed again from its own parts, chunk by chunk, so an
+older run folder reports the same numbers. The per-game tables stay on disk
+for notebooks; `sampled_run` gives the report a fixed-size sample of whole
+chunks for the sections that need rows (games are independent draws, and a
+chunk is a range of game indices, so evenly spaced chunks are a sample of
+games; seat rotations stay balanced within a chunk).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from sim.analysis.moments import Moments
+from sim.analysis.paired import RESAMPLES, Streamed, same_games
+from sim.analysis.replicates import Replicates
+from sim.analysis.values import game_values
+from sim.errors import SimError
+from sim.results import with_zero_card_rows
+from sim.storage import (
+    LEGACY_CHUNK_GAMES,
+    RunResult,
+    chunk_ranges,
+    chunk_record,
+    read_chunk,
+    write_bytes,
+)
+
+STATS = "stats"  # folder of per-chunk moments in a run folder
+VALUE_TABLES = ("games", "players", "cards")  # the tables the per-game values read
+
+
+def stats_path(run_dir: Path, first: int) -> Path:
+    return Path(run_dir) / STATS / f"chunk-{first:09d}.npz"
+
+
+def moments_of(frames: dict[str, pd.DataFrame]) -> Moments:
+    """The moments of some games' per-game values (`sim.analysis.values.game_values`)."""
+    return Moments.of(game_values(frames["games"], frames["players"], frames["cards"]))
+
+
+def _key(record: dict | None) -> str:
+    """What the moments were computed from: the sha256 of the chunk's parts it reads."""
+    if not record:
+        return ""
+    tables = record.get("tables", {})
+    return "+".join(str(tables.get(name, {}).get("sha256", "")) for name in VALUE_TABLES)
+
+
+def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
+    """Write a chunk's moments, keyed by its manifest (written first), atomically."""
+    buf = io.BytesIO()
+    np.savez(buf, key=np.array(_key(chunk_record(run_dir, first))), **moments.to_arrays())
+    write_bytes(stats_path(run_dir, first), buf.getvalue())
+
+
+def parts_moments(parts: dict[str, pa.Table]) -> Moments:
+    """A chunk's moments from its Arrow tables (in the worker that played it)."""
+    frames = {name: parts[name].to_pandas() for name in VALUE_TABLES}
+    frames["cards"] = with_zero_card_rows(frames["cards"])
+    return moments_of(frames)
+
+
+def load_moments(run_dir: Path, first: int) -> Moments | None:
+    """A chunk's saved moments, None when missing, unreadable or not of its current parts."""
+    path = stats_path(run_dir, first)
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["key"]) != _key(chunk_record(run_dir, first)):
+                return None
+            return Moments.from_arrays(data)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def chunk_moments(run_dir: Path, first: int) -> Moments:
+    """A chunk's moments: saved, else computed from its parts (and saved when possible)."""
+    found = load_moments(run_dir, first)
+    if found is not None:
+        return found
+    moments = moments_of(read_chunk(run_dir, first, VALUE_TABLES))
+    try:
+        save_moments(run_dir, first, moments)
+    except OSError:  # a read-only run folder: compute again next time
+        pass
+    return moments
+
+
+def run_chunks(meta: dict) -> list[tuple[int, int]]:
+    """(first game, count) of a finished run's chunks, from its run.json."""
+    games, size = meta.get("games"), meta.get("chunk_games", LEGACY_CHUNK_GAMES)
+    if not (isinstance(games, int) and isinstance(size, int) and games >= 0 and size > 0):
+        raise SimError("run.json: damaged (games and chunk_games must be counts)")
+    return chunk_ranges(games, size)
+
+
+def run_moments(
+    run_dir: Path,
+    meta: dict,
+    *,
+    compute: Callable[[list[int]], list[Moments]] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> Moments:
+    """The merged moments of every chunk of a run. Chunks without saved moments are
+    computed by `compute(firsts)` (default: here, one after another); `say` hears progress."""
+    chunks = run_chunks(meta)
+    missing = [first for first, _ in chunks if load_moments(run_dir, first) is None]
+    if say:
+        say(f"{len(chunks)} chunks of {meta.get('games', 0):,} games:"
+            f" {len(chunks) - len(missing)} with saved partial results,"
+            f" {len(missing)} to compute")  # fmt: skip
+    computed: dict[int, Moments] = {}
+    if missing:
+        done = (compute or _compute_here(run_dir, say))(missing)
+        computed = dict(zip(missing, done, strict=True))
+    total = None  # merged in chunk order, one chunk's moments in memory at a time
+    for first, _ in chunks:
+        part = computed.get(first) or load_moments(run_dir, first)
+        if part is None:
+            raise SimError(f"{run_dir}: the partial results of chunk {first} are unreadable")
+        total = part if total is None else total.merge(part)
+    return total if total is not None else Moments.combine([])
+
+
+def _compute_here(run_dir: Path, say) -> Callable[[list[int]], list[Moments]]:
+    def compute(firsts: list[int]) -> list[Moments]:
+        out = []
+        for i, first in enumerate(firsts):
+            out.append(chunk_moments(run_dir, first))
+            if say and (i + 1) % 50 == 0:
+                say(f"computed {i + 1} of {len(firsts)} chunks' partial results")
+        return out
+
+    return compute
+
+
+def sample_chunks(chunks: list[tuple[int, int]], max_games: int) -> list[tuple[int, int]]:
+    """Evenly spaced chunks holding at most `max_games` games (all of them if they fit;
+    always at least one)."""
+    total = sum(n for _, n in chunks)
+    if total <= max_games or not chunks:
+        return list(chunks)
+    size = max(n for _, n in chunks)
+    keep = max(1, max_games // size)
+    picks = np.unique(np.linspace(0, len(chunks) - 1, keep).round().astype(int))
+    return [chunks[i] for i in picks]
+
+
+def sampled_run(run: RunResult, chunks: list[tuple[int, int]]) -> RunResult:
+    """The run with only these chunks' rows in its tables (read part by part)."""
+    frames: dict[str, list[pd.DataFrame]] = {}
+    for first, _ in chunks:
+        for name, frame in read_chunk(run.run_dir, first).items():
+            frames.setdefault(name, []).append(frame)
+    tables = {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}
+    return RunResult(run.run_dir, run.meta, tables)
+
+
+def stream_runs(
+    runs: list[RunResult],
+    *,
+    resamples: int | None = None,
+    seed: int = 0,
+    unpaired: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> Streamed:
+    """The replicate sums of several runs over the same game indices (a comparison's or a
+    sweep's points), read one chunk of every point at a time: pairing is on the game
+    index inside each chunk, and only resamples x columns sums per point are kept."""
+    resamples = resamples or RESAMPLES
+    chunks = run_chunks(runs[0].meta)
+    if any(run_chunks(r.meta) != chunks for r in runs[1:]):
+        raise SimError("points of a comparison or sweep must share their chunks of games")
+    paired: list[Replicates | None] = [None] * len(runs)
+    own: list[Replicates | None] = [None] * len(runs)
+    identical = True
+    for c, (first, _) in enumerate(chunks):
+        values = [_chunk_values(r.run_dir, first) for r in runs]
+        identical = identical and all(same_games(values[0], v) for v in values[1:])
+        for i, v in enumerate(values):
+            part = Replicates.of(v, resamples, seed, 0)
+            paired[i] = part if paired[i] is None else paired[i].merge(part)
+            if unpaired:
+                part = Replicates.of(v, resamples, seed + 1, i + 1)
+                own[i] = part if own[i] is None else own[i].merge(part)
+        if say and (c + 1) % 25 == 0:
+            say(f"resampled {c + 1} of {len(chunks)} chunks of {len(runs)} points")
+    return Streamed(
+        paired=list(paired),
+        unpaired=list(own) if unpaired else None,
+        games=sum(n for _, n in chunks),
+        identical=identical,
+    )
+
+
+def _chunk_values(run_dir: Path, first: int) -> pd.DataFrame:
+    frames = read_chunk(run_dir, first, VALUE_TABLES)
+    return game_values(frames["games"], frames["players"], frames["cards"])

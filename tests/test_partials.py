@@ -1,0 +1,189 @@
+"""Partial results beside the parts: written by the workers, merged by the report, equal to
+the whole-table computation, whatever the chunks' order, the backend or the folder's age."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.analysis.balance import headline, run_summary
+from sim.analysis.moments import Moments
+from sim.analysis.paired import compare_runs, sweep_stats
+from sim.analysis.values import game_values
+from sim.config import load_study
+from sim.orchestrate import _sees_folder
+from sim.partials import (
+    chunk_moments,
+    load_moments,
+    run_chunks,
+    run_moments,
+    sample_chunks,
+    sampled_run,
+    stats_path,
+    stream_runs,
+)
+from sim.report.run_report import report_data
+from sim.runner import load_run, run
+
+BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
+
+
+@pytest.fixture(scope="module")
+def study():
+    return load_study(BASE).with_overrides(games=1200)
+
+
+@pytest.fixture(scope="module")
+def finished(study, tmp_path_factory):
+    return run(study, jobs=2, out=tmp_path_factory.mktemp("p") / "run", quiet=True)
+
+
+def _whole(run_result) -> Moments:
+    return Moments.of(game_values(run_result.games, run_result.players, run_result.cards))
+
+
+def _same(a: Moments, b: Moments) -> None:
+    assert a.columns == b.columns and a.n == b.n
+    np.testing.assert_array_equal(a.nonbinary, b.nonbinary)
+    np.testing.assert_allclose(a.mean, b.mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a.m2, b.m2, rtol=1e-9, atol=1e-9)
+
+
+def test_workers_write_partials_that_merge_to_the_whole_tables(finished):
+    chunks = run_chunks(finished.meta)
+    assert len(chunks) > 2
+    assert all(load_moments(finished.run_dir, first) is not None for first, _ in chunks)
+    _same(run_moments(finished.run_dir, finished.meta), _whole(finished))
+
+
+def test_chunks_merged_in_any_order_give_the_same_numbers(finished):
+    parts = [chunk_moments(finished.run_dir, first) for first, _ in run_chunks(finished.meta)]
+    rng = np.random.default_rng(3)
+    forward = headline(None, None, moments=Moments.combine(parts))
+    for _ in range(3):
+        order = rng.permutation(len(parts))
+        shuffled = headline(None, None, moments=Moments.combine([parts[i] for i in order]))
+        pd.testing.assert_frame_equal(forward, shuffled, rtol=1e-10)
+    rows = headline(finished.games, finished.players)  # from the rows, as before
+    pd.testing.assert_frame_equal(forward, rows, rtol=1e-9)
+
+
+def test_missing_or_stale_partials_are_computed_again_from_the_parts(finished, tmp_path):
+    first = run_chunks(finished.meta)[1][0]
+    path = stats_path(finished.run_dir, first)
+    saved = path.read_bytes()
+    path.unlink()  # an older run folder: no partial results
+    assert load_moments(finished.run_dir, first) is None
+    _same(run_moments(finished.run_dir, finished.meta), _whole(finished))
+    assert path.read_bytes() == saved  # computed again, the same bytes
+    # partials of other parts (the chunk replayed since) are not used
+    other = stats_path(finished.run_dir, run_chunks(finished.meta)[0][0])
+    path.write_bytes(other.read_bytes())
+    assert load_moments(finished.run_dir, first) is None
+    _same(run_moments(finished.run_dir, finished.meta), _whole(finished))
+
+
+def test_summary_from_partials_and_a_sample_equals_the_whole_table_one(finished):
+    whole = run_summary(finished.games, finished.players, {"turns": 50})
+    moments = run_moments(finished.run_dir, finished.meta)
+    merged = run_summary(finished.games, finished.players, {"turns": 50}, moments=moments)
+    assert merged["verdict"] == whole["verdict"] and merged["games"] == whole["games"]
+    for a, b in zip(whole["metrics"], merged["metrics"], strict=True):
+        assert a.keys() == b.keys()
+        for key in ("value", "lo", "hi"):
+            assert a[key] == pytest.approx(b[key], rel=1e-9, abs=1e-12), (a["metric"], key)
+    assert whole["seats"]["joint_test"]["chi2"] == pytest.approx(
+        merged["seats"]["joint_test"]["chi2"], rel=1e-9
+    )
+    # a sample of chunks for the row-level sections: whole chunks, evenly spaced
+    chunks = run_chunks(finished.meta)
+    sample = sample_chunks(chunks, 500)
+    assert 1 <= len(sample) < len(chunks) and sum(n for _, n in sample) <= 500
+    view = sampled_run(finished, sample)
+    assert set(view.games["game"]) == {g for f, n in sample for g in range(f, f + n)}
+    assert len(view.players) == 4 * len(view.games)
+    sampled = run_summary(view.games, view.players, moments=moments)
+    assert sampled["games"] == 1200
+    assert sampled["metrics"][0]["value"] == pytest.approx(whole["metrics"][0]["value"])
+
+
+def test_the_report_reads_a_sample_of_a_large_run(finished, monkeypatch):
+    monkeypatch.setattr("sim.report.run_report.SAMPLE_GAMES", 400)
+    fresh = load_run(finished.run_dir)
+    moments, view = report_data(fresh)
+    assert moments.n == 1200 and len(view.games) <= 400
+    assert report_data(fresh)[1] is view  # once per run object
+
+
+def test_a_worker_writes_only_into_the_run_folder_it_was_given(study, finished, tmp_path):
+    assert _sees_folder(finished.run_dir, study.with_overrides(games=1200)) is False  # complete
+    (tmp_path / "run.json").write_text(
+        json.dumps({"status": "running", "config_hash": "another"}), encoding="utf-8"
+    )
+    assert _sees_folder(tmp_path, study) is False
+    assert _sees_folder(tmp_path / "elsewhere", study) is False
+
+
+def test_dask_workers_write_parts_and_partials_to_a_shared_folder(study, finished, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    shared = tmp_path / "shared"
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        on_dask = run(
+            study,
+            jobs=2,
+            out=shared / "run",
+            quiet=True,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+        )
+    chunks = run_chunks(on_dask.meta)
+    assert all(load_moments(on_dask.run_dir, first) is not None for first, _ in chunks)
+    _same(run_moments(on_dask.run_dir, on_dask.meta), run_moments(finished.run_dir, finished.meta))
+    # the report's numbers come from the merged partials, the same as a local run's
+    from sim.commands import write_run_summary
+
+    a = write_run_summary(load_run(on_dask.run_dir))
+    b = write_run_summary(load_run(finished.run_dir))
+    assert a == b
+
+
+def test_comparisons_and_sweeps_resampled_chunk_by_chunk_equal_whole_tables(
+    study, finished, tmp_path
+):
+    """The Poisson bootstrap's weights depend on the game index alone, so the replicate sums
+    of chunks merged equal those of the whole tables: same differences, intervals, verdicts."""
+    other = run(study.with_overrides(**{"deck.sprayers": 7}), jobs=2, out=tmp_path / "b",
+                quiet=True)  # fmt: skip
+    streamed = stream_runs([finished, other], resamples=300, unpaired=True)
+    assert streamed.games == 1200 and not streamed.identical
+    whole = compare_runs(finished, other, resamples=300)
+    merged = compare_runs(None, None, resamples=300, streamed=streamed)
+    pd.testing.assert_frame_equal(whole, merged, rtol=1e-9, atol=1e-12)
+    assert whole.attrs["identical"] is merged.attrs["identical"] is False
+    sweep_whole = sweep_stats([finished, other], ["a", "b"], resamples=300)
+    sweep_merged = sweep_stats(None, ["a", "b"], resamples=300, streamed=streamed)
+    pd.testing.assert_frame_equal(sweep_whole.table, sweep_merged.table, rtol=1e-9, atol=1e-12)
+    same = stream_runs([finished, finished], resamples=50)
+    assert same.identical
+
+
+def test_the_report_says_what_it_is_doing_unless_quiet(finished, tmp_path, monkeypatch, capsys):
+    from sim.cli import main
+
+    monkeypatch.setattr("sim.report.run_report.PROGRESS_GAMES", 1000)  # a "long" run here
+    monkeypatch.setattr("sim.report.run_report.SAMPLE_GAMES", 600)
+    assert main(["report", str(finished.run_dir), "--out", str(tmp_path / "a.html")]) == 0
+    err = capsys.readouterr().err
+    assert "with saved partial results" in err and "reading the rows of" in err
+    assert "writing the page" in err
+    page = (tmp_path / "a.html").read_text(encoding="utf-8")
+    assert "This run has 1,200 games" in page and "a sample of" in page
+    assert main(["report", str(finished.run_dir), "--out", str(tmp_path / "b.html"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""
