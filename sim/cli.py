@@ -183,6 +183,53 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_value(args: argparse.Namespace) -> int:
+    from sim.commands import value_file
+
+    _, text = value_file(args.config, **_study_args(args))
+    print(text)
+    return 0
+
+
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    from sim.commands import ladder_file
+
+    _, text = ladder_file(args.config, **_study_args(args))
+    print(text)
+    return 0
+
+
+def _cmd_luck(args: argparse.Namespace) -> int:
+    from sim.commands import luck_file
+
+    study_args = _study_args(args)
+    study_args.pop("games")
+    _, text = luck_file(args.config, deals=args.deals, replays=args.replays, **study_args)
+    print(text)
+    return 0
+
+
+def _study_args(args: argparse.Namespace) -> dict:
+    """The flags `sim value`, `ladder` and `luck` share with `sim sweep`, as keyword arguments."""
+    return {"games": getattr(args, "games", None), "seed": args.seed, "out": args.out,
+            "report": args.report, "no_report": args.no_report, "quiet": args.quiet,
+            "force": args.force, **_worker_args(args)}  # fmt: skip
+
+
+def _add_study_options(p: argparse.ArgumentParser, games: str | None) -> None:
+    """CONFIG and the flags of `sim sweep` (without --resume), for value, ladder and luck."""
+    p.add_argument("config")
+    if games is not None:
+        p.add_argument("--games", type=int, default=None, help=games)
+    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    _add_worker_options(p)
+    p.add_argument("--out", default=None, help="study folder (default runs/<name>-<kind>-<time>)")
+    p.add_argument("--report", default=None, help="report path (default reports/<name>-<kind>.html)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_force(p)
+
+
 def _cmd_tune(args: argparse.Namespace) -> int:
     from sim.commands import tune_file
 
@@ -311,6 +358,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     _add_force(p)
     p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("value", help="what each option and card is worth: restricted play, ablation")
+    _add_study_options(p, "games per point (default value.games, else the config's, at most 2000)")
+    p.set_defaults(func=_cmd_value)
+
+    p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
+    _add_study_options(p, "games per match (default ladder.games, else 400)")
+    p.set_defaults(func=_cmd_ladder)
+
+    p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
+    _add_study_options(p, None)
+    p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
+    p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
+    p.set_defaults(func=_cmd_luck)
 
     p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
     p.add_argument("config", nargs="?", default=None)

@@ -1,0 +1,168 @@
+"""`sim ladder`: a skill ladder of policies, one rating model over all results, and depth.
+
+Rungs come from the config's `ladder.rungs` (seats: {policy, ...params, label})
+or DEFAULT_RUNGS: random, the heuristic presets, greedy, and the look-ahead at
+doubling rollout budgets. Any built-in policy of `sim.specs.POLICIES` can be a
+rung, so a new search player joins the ladder by naming it in the config.
+
+Every rung plays the rung below it in two matches, each a study of its own
+with rotated seats on the same game indices and seed: heads-up (2 players)
+and at the config's player count (seats alternate upper, lower, ...). The
+analysis (`sim.analysis.ladder`) gives each match's share with its interval,
+one Bradley-Terry fit over all matches, and the depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sim.analysis import ladder as L
+from sim.config import StudyConfig, rung_label, rung_seat
+from sim.storage import RunResult, locked, study_yaml, write_text
+from sim.studies import fresh_dir, run_points
+
+DEFAULT_GAMES = 400  # games per match when neither --games nor ladder.games says
+DEFAULT_RUNGS: list[dict[str, Any]] = [
+    {"policy": "random"},
+    {"policy": "heuristic", "preset": "sleeper"},
+    {"policy": "heuristic", "preset": "spoiler"},
+    {"policy": "heuristic", "preset": "builder"},
+    {"policy": "greedy"},
+    *({"policy": "lookahead", "rollouts": r} for r in (2, 4, 8, 16)),
+]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One match: the upper rung against the one below, at a table size."""
+
+    step: int  # the upper rung's index (it plays rung step - 1)
+    players: int
+    upper_slots: tuple[int, ...]
+    study: StudyConfig
+
+
+@dataclass
+class LadderResult:
+    """A finished ladder: its rungs, matches and runs, and the analysis tables."""
+
+    study: StudyConfig
+    out_dir: Path
+    labels: list[str]
+    matches: list[Match]
+    runs: list[RunResult]
+    steps: pd.DataFrame
+    ratings: pd.DataFrame
+    depth: int
+    depth_ci: tuple[float, float]
+    threshold: float
+    meta: dict = field(default_factory=dict)
+
+
+def rungs_of(study: StudyConfig) -> tuple[list[str], list[dict[str, Any]]]:
+    """(labels, seat dicts) of the ladder's rungs, bottom first."""
+    raw = study.ladder.get("rungs", DEFAULT_RUNGS)
+    labels = [r.get("label") or rung_label(rung_seat(r)) for r in raw]
+    seats = [rung_seat(r).to_dict() for r in raw]
+    return labels, seats
+
+
+def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
+    """Every step's matches: heads-up, then at the study's player count (if it is not 2)."""
+    labels, seats = rungs_of(study)
+    n = games or study.ladder.get("games") or DEFAULT_GAMES
+    base = study.with_overrides(
+        games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
+    )
+    sizes = [2] if study.game.players == 2 else [2, study.game.players]
+    matches = []
+    for step in range(1, len(labels)):
+        for players in sizes:
+            line = [seats[step] if q % 2 == 0 else seats[step - 1] for q in range(players)]
+            name = f"{study.name}[{labels[step]} v {labels[step - 1]}, {players}p]"
+            s = base.with_overrides(players=players, seats=line, name=name)
+            matches.append(Match(step, players, tuple(range(0, players, 2)), s))
+    return matches
+
+
+def run_ladder(
+    study: StudyConfig,
+    *,
+    games: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: Path | str | None = None,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    before_play: Callable[[StudyConfig], None] | None = None,
+) -> LadderResult:
+    """Play every match of the ladder in one pool and analyse the results."""
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
+    labels, _ = rungs_of(study)
+    matches = ladder_matches(study, games)
+    if before_play is not None:
+        before_play(study)
+    out_dir = fresh_dir(out, f"{study.name}-ladder", None)
+    with locked(out_dir):
+        head = {
+            "kind": "ladder",
+            "name": study.name,
+            "config": study.to_yaml_dict(),
+            "rungs": labels,
+            "points": [
+                {"label": f"{labels[m.step]} v {labels[m.step - 1]} ({m.players}p)",
+                 "values": {"step": m.step, "players": m.players}}
+                for m in matches
+            ],
+        }  # fmt: skip
+        write_text(out_dir / "config.yaml", study_yaml(study))
+        runs, meta = run_points(
+            [m.study for m in matches], out_dir, head, jobs, quiet, backend, scheduler
+        )
+    threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
+    steps, ratings, depth, depth_ci = ladder_tables(
+        labels, matches, runs, threshold, study.seed
+    )
+    return LadderResult(
+        study, out_dir, labels, matches, runs, steps, ratings, depth, depth_ci, threshold, meta
+    )
+
+
+def ladder_tables(
+    labels: list[str],
+    matches: list[Match],
+    runs: list[RunResult],
+    threshold: float,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame, int, tuple[float, float]]:
+    """(steps, ratings, depth, depth interval) of a played ladder."""
+    rows, pairs, heads_up = [], [], []
+    for m, run in zip(matches, runs, strict=True):
+        players = run.players
+        shares = L.team_shares(players, list(m.upper_slots))
+        fair = len(m.upper_slots) / m.players
+        rows.append({"step": m.step, "upper": labels[m.step], "lower": labels[m.step - 1],
+                     "players": m.players, **L.match_row(shares, fair)})  # fmt: skip
+        rung_of = {q: m.step if q in m.upper_slots else m.step - 1 for q in range(m.players)}
+        pairs.append(L.pair_outcomes(players, rung_of))
+        if m.players == 2:
+            heads_up.append(shares)
+    steps = pd.DataFrame(rows)
+    ratings = L.ratings(pairs, labels, seed=seed)
+    theta = ratings["rating"].to_numpy()
+    steps["bt_predicted"] = [
+        L.bt_prob(theta[s], theta[s - 1]) if p == 2 else float("nan")
+        for s, p in zip(steps["step"], steps["players"], strict=True)
+    ]
+    two = steps[steps["players"] == 2].reset_index(drop=True)
+    steps["counts_for_depth"] = (steps["players"] == 2) & (steps["share"] >= threshold) & (
+        steps["lo"] > 0.5
+    )
+    return steps, ratings, L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)
