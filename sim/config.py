@@ -574,7 +574,7 @@ def _parse_ban(raw: Any, game: GameConfig | None, where: str, at: tuple) -> tupl
 # value, ladder, luck: the blocks of `sim value`, `sim ladder` and `sim luck`
 
 VALUE_KEYS = ("options", "seat", "ablate", "games")
-LADDER_KEYS = ("rungs", "games", "threshold")
+LADDER_KEYS = ("rungs", "games", "threshold", "skip")
 LUCK_KEYS = ("rungs", "deals", "replays")
 
 
@@ -657,6 +657,10 @@ def _parse_rungs_block(
     for key, hi in (("games", MAX_GAMES), ("deals", MAX_GAMES), ("replays", MAX_REPLAYS)):
         if key in raw:
             out[key] = _block_count(raw[key], where, (name, key), hi)
+    if "skip" in raw:
+        if not isinstance(raw["skip"], bool):
+            _fail(where, (name, "skip"), f"must be true or false, got {_show(raw['skip'])}")
+        out["skip"] = raw["skip"]
     if "threshold" in raw:
         th = raw["threshold"]
         if not _is_number(th) or not 0.5 < th < 1:

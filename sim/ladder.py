@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sim.analysis import ladder as L
@@ -39,9 +40,10 @@ DEFAULT_RUNGS: list[dict[str, Any]] = [
 
 @dataclass(frozen=True)
 class Match:
-    """One match: the upper rung against the one below, at a table size."""
+    """One match: an upper rung against a lower one, at a table size."""
 
-    step: int  # the upper rung's index (it plays rung step - 1)
+    step: int  # the upper rung's index
+    lower: int  # the lower rung's index: step - 1, or step - 2 for a transitivity check
     players: int
     upper_slots: tuple[int, ...]
     study: StudyConfig
@@ -73,7 +75,9 @@ def rungs_of(study: StudyConfig) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
-    """Every step's matches: heads-up, then at the study's player count (if it is not 2)."""
+    """Every step's matches: heads-up, then at the study's player count (if it is not 2);
+    then, unless `ladder.skip` is false, each rung heads-up against the rung two below (the
+    rating model predicts those from the steps, so non-transitive results show)."""
     labels, seats = rungs_of(study)
     n = games or study.ladder.get("games") or DEFAULT_GAMES
     base = study.with_overrides(
@@ -81,12 +85,14 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
     )
     sizes = [2] if study.game.players == 2 else [2, study.game.players]
     matches = []
-    for step in range(1, len(labels)):
-        for players in sizes:
-            line = [seats[step] if q % 2 == 0 else seats[step - 1] for q in range(players)]
-            name = f"{study.name}[{labels[step]} v {labels[step - 1]}, {players}p]"
-            s = base.with_overrides(players=players, seats=line, name=name)
-            matches.append(Match(step, players, tuple(range(0, players, 2)), s))
+    pairs = [(step, step - 1, players) for step in range(1, len(labels)) for players in sizes]
+    if study.ladder.get("skip", True):
+        pairs += [(step, step - 2, 2) for step in range(2, len(labels))]
+    for step, lower, players in pairs:
+        line = [seats[step] if q % 2 == 0 else seats[lower] for q in range(players)]
+        name = f"{study.name}[{labels[step]} v {labels[lower]}, {players}p]"
+        s = base.with_overrides(players=players, seats=line, name=name)
+        matches.append(Match(step, lower, players, tuple(range(0, players, 2)), s))
     return matches
 
 
@@ -117,8 +123,8 @@ def run_ladder(
             "config": study.to_yaml_dict(),
             "rungs": labels,
             "points": [
-                {"label": f"{labels[m.step]} v {labels[m.step - 1]} ({m.players}p)",
-                 "values": {"step": m.step, "players": m.players}}
+                {"label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
+                 "values": {"step": m.step, "lower": m.lower, "players": m.players}}
                 for m in matches
             ],
         }  # fmt: skip
@@ -142,27 +148,38 @@ def ladder_tables(
     threshold: float,
     seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame, int, tuple[float, float]]:
-    """(steps, ratings, depth, depth interval) of a played ladder."""
+    """(matches table, ratings, depth, depth interval) of a played ladder.
+
+    Each match row has the upper rung's share of the wins against its fair share, its
+    pairwise share (its seats' results against the lower rung's seats, as the rating model
+    sees them) and the model's prediction of that share."""
     rows, pairs, heads_up = [], [], []
     for m, run in zip(matches, runs, strict=True):
         players = run.players
         shares = L.team_shares(players, list(m.upper_slots))
         fair = len(m.upper_slots) / m.players
-        rows.append({"step": m.step, "upper": labels[m.step], "lower": labels[m.step - 1],
-                     "players": m.players, **L.match_row(shares, fair)})  # fmt: skip
-        rung_of = {q: m.step if q in m.upper_slots else m.step - 1 for q in range(m.players)}
-        pairs.append(L.pair_outcomes(players, rung_of))
-        if m.players == 2:
+        rung_of = {q: m.step if q in m.upper_slots else m.lower for q in range(m.players)}
+        pair = L.pair_outcomes(players, rung_of)
+        pairs.append(pair)
+        upper_wins = np.where(pair["a"] == m.step, pair["win"], 1 - pair["win"])
+        per_game = pd.Series(upper_wins).groupby(pair["game"].to_numpy()).mean()
+        pw = L.match_row(per_game, 0.5)
+        rows.append({"step": m.step, "lower_step": m.lower, "upper": labels[m.step],
+                     "lower": labels[m.lower],
+                     "players": m.players, **L.match_row(shares, fair),
+                     "pair_share": pw["share"], "pair_lo": pw["lo"], "pair_hi": pw["hi"]})  # fmt: skip
+        if m.players == 2 and m.lower == m.step - 1:
             heads_up.append(shares)
     steps = pd.DataFrame(rows)
     ratings = L.ratings(pairs, labels, seed=seed)
     theta = ratings["rating"].to_numpy()
     steps["bt_predicted"] = [
-        L.bt_prob(theta[s], theta[s - 1]) if p == 2 else float("nan")
-        for s, p in zip(steps["step"], steps["players"], strict=True)
+        L.bt_prob(theta[u], theta[lo])
+        for u, lo in zip(steps["step"], steps["lower_step"], strict=True)
     ]
-    two = steps[steps["players"] == 2].reset_index(drop=True)
-    steps["counts_for_depth"] = (steps["players"] == 2) & (steps["share"] >= threshold) & (
-        steps["lo"] > 0.5
+    adjacent = steps["lower_step"] == steps["step"] - 1
+    two = steps[(steps["players"] == 2) & adjacent].reset_index(drop=True)
+    steps["counts_for_depth"] = (
+        (steps["players"] == 2) & adjacent & (steps["share"] >= threshold) & (steps["lo"] > 0.5)
     )
     return steps, ratings, L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)

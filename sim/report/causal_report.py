@@ -170,9 +170,11 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
              ("players", lambda x: str(x["players"])), ("upper's share", _pct("share")),
              ("95% interval", lambda x: f"[{x['lo']:.1%}, {x['hi']:.1%}]"),
              ("fair", _pct("fair")), ("n", lambda x: f"{x['n']:,}"),
+             ("pairwise share", _pct("pair_share")),
+             ("95% interval ", lambda x: f"[{x['pair_lo']:.1%}, {x['pair_hi']:.1%}]"),
              ("model's prediction", _pct("bt_predicted")),
              ("counts for depth", lambda x: "yes" if x["counts_for_depth"] else "no")]  # fmt: skip
-    two = s[s["players"] == 2]
+    two = s[(s["players"] == 2) & (s["lower_step"] == s["step"] - 1)]
     fig2 = interval_bars([f"{u} v {lo}" for u, lo in zip(two["upper"], two["lower"], strict=True)],
                          two["share"], two["lo"], two["hi"], "upper rung's heads-up win share",
                          "Each rung against the one below (heads-up)", ref=0.5)  # fmt: skip
@@ -185,9 +187,12 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         {"id": "steps", "title": "Steps", "figure": _svg(fig2, "steps"),
          "table": table(s, scols),
          "note": "Seats rotate; at the table size the seats alternate upper, lower, ...; the"
-         " fair share is the upper rung's seats over all seats. The model's prediction is the"
-         " fitted ratings' heads-up chance: where it falls outside the interval, the ratings do"
-         " not fit that pair (non-transitive results show here)."},
+         " fair share is the upper rung's seats over all seats. Pairwise share: the upper rung's"
+         " seats' results against the lower rung's seats (higher score wins, ties half; the"
+         " interval treats a game as one unit), what the rating model is fitted to. The model's"
+         " prediction is the fitted ratings' chance for that pair; rows against the rung two"
+         " below test transitivity: where the prediction falls outside the interval, one"
+         " strength per rung does not explain the results."},
     ]  # fmt: skip
     context = {
         "title": f"{result.study.name}: skill ladder",
