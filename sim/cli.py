@@ -211,9 +211,16 @@ def _cmd_luck(args: argparse.Namespace) -> int:
 
 def _study_args(args: argparse.Namespace) -> dict:
     """The flags `sim value`, `ladder` and `luck` share with `sim sweep`, as keyword arguments."""
-    return {"games": getattr(args, "games", None), "seed": args.seed, "out": args.out,
-            "report": args.report, "no_report": args.no_report, "quiet": args.quiet,
-            "force": args.force, **_worker_args(args)}  # fmt: skip
+    return {
+        "games": getattr(args, "games", None),
+        "seed": args.seed,
+        "out": args.out,
+        "report": args.report,
+        "no_report": args.no_report,
+        "quiet": args.quiet,
+        "force": args.force,
+        **_worker_args(args),
+    }
 
 
 def _add_study_options(p: argparse.ArgumentParser, games: str | None) -> None:
@@ -224,7 +231,9 @@ def _add_study_options(p: argparse.ArgumentParser, games: str | None) -> None:
     p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     _add_worker_options(p)
     p.add_argument("--out", default=None, help="study folder (default runs/<name>-<kind>-<time>)")
-    p.add_argument("--report", default=None, help="report path (default reports/<name>-<kind>.html)")
+    p.add_argument(
+        "--report", default=None, help="report path (default reports/<name>-<kind>.html)"
+    )
     p.add_argument("--no-report", action="store_true", help="skip the HTML report")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_force(p)
@@ -359,7 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_force(p)
     p.set_defaults(func=_cmd_sweep)
 
-    p = sub.add_parser("value", help="what each option and card is worth: restricted play, ablation")
+    p = sub.add_parser(
+        "value", help="what each option and card is worth: restricted play, ablation"
+    )
     _add_study_options(p, "games per point (default value.games, else the config's, at most 2000)")
     p.set_defaults(func=_cmd_value)
 

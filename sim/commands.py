@@ -18,9 +18,9 @@ from sim.analysis.inference import family_note
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
 from sim.errors import SimError
-from sim.parity import SCAN_GAMES, deck_scan, scan_text
 from sim.ladder import LadderResult, run_ladder
 from sim.luck import LuckResult, run_luck
+from sim.parity import SCAN_GAMES, deck_scan, scan_text
 from sim.report import causal_report
 from sim.report.figures import to_svg, turns_by_deck
 from sim.report.study_report import (
@@ -279,8 +279,17 @@ def value_file(
         if not no_report:
             check_report_path(causal_report.report_path(s, "value", report), force)
 
-    result = run_value(study, games=games, seed=seed, jobs=jobs, out=out, quiet=quiet,
-                       backend=backend, scheduler=scheduler, before_play=check)  # fmt: skip
+    result = run_value(
+        study,
+        games=games,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+        before_play=check,
+    )
     _csv(result.values.drop(columns="identical"), result.out_dir / VALUES_FILE)
     if len(result.ablation):
         _csv(result.ablation.drop(columns="identical"), result.out_dir / ABLATION_FILE)
@@ -296,8 +305,11 @@ def value_file(
         "ablation": result.ablation.drop(columns="identical", errors="ignore").to_dict("records"),
     }
     write_json(result.out_dir / SUMMARY_FILE, summary)
-    text = [f"{study.name}: {len(result.points)} points on shared seeds -> {result.out_dir}",
-            head, *lines]  # fmt: skip
+    text = [
+        f"{study.name}: {len(result.points)} points on shared seeds -> {result.out_dir}",
+        head,
+        *lines,
+    ]
     if not no_report:
         text.append(f"report: {causal_report.build_value_report(result, report, force=force)}")
     return result, "\n".join(text)
@@ -326,23 +338,47 @@ def ladder_file(
         if not no_report:
             check_report_path(causal_report.report_path(s, "ladder", report), force)
 
-    result = run_ladder(study, games=games, seed=seed, jobs=jobs, out=out, quiet=quiet,
-                        backend=backend, scheduler=scheduler, before_play=check)  # fmt: skip
+    result = run_ladder(
+        study,
+        games=games,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+        before_play=check,
+    )
     _csv(result.steps, result.out_dir / LADDER_FILE)
     _csv(result.ratings, result.out_dir / RATINGS_FILE)
     verdict = causal_report.ladder_verdict(result)
-    write_json(result.out_dir / SUMMARY_FILE, {
-        "name": study.name, "kind": "ladder", "rungs": result.labels, "depth": result.depth,
-        "depth_ci": list(result.depth_ci), "threshold": result.threshold, "verdict": verdict,
-        "steps": result.steps.to_dict("records"), "ratings": result.ratings.to_dict("records"),
-    })  # fmt: skip
+    write_json(
+        result.out_dir / SUMMARY_FILE,
+        {
+            "name": study.name,
+            "kind": "ladder",
+            "rungs": result.labels,
+            "depth": result.depth,
+            "depth_ci": list(result.depth_ci),
+            "threshold": result.threshold,
+            "verdict": verdict,
+            "steps": result.steps.to_dict("records"),
+            "ratings": result.ratings.to_dict("records"),
+        },
+    )
     text = [f"{study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"]
     for r in result.steps.itertuples():
-        text.append(f"  {r.upper} v {r.lower} ({r.players}p): {r.share:.1%}"
-                    f" [{r.lo:.1%}, {r.hi:.1%}] (fair {r.fair:.0%}, n {r.n:,})")  # fmt: skip
-    text.append("  ratings (Elo): " + ", ".join(
-        f"{r.rung} {r.elo:.0f} [{r.elo_lo:.0f}, {r.elo_hi:.0f}]" for r in result.ratings.itertuples()
-    ))  # fmt: skip
+        text.append(
+            f"  {r.upper} v {r.lower} ({r.players}p): {r.share:.1%}"
+            f" [{r.lo:.1%}, {r.hi:.1%}] (fair {r.fair:.0%}, n {r.n:,})"
+        )
+    text.append(
+        "  ratings (Elo): "
+        + ", ".join(
+            f"{r.rung} {r.elo:.0f} [{r.elo_lo:.0f}, {r.elo_hi:.0f}]"
+            for r in result.ratings.itertuples()
+        )
+    )
     text.append(verdict)
     if not no_report:
         text.append(f"report: {causal_report.build_ladder_report(result, report, force=force)}")
@@ -371,12 +407,29 @@ def luck_file(
         if not no_report:
             check_report_path(causal_report.report_path(s, "luck", report), force)
 
-    result = run_luck(study, deals=deals, replays=replays, seed=seed, jobs=jobs, out=out,
-                      quiet=quiet, backend=backend, scheduler=scheduler, before_play=check)  # fmt: skip
+    result = run_luck(
+        study,
+        deals=deals,
+        replays=replays,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+        before_play=check,
+    )
     _csv(result.table, result.out_dir / LUCK_FILE)
     lines = causal_report.luck_lines(result)
-    write_json(result.out_dir / SUMMARY_FILE, {"name": study.name, "kind": "luck",
-               "luck": result.table.to_dict("records"), "lines": lines})  # fmt: skip
+    write_json(
+        result.out_dir / SUMMARY_FILE,
+        {
+            "name": study.name,
+            "kind": "luck",
+            "luck": result.table.to_dict("records"),
+            "lines": lines,
+        },
+    )
     text = [f"{study.name}: luck gauge -> {result.out_dir}", *lines]
     if not no_report:
         text.append(f"report: {causal_report.build_luck_report(result, report, force=force)}")

@@ -477,9 +477,7 @@ def _parse(
     if folder is None and not source.startswith("<"):
         folder = str(Path(source).resolve().parent)
     game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
-    seats = _parse_seats(
-        data.get("seats"), game.players, where, folder if plugins else False, game
-    )
+    seats = _parse_seats(data.get("seats"), game.players, where, folder if plugins else False, game)
     fields: dict[str, Any] = {
         k: data[k] for k in ("games", "seed", "rotate_seats", "replays") if k in data
     }
@@ -591,7 +589,9 @@ def _parse_value(raw: Any, game: GameConfig, where: str) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        _fail(where, ("value",), f"must be a mapping like {{options: [princess]}}, got {_show(raw)}")
+        _fail(
+            where, ("value",), f"must be a mapping like {{options: [princess]}}, got {_show(raw)}"
+        )
     for key in raw:
         if key not in VALUE_KEYS:
             _fail(where, ("value", key), _unknown(key, VALUE_KEYS, "key"))
@@ -610,10 +610,18 @@ def _parse_value(raw: Any, game: GameConfig, where: str) -> dict[str, Any]:
             for name in ablate:
                 if name not in ablation_cards(game):
                     cards = ablation_cards(game)
-                    _fail(where, ("value", "ablate"), f"{_show(name)}: " + _unknown(name, cards, "card"))
+                    _fail(
+                        where,
+                        ("value", "ablate"),
+                        f"{_show(name)}: " + _unknown(name, cards, "card"),
+                    )
             out["ablate"] = list(ablate)
         else:
-            _fail(where, ("value", "ablate"), f"must be true, false or card names, got {_show(ablate)}")
+            _fail(
+                where,
+                ("value", "ablate"),
+                f"must be true, false or card names, got {_show(ablate)}",
+            )
     if "games" in raw:
         out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES)
     return out
@@ -640,7 +648,11 @@ def _parse_rungs_block(
     out: dict[str, Any] = {}
     if "rungs" in raw:
         rungs = raw["rungs"]
-        if not isinstance(rungs, list) or not rungs or not all(isinstance(r, Mapping) for r in rungs):
+        if (
+            not isinstance(rungs, list)
+            or not rungs
+            or not all(isinstance(r, Mapping) for r in rungs)
+        ):
             _fail(where, (name, "rungs"), "must be a list of seats like {policy: greedy}")
         labels = []
         for i, rung in enumerate(rungs):

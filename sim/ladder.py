@@ -23,8 +23,19 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis import ladder as L
-from sim.config import StudyConfig, rung_label, rung_seat
-from sim.storage import RunResult, locked, study_yaml, write_text
+from sim.config import StudyConfig, parse_study, rung_label, rung_seat
+from sim.storage import (
+    STUDY_FILE,
+    RunResult,
+    load_run,
+    locked,
+    point_dir,
+    read_study_meta,
+    require_complete,
+    saved_study,
+    study_yaml,
+    write_text,
+)
 from sim.studies import fresh_dir, run_points
 
 DEFAULT_GAMES = 400  # games per match when neither --games nor ladder.games says
@@ -123,19 +134,19 @@ def run_ladder(
             "config": study.to_yaml_dict(),
             "rungs": labels,
             "points": [
-                {"label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
-                 "values": {"step": m.step, "lower": m.lower, "players": m.players}}
+                {
+                    "label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
+                    "values": {"step": m.step, "lower": m.lower, "players": m.players},
+                }
                 for m in matches
             ],
-        }  # fmt: skip
+        }
         write_text(out_dir / "config.yaml", study_yaml(study))
         runs, meta = run_points(
             [m.study for m in matches], out_dir, head, jobs, quiet, backend, scheduler
         )
     threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
-    steps, ratings, depth, depth_ci = ladder_tables(
-        labels, matches, runs, threshold, study.seed
-    )
+    steps, ratings, depth, depth_ci = ladder_tables(labels, matches, runs, threshold, study.seed)
     return LadderResult(
         study, out_dir, labels, matches, runs, steps, ratings, depth, depth_ci, threshold, meta
     )
@@ -164,10 +175,19 @@ def ladder_tables(
         upper_wins = np.where(pair["a"] == m.step, pair["win"], 1 - pair["win"])
         per_game = pd.Series(upper_wins).groupby(pair["game"].to_numpy()).mean()
         pw = L.match_row(per_game, 0.5)
-        rows.append({"step": m.step, "lower_step": m.lower, "upper": labels[m.step],
-                     "lower": labels[m.lower],
-                     "players": m.players, **L.match_row(shares, fair),
-                     "pair_share": pw["share"], "pair_lo": pw["lo"], "pair_hi": pw["hi"]})  # fmt: skip
+        rows.append(
+            {
+                "step": m.step,
+                "lower_step": m.lower,
+                "upper": labels[m.step],
+                "lower": labels[m.lower],
+                "players": m.players,
+                **L.match_row(shares, fair),
+                "pair_share": pw["share"],
+                "pair_lo": pw["lo"],
+                "pair_hi": pw["hi"],
+            }
+        )
         if m.players == 2 and m.lower == m.step - 1:
             heads_up.append(shares)
     steps = pd.DataFrame(rows)
@@ -183,3 +203,24 @@ def ladder_tables(
         (steps["players"] == 2) & adjacent & (steps["share"] >= threshold) & (steps["lo"] > 0.5)
     )
     return steps, ratings, L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)
+
+
+def load_ladder(out_dir: str | Path) -> LadderResult:
+    """Open a finished ladder folder (for `sim report`) and analyse it again."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "ladder")
+    require_complete(out_dir, meta, "ladder")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    matches = []
+    for p, run in zip(meta["points"], runs, strict=True):
+        v = p["values"]
+        s = parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False)
+        upper = tuple(range(0, v["players"], 2))
+        matches.append(Match(v["step"], v["lower"], v["players"], upper, s))
+    threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
+    steps, ratings, depth, ci = ladder_tables(meta["rungs"], matches, runs, threshold, study.seed)
+    labels = meta["rungs"]
+    return LadderResult(
+        study, out_dir, labels, matches, runs, steps, ratings, depth, ci, threshold, meta
+    )

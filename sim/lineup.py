@@ -7,9 +7,9 @@ line-up slot as a policy code and a parameter vector.
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Iterable
+
+import numpy as np
 
 from sim.config import GameConfig, SeatSpec, StudyConfig
 from sim.engine.state import CardTypes, Engine, make_engine

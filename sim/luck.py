@@ -24,7 +24,18 @@ from sim.analysis import ladder as L
 from sim.config import StudyConfig, rung_label, rung_seat
 from sim.errors import SimError
 from sim.specs import is_plugin
-from sim.storage import RunResult, locked, study_yaml, write_text
+from sim.storage import (
+    STUDY_FILE,
+    RunResult,
+    load_run,
+    locked,
+    point_dir,
+    read_study_meta,
+    require_complete,
+    saved_study,
+    study_yaml,
+    write_text,
+)
 from sim.studies import fresh_dir, run_points
 
 DEFAULT_DEALS = 200
@@ -106,9 +117,26 @@ def run_luck(
         }
         write_text(out_dir / "config.yaml", study_yaml(study))
         runs, meta = run_points(studies, out_dir, head, jobs, quiet, backend, scheduler)
+    return LuckResult(study, out_dir, labels, runs, luck_table(labels, runs, r, study.seed), meta)
+
+
+def luck_table(labels: list[str], runs: list[RunResult], replays: int, seed: int) -> pd.DataFrame:
+    """The deal's share per policy and outcome (`sim.analysis.ladder.luck_share`)."""
     frames = []
     for label, run in zip(labels, runs, strict=True):
-        t = L.luck_share(run.players, r, seed=study.seed)
+        t = L.luck_share(run.players, replays, seed=seed)
         t.insert(0, "policy", label)
         frames.append(t)
-    return LuckResult(study, out_dir, labels, runs, pd.concat(frames, ignore_index=True), meta)
+    return pd.concat(frames, ignore_index=True)
+
+
+def load_luck(out_dir: str | Path) -> LuckResult:
+    """Open a finished luck folder (for `sim report`) and analyse it again."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "luck")
+    require_complete(out_dir, meta, "luck")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    labels = [p["label"] for p in meta["points"]]
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(labels))]
+    table = luck_table(labels, runs, meta["replays"], study.seed)
+    return LuckResult(study, out_dir, labels, runs, table, meta)

@@ -26,10 +26,21 @@ from pathlib import Path
 import pandas as pd
 
 from sim.analysis import restricted as R
-from sim.config import StudyConfig, ablation_cards, ban_options
+from sim.config import StudyConfig, ablation_cards, ban_options, parse_study
 from sim.errors import SimError
 from sim.specs import is_plugin
-from sim.storage import RunResult, locked, write_text, study_yaml
+from sim.storage import (
+    STUDY_FILE,
+    RunResult,
+    load_run,
+    locked,
+    point_dir,
+    read_study_meta,
+    require_complete,
+    saved_study,
+    study_yaml,
+    write_text,
+)
 from sim.studies import fresh_dir, run_points
 
 DEFAULT_GAMES = 2000  # games per point when neither --games nor value.games says
@@ -164,5 +175,38 @@ def value_tables(
     return values, ablation
 
 
-VALUE_COLUMNS = ["option", "value", "lo", "hi", "n", "p", "score_loss", "score_lo", "score_hi",
-                 "score_p", "fallback_rate", "fallbacks_per_game", "p_adj", "real"]  # fmt: skip
+VALUE_COLUMNS = [
+    "option",
+    "value",
+    "lo",
+    "hi",
+    "n",
+    "p",
+    "score_loss",
+    "score_lo",
+    "score_hi",
+    "score_p",
+    "fallback_rate",
+    "fallbacks_per_game",
+    "p_adj",
+    "real",
+]
+
+
+def load_value(out_dir: str | Path) -> ValueResult:
+    """Open a finished value folder (for `sim report`) and analyse it again."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "value")
+    require_complete(out_dir, meta, "value")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    points = [
+        ValuePoint(
+            p["kind"],
+            "" if p["kind"] == "base" else p["label"],
+            parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False),
+        )
+        for p, run in zip(meta["points"], runs, strict=True)
+    ]
+    values, ablation = value_tables(points, runs, meta["seat"])
+    return ValueResult(study, out_dir, points, runs, values, ablation, meta["seat"], meta)

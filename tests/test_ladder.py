@@ -43,8 +43,9 @@ def test_bradley_terry_recovers_known_strengths():
     for lower in (0, 1):
         p = 1 / (1 + np.exp(truth[lower] - truth[lower + 1]))
         win = (rng.random(3000) < p).astype(float)
-        pairs.append(pd.DataFrame({"game": np.arange(3000), "a": lower + 1, "b": lower,
-                                   "win": win}))  # fmt: skip
+        pairs.append(
+            pd.DataFrame({"game": np.arange(3000), "a": lower + 1, "b": lower, "win": win})
+        )
     theta = L.bt_fit(L._counts(pairs, 3))
     assert np.allclose(theta, truth, atol=0.15)
 
@@ -59,15 +60,18 @@ def test_depth_counts_consecutive_clear_steps_only():
 # ---------------------------------------------------------------- replays
 
 
-@pytest.mark.parametrize(("root", "index", "replay"), [(0, 0, 1), (20261129, 7, 3), (2**63 - 1, 2**40, 9)])
+@pytest.mark.parametrize(
+    ("root", "index", "replay"), [(0, 0, 1), (20261129, 7, 3), (2**63 - 1, 2**40, 9)]
+)
 def test_replay_words_are_numpys_two_key_spawn(root, index, replay):
     want = np.random.SeedSequence(root, spawn_key=(index, replay)).generate_state(5, np.uint64)
     assert replay_words(root, index, replay, 5).tolist() == want.tolist()
 
 
 def test_replays_keep_the_deal_and_change_only_the_seats_streams():
-    study = parse_study({"players": 3, "seats": [{"policy": "random"}] * 3, "seed": 5,
-                         "replays": 4}, "<t>")  # fmt: skip
+    study = parse_study(
+        {"players": 3, "seats": [{"policy": "random"}] * 3, "seed": 5, "replays": 4}, "<t>"
+    )
     plain = parse_study({"players": 3, "seats": [{"policy": "random"}] * 3, "seed": 5}, "<t>")
     chunk = play_arrays(study, 0, 12)  # deals 0, 1, 2, four replays each
     dealt = chunk.cards[:, :, :, 0]  # ST_DEALT: the hands dealt
@@ -84,12 +88,15 @@ def test_replays_keep_the_deal_and_change_only_the_seats_streams():
 def test_bad_ladder_settings_are_one_error_line():
     base = {"players": 2, "seats": [{"policy": "random"}] * 2}
     with pytest.raises(ConfigError, match=r"ladder\.rungs\[1\]\.policy"):
-        parse_study({**base, "ladder": {"rungs": [{"policy": "random"}, {"policy": "gredy"}]}}, "<t>")
+        parse_study(
+            {**base, "ladder": {"rungs": [{"policy": "random"}, {"policy": "gredy"}]}}, "<t>"
+        )
     with pytest.raises(ConfigError, match=r"ladder\.threshold"):
         parse_study({**base, "ladder": {"threshold": 0.4}}, "<t>")
     with pytest.raises(ConfigError, match="share a label"):
-        parse_study({**base, "ladder": {"rungs": [{"policy": "greedy"}, {"policy": "greedy"}]}},
-                    "<t>")  # fmt: skip
+        parse_study(
+            {**base, "ladder": {"rungs": [{"policy": "greedy"}, {"policy": "greedy"}]}}, "<t>"
+        )
 
 
 # ---------------------------------------------------------------- whole commands
@@ -98,10 +105,20 @@ def test_bad_ladder_settings_are_one_error_line():
 def test_ladder_end_to_end(tmp_path):
     """random < greedy heads-up and 3-handed; the one rating model predicts the pairwise
     shares it was fitted to; depth 1."""
-    data = {"players": 3, "seats": [{"policy": "random"}] * 3, "seed": 3,
-            "ladder": {"rungs": [{"policy": "random"}, {"policy": "greedy"}]}}  # fmt: skip
-    result, text = ladder_file(_write(tmp_path, data), games=200, jobs=1, out=tmp_path / "l",
-                               report=tmp_path / "l.html", quiet=True)  # fmt: skip
+    data = {
+        "players": 3,
+        "seats": [{"policy": "random"}] * 3,
+        "seed": 3,
+        "ladder": {"rungs": [{"policy": "random"}, {"policy": "greedy"}]},
+    }
+    result, text = ladder_file(
+        _write(tmp_path, data),
+        games=200,
+        jobs=1,
+        out=tmp_path / "l",
+        report=tmp_path / "l.html",
+        quiet=True,
+    )
     steps = pd.read_csv(tmp_path / "l" / "ladder.csv")
     assert list(steps["players"]) == [2, 3]
     assert (steps["lo"] > steps["fair"]).all()  # greedy clearly above its fair share
@@ -114,28 +131,51 @@ def test_ladder_end_to_end(tmp_path):
     assert summary["depth"] == 1 and summary["threshold"] == 0.6
     assert "<svg" in (tmp_path / "l.html").read_text()
     assert "Depth 1 of 1" in text
+    from sim.report.tune_report import build_folder_report
+
+    assert "<svg" in build_folder_report(tmp_path / "l", tmp_path / "again.html").read_text()
 
 
 def test_luck_end_to_end(tmp_path):
     data = {"players": 2, "seats": [{"policy": "random"}, {"policy": "greedy"}], "seed": 9}
-    result, text = luck_file(_write(tmp_path, data), deals=40, replays=4, jobs=1,
-                             out=tmp_path / "k", report=tmp_path / "k.html", quiet=True)  # fmt: skip
+    result, text = luck_file(
+        _write(tmp_path, data),
+        deals=40,
+        replays=4,
+        jobs=1,
+        out=tmp_path / "k",
+        report=tmp_path / "k.html",
+        quiet=True,
+    )
     table = pd.read_csv(tmp_path / "k" / "luck.csv")
     assert set(table["policy"]) == {"random", "greedy"}
     assert ((table["lo"] <= table["deal_share"]) & (table["deal_share"] <= table["hi"])).all()
     assert table["deal_share"].between(0, 1).all()
     assert "<svg" in (tmp_path / "k.html").read_text()
+    from sim.report.tune_report import build_folder_report
+
+    assert "<svg" in build_folder_report(tmp_path / "k", tmp_path / "again.html").read_text()
 
 
 @pytest.mark.slow
 def test_ladder_orders_random_greedy_lookahead(tmp_path):
     """random < greedy < look-ahead heads-up with clear margins; the fitted ratings order the
     rungs the same way and predict each pair's share within its interval. (About 3 min.)"""
-    data = {"players": 2, "seats": [{"policy": "random"}] * 2, "seed": 13,
-            "ladder": {"rungs": [{"policy": "random"}, {"policy": "greedy"},
-                                 {"policy": "lookahead", "rollouts": 8}]}}  # fmt: skip
-    result, _ = ladder_file(_write(tmp_path, data), games=400, out=tmp_path / "l",
-                            no_report=True, quiet=True)  # fmt: skip
+    data = {
+        "players": 2,
+        "seats": [{"policy": "random"}] * 2,
+        "seed": 13,
+        "ladder": {
+            "rungs": [
+                {"policy": "random"},
+                {"policy": "greedy"},
+                {"policy": "lookahead", "rollouts": 8},
+            ]
+        },
+    }
+    result, _ = ladder_file(
+        _write(tmp_path, data), games=400, out=tmp_path / "l", no_report=True, quiet=True
+    )
     s = result.steps
     assert len(s) == 3  # two steps and random v look-ahead, the transitivity check
     assert (s["lo"] > 0.55).all()

@@ -38,14 +38,16 @@ def test_ban_options_name_every_box_kind_the_princess_and_the_actions():
 @pytest.mark.parametrize(
     ("data", "where"),
     [
-        ({**SMALL, "seats": [{"policy": "greedy", "ban": ["unicorn"]}, *SMALL["seats"][1:]]},
-         "seats[0].ban: 'unicorn'"),
+        (
+            {**SMALL, "seats": [{"policy": "greedy", "ban": ["unicorn"]}, *SMALL["seats"][1:]]},
+            "seats[0].ban: 'unicorn'",
+        ),
         ({**SMALL, "value": {"options": ["princes"]}}, "value.options"),
         ({**SMALL, "value": {"seat": 3}}, "value.seat"),
         ({**SMALL, "value": {"ablate": ["toy:unicorn"]}}, "value.ablate"),
         ({**SMALL, "value": {"option": ["cat"]}}, "value.option"),
     ],
-)  # fmt: skip
+)
 def test_bad_value_settings_are_one_error_line(data, where):
     with pytest.raises(ConfigError, match=re.escape(where)):
         parse_study(data, "<t>")
@@ -62,14 +64,16 @@ def test_banned_seat_round_trips_through_yaml():
 
 def test_value_study_end_to_end(tmp_path):
     """Null options give exactly 0 (identical games); banning cats costs greedy a lot."""
-    deck = {"boxes": {"": 6, "N": 8, "E": 6, "NS": 4, "NE": 6, "NW": 6, "NESW": 0},
-            "princesses": 0}  # fmt: skip
-    data = {**SMALL, "deck": deck,
-            "value": {"options": ["princess", "box:NESW", "cat", "sleeping"],
-                      "ablate": ["box:N"]}}  # fmt: skip
+    deck = {"boxes": {"": 6, "N": 8, "E": 6, "NS": 4, "NE": 6, "NW": 6, "NESW": 0}, "princesses": 0}
+    data = {
+        **SMALL,
+        "deck": deck,
+        "value": {"options": ["princess", "box:NESW", "cat", "sleeping"], "ablate": ["box:N"]},
+    }
     path = _write(tmp_path, data)
-    result, text = value_file(path, games=240, jobs=1, out=tmp_path / "v",
-                              report=tmp_path / "v.html", quiet=True)  # fmt: skip
+    result, text = value_file(
+        path, games=240, jobs=1, out=tmp_path / "v", report=tmp_path / "v.html", quiet=True
+    )
     values = pd.read_csv(tmp_path / "v" / "values.csv").set_index("option")
     assert list(values.columns[:5]) == ["value", "lo", "hi", "n", "p"]
     # Options that never arise: the same games, value 0 inside its (empty) interval.
@@ -89,3 +93,11 @@ def test_value_study_end_to_end(tmp_path):
     page = (tmp_path / "v.html").read_text()
     assert "<svg" in page and "cat" in page
     assert "cat:" in text
+    # `sim report FOLDER` rebuilds the page from the folder alone, with the same numbers
+    from sim.report.tune_report import build_folder_report
+
+    again = build_folder_report(tmp_path / "v", tmp_path / "again.html")
+    assert "<svg" in again.read_text()
+    from sim.value import load_value
+
+    pd.testing.assert_frame_equal(load_value(tmp_path / "v").values, result.values)

@@ -57,8 +57,7 @@ def match_row(shares: pd.Series, fair: float) -> dict:
     est = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
     p = normal_sf2((est - fair) / se) if n > 1 and se > 0 else (1.0 if est == fair else 0.0)
-    return {"share": est, "lo": est - Z95 * se, "hi": est + Z95 * se, "n": n, "fair": fair,
-            "p": p}  # fmt: skip
+    return {"share": est, "lo": est - Z95 * se, "hi": est + Z95 * se, "n": n, "fair": fair, "p": p}
 
 
 def pair_outcomes(players: pd.DataFrame, rung_of_slot: dict[int, int]) -> pd.DataFrame:
@@ -69,10 +68,17 @@ def pair_outcomes(players: pd.DataFrame, rung_of_slot: dict[int, int]) -> pd.Dat
     p["rung"] = p["slot"].map(rung_of_slot)
     m = p.merge(p, on="game", suffixes=("_a", "_b"))
     m = m[(m["slot_a"] < m["slot_b"]) & (m["rung_a"] != m["rung_b"])]
-    win = np.where(m["score_a"] > m["score_b"], 1.0,
-                   np.where(m["score_a"] == m["score_b"], 0.5, 0.0))  # fmt: skip
-    return pd.DataFrame({"game": m["game"].to_numpy(), "a": m["rung_a"].to_numpy(),
-                         "b": m["rung_b"].to_numpy(), "win": win})  # fmt: skip
+    win = np.where(
+        m["score_a"] > m["score_b"], 1.0, np.where(m["score_a"] == m["score_b"], 0.5, 0.0)
+    )
+    return pd.DataFrame(
+        {
+            "game": m["game"].to_numpy(),
+            "a": m["rung_a"].to_numpy(),
+            "b": m["rung_b"].to_numpy(),
+            "win": win,
+        }
+    )
 
 
 def _counts(pairs: list[pd.DataFrame], k: int, weights: list[np.ndarray] | None = None):
@@ -110,8 +116,17 @@ def ratings(pairs: list[pd.DataFrame], labels: list[str], seed: int = 0) -> pd.D
             weights.append(times[code].astype(float))
         draws[r] = bt_fit(_counts(pairs, k, weights))
     lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
-    return pd.DataFrame({"rung": labels, "rating": theta, "lo": lo, "hi": hi,
-                         "elo": ELO * theta, "elo_lo": ELO * lo, "elo_hi": ELO * hi})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "rung": labels,
+            "rating": theta,
+            "lo": lo,
+            "hi": hi,
+            "elo": ELO * theta,
+            "elo_lo": ELO * lo,
+            "elo_hi": ELO * hi,
+        }
+    )
 
 
 def bt_prob(theta_upper: float, theta_lower: float) -> float:
@@ -179,9 +194,7 @@ def icc(y: np.ndarray) -> float:
     return between / total if total > 0 else math.nan
 
 
-def luck_share(
-    players: pd.DataFrame, replays: int, seed: int = 0
-) -> pd.DataFrame:
+def luck_share(players: pd.DataFrame, replays: int, seed: int = 0) -> pd.DataFrame:
     """Luck gauge of one line-up: for win share and lead, the deal's share of the variance
     with a bootstrap interval over deals. Game g is replay g mod R of deal g // R."""
     p = seat_outcomes(players).sort_values(["game", "seat"])
@@ -195,7 +208,16 @@ def luck_share(
         boot = np.array([icc(y[rng.integers(0, deals, deals)]) for _ in range(RESAMPLES)])
         lo, hi = np.nanpercentile(boot, [2.5, 97.5])
         between, within = _components(y)
-        rows.append({"outcome": outcome, "deal_share": share, "lo": float(lo), "hi": float(hi),
-                     "var_deal": between, "var_within": within, "deals": deals,
-                     "replays": replays})  # fmt: skip
+        rows.append(
+            {
+                "outcome": outcome,
+                "deal_share": share,
+                "lo": float(lo),
+                "hi": float(hi),
+                "var_deal": between,
+                "var_within": within,
+                "deals": deals,
+                "replays": replays,
+            }
+        )
     return pd.DataFrame(rows)

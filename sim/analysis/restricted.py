@@ -35,9 +35,7 @@ def slot_outcomes(players: pd.DataFrame, slot: int) -> pd.DataFrame:
     return own.drop(columns="best_other").sort_index()
 
 
-def option_uses(
-    players: pd.DataFrame, cards: pd.DataFrame, slot: int, option: str
-) -> pd.Series:
+def option_uses(players: pd.DataFrame, cards: pd.DataFrame, slot: int, option: str) -> pd.Series:
     """Per game, how often the slot used `option` (a card name, 'sleeping' or 'cat')."""
     mine = players[players["slot"] == slot][["game", "seat", "sleeping_placed", "cats_placed"]]
     if option in ("sleeping", "cat"):
@@ -59,8 +57,15 @@ def paired_effect(before: pd.Series, after: pd.Series) -> dict:
     else:
         p = normal_sf2(est / se) if n > 1 and math.isfinite(se) else math.nan
     half = Z95 * se if math.isfinite(se) else math.nan
-    return {"estimate": est, "lo": est - half, "hi": est + half, "se": se, "p": p, "n": n,
-            "identical": bool(n and not np.any(d))}  # fmt: skip
+    return {
+        "estimate": est,
+        "lo": est - half,
+        "hi": est + half,
+        "se": se,
+        "p": p,
+        "n": n,
+        "identical": bool(n and not np.any(d)),
+    }
 
 
 def holm(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
@@ -70,9 +75,7 @@ def holm(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     return out
 
 
-def value_row(
-    option: str, base: pd.DataFrame, restricted: pd.DataFrame, uses: pd.Series
-) -> dict:
+def value_row(option: str, base: pd.DataFrame, restricted: pd.DataFrame, uses: pd.Series) -> dict:
     """One option's value: the win share (in points of percent) and score the restricted slot
     loses against the same games unrestricted (positive: the option is worth having), and
     how often it had to fall back to the banned option (nothing else legal)."""
@@ -120,7 +123,18 @@ def ablation_rows(card: str, base: pd.DataFrame, ablated: pd.DataFrame) -> list[
     rows = []
     for name, (label, unit) in ABLATION_MEASURES.items():
         eff = paired_effect(base[name], ablated[name])
-        rows.append({"card": card, "measure": name, "label": label, "unit": unit,
-                     "change": eff["estimate"], "lo": eff["lo"], "hi": eff["hi"], "n": eff["n"],
-                     "p": eff["p"], "identical": eff["identical"]})  # fmt: skip
+        rows.append(
+            {
+                "card": card,
+                "measure": name,
+                "label": label,
+                "unit": unit,
+                "change": eff["estimate"],
+                "lo": eff["lo"],
+                "hi": eff["hi"],
+                "n": eff["n"],
+                "p": eff["p"],
+                "identical": eff["identical"],
+            }
+        )
     return rows

@@ -48,7 +48,6 @@ from sim.engine.turns import (
     random_legal_action,
     sleeping_placements,
 )
-
 from sim.specs import BAN_CARD_SHIFT, BAN_CAT, BAN_SLEEPING
 
 # ---------------------------------------------------------------- restricted play
@@ -97,6 +96,7 @@ def choose_random(s, pr, stream, buf, ban):
     if n == 1:
         return buf[0]
     return buf[randint(stream, n)]
+
 
 # The int64 work array a game loop hands to greedy and the heuristic (no
 # allocation per decision), block by block (P seats, K toy kinds):
