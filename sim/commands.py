@@ -360,6 +360,8 @@ def ladder_file(
             "rungs": result.labels,
             "depth": result.depth,
             "depth_ci": list(result.depth_ci),
+            "chain_depth": result.chain_depth,
+            "chain_depth_ci": list(result.chain_ci),
             "threshold": result.threshold,
             "verdict": verdict,
             "steps": result.steps.to_dict("records"),

@@ -45,7 +45,7 @@ DEFAULT_RUNGS: list[dict[str, Any]] = [
     {"policy": "heuristic", "preset": "spoiler"},
     {"policy": "heuristic", "preset": "builder"},
     {"policy": "greedy"},
-    *({"policy": "lookahead", "rollouts": r} for r in (2, 4, 8, 16)),
+    *({"policy": "lookahead", "rollouts": r} for r in (2, 4, 8)),
 ]
 
 
@@ -73,6 +73,8 @@ class LadderResult:
     ratings: pd.DataFrame
     depth: int
     depth_ci: tuple[float, float]
+    chain_depth: int
+    chain_ci: tuple[float, float]
     threshold: float
     meta: dict = field(default_factory=dict)
 
@@ -146,10 +148,8 @@ def run_ladder(
             [m.study for m in matches], out_dir, head, jobs, quiet, backend, scheduler
         )
     threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
-    steps, ratings, depth, depth_ci = ladder_tables(labels, matches, runs, threshold, study.seed)
-    return LadderResult(
-        study, out_dir, labels, matches, runs, steps, ratings, depth, depth_ci, threshold, meta
-    )
+    tables = ladder_tables(labels, matches, runs, threshold, study.seed)
+    return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)
 
 
 def ladder_tables(
@@ -159,7 +159,7 @@ def ladder_tables(
     threshold: float,
     seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame, int, tuple[float, float]]:
-    """(matches table, ratings, depth, depth interval) of a played ladder.
+    """(matches table, ratings, depth, its interval, chain depth, its interval) of a ladder.
 
     Each match row has the upper rung's share of the wins against its fair share, its
     pairwise share (its seats' results against the lower rung's seats, as the rating model
@@ -191,7 +191,9 @@ def ladder_tables(
         if m.players == 2 and m.lower == m.step - 1:
             heads_up.append(shares)
     steps = pd.DataFrame(rows)
-    ratings = L.ratings(pairs, labels, seed=seed)
+    ratings, draws = L.ratings(pairs, labels, seed=seed)
+    chain = L.chain_depth(ratings["rating"].to_numpy(), threshold)
+    chain_ci = L.chain_depth_interval(draws, threshold)
     theta = ratings["rating"].to_numpy()
     steps["bt_predicted"] = [
         L.bt_prob(theta[u], theta[lo])
@@ -202,7 +204,8 @@ def ladder_tables(
     steps["counts_for_depth"] = (
         (steps["players"] == 2) & adjacent & (steps["share"] >= threshold) & (steps["lo"] > 0.5)
     )
-    return steps, ratings, L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)
+    depth, depth_ci = L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)
+    return steps, ratings, depth, depth_ci, chain, chain_ci
 
 
 def load_ladder(out_dir: str | Path) -> LadderResult:
@@ -219,8 +222,6 @@ def load_ladder(out_dir: str | Path) -> LadderResult:
         upper = tuple(range(0, v["players"], 2))
         matches.append(Match(v["step"], v["lower"], v["players"], upper, s))
     threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
-    steps, ratings, depth, ci = ladder_tables(meta["rungs"], matches, runs, threshold, study.seed)
     labels = meta["rungs"]
-    return LadderResult(
-        study, out_dir, labels, matches, runs, steps, ratings, depth, ci, threshold, meta
-    )
+    tables = ladder_tables(labels, matches, runs, threshold, study.seed)
+    return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)

@@ -57,6 +57,12 @@ def test_depth_counts_consecutive_clear_steps_only():
     assert L.depth(steps, 0.6) == 1  # 70% but its interval reaches 50%
 
 
+def test_chain_depth_skips_rungs_too_close_to_count():
+    """log-strength gap for 60% is ln 1.5 = 0.405: 0 -> 0.45 -> 1.2 (0.5 is too close)."""
+    assert L.chain_depth(np.array([0.0, 0.5, 0.45, 1.2]), 0.6) == 2
+    assert L.chain_depth(np.array([0.0, 0.1, 0.2]), 0.6) == 0
+
+
 # ---------------------------------------------------------------- replays
 
 
@@ -129,6 +135,7 @@ def test_ladder_end_to_end(tmp_path):
     assert lo - 0.02 <= steps["bt_predicted"].iloc[0] <= hi + 0.02
     summary = json.loads((tmp_path / "l" / "summary.json").read_text())
     assert summary["depth"] == 1 and summary["threshold"] == 0.6
+    assert summary["chain_depth"] == 1
     assert "<svg" in (tmp_path / "l.html").read_text()
     assert "Depth 1 of 1" in text
     from sim.report.tune_report import build_folder_report

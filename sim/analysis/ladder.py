@@ -16,7 +16,11 @@ Depth (Lantz et al. 2017): the number of consecutive steps from the bottom
 rung where the upper rung wins at least `threshold` of heads-up games (60% by
 default) AND the 95% interval of its share lies above 50%. Its interval is
 the bootstrap percentile interval of the same count, with the rule applied to
-each resample's point shares (share >= threshold).
+each resample's point shares (share >= threshold). Rungs of about equal
+strength stop that count early, so the ratings give a second figure, the
+chain depth: the longest chain of rungs each of which the fitted model says
+beats the previous one with at least `threshold`, built greedily from the
+weakest (interval over the bootstrap fits).
 
 Luck gauge (Goodman et al.): a deal is replayed R times with only the seats'
 own random streams changed; the share of a seat's outcome variance that the
@@ -101,8 +105,11 @@ def bt_fit(counts: np.ndarray) -> np.ndarray:
     return theta - theta[0]
 
 
-def ratings(pairs: list[pd.DataFrame], labels: list[str], seed: int = 0) -> pd.DataFrame:
-    """One Bradley-Terry fit to every match's pairs; bootstrap intervals over games."""
+def ratings(
+    pairs: list[pd.DataFrame], labels: list[str], seed: int = 0
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """One Bradley-Terry fit to every match's pairs; bootstrap intervals over games.
+    Returns the ratings table and the bootstrap draws (RESAMPLES x rungs)."""
     k = len(labels)
     theta = bt_fit(_counts(pairs, k))
     rng = np.random.default_rng(seed)
@@ -116,7 +123,7 @@ def ratings(pairs: list[pd.DataFrame], labels: list[str], seed: int = 0) -> pd.D
             weights.append(times[code].astype(float))
         draws[r] = bt_fit(_counts(pairs, k, weights))
     lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "rung": labels,
             "rating": theta,
@@ -127,6 +134,28 @@ def ratings(pairs: list[pd.DataFrame], labels: list[str], seed: int = 0) -> pd.D
             "elo_hi": ELO * hi,
         }
     )
+    return frame, draws
+
+
+def chain_depth(theta: np.ndarray, threshold: float = DEFAULT_THRESHOLD) -> int:
+    """Steps of the longest chain the fitted ratings allow: from the weakest rung, each next
+    link the weakest rung the model says beats the current one with at least `threshold`
+    (Lantz et al.'s depth measured with the ratings rather than only adjacent rungs)."""
+    need = math.log(threshold / (1 - threshold))  # log-strength gap for the threshold
+    order = np.sort(np.asarray(theta, float))
+    steps, current = 0, order[0]
+    for value in order[1:]:
+        if value - current >= need:
+            steps += 1
+            current = value
+    return steps
+
+
+def chain_depth_interval(draws: np.ndarray, threshold: float = DEFAULT_THRESHOLD):
+    """Bootstrap percentile 95% interval of `chain_depth` over the rating draws."""
+    found = [chain_depth(d, threshold) for d in draws]
+    lo, hi = np.percentile(found, [2.5, 97.5])
+    return float(lo), float(hi)
 
 
 def bt_prob(theta_upper: float, theta_lower: float) -> float:

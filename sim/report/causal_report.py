@@ -195,13 +195,17 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
 
 
 def ladder_verdict(result: LadderResult) -> str:
-    """One sentence: the depth with its interval and the rule."""
+    """Two sentences: the depth and the rating chain depth, with intervals and rules."""
     lo, hi = result.depth_ci
+    clo, chi = result.chain_ci
     steps = len(result.labels) - 1
+    th = f"{result.threshold:.0%}"
     return (
         f"Depth {result.depth} of {steps} steps (bootstrap 95% interval {lo:.0f}–{hi:.0f}):"
-        f" consecutive rungs from the bottom whose upper rung wins at least"
-        f" {result.threshold:.0%} of heads-up games with its 95% interval above 50%."
+        f" consecutive rungs from the bottom whose upper rung wins at least {th} of heads-up"
+        f" games with its 95% interval above 50%. Rating chain depth {result.chain_depth}"
+        f" ({clo:.0f}–{chi:.0f}): the longest chain of rungs each beating the previous with at"
+        f" least {th} by the fitted ratings."
     )
 
 
