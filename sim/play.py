@@ -110,6 +110,8 @@ def play_one(
     With `trace` (rounds x seats, at least `max_rounds` rows), each seat's table score after
     every round is written into it as the compiled loop does (ceil(turns / players) rows).
     """
+    if study.replays:
+        raise SimError("replays: a replayed deal is played by the compiled loop only (sim luck)")
     engine = engine_for(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
