@@ -191,14 +191,26 @@ def ladder_tables(
         if m.players == 2 and m.lower == m.step - 1:
             heads_up.append(shares)
     steps = pd.DataFrame(rows)
-    ratings, draws = L.ratings(pairs, labels, seed=seed)
-    chain = L.chain_depth(ratings["rating"].to_numpy(), threshold)
-    chain_ci = L.chain_depth_interval(draws, threshold)
-    theta = ratings["rating"].to_numpy()
-    steps["bt_predicted"] = [
-        L.bt_prob(theta[u], theta[lo])
-        for u, lo in zip(steps["step"], steps["lower_step"], strict=True)
-    ]
+    ratings, _ = L.ratings(pairs, labels, seed=seed)  # the one model over every result
+    steps["bt_pooled"] = _predicted(steps, ratings["rating"].to_numpy())
+    # Skill can matter more heads-up than at a full table, so each table size also gets a
+    # model of its own; a match is predicted by its own size's model, and the chain depth
+    # is read from the heads-up one (depth is a heads-up notion).
+    steps["bt_predicted"] = np.nan
+    chain, chain_ci = 0, (0.0, 0.0)
+    for size in sorted(set(steps["players"])):
+        mine = [i for i, m in enumerate(matches) if m.players == size]
+        fit, draws = L.ratings([pairs[i] for i in mine], labels, seed=seed)
+        for col in ("elo", "elo_lo", "elo_hi"):
+            ratings[f"{col}_{size}p"] = fit[col]
+        at = steps["players"] == size
+        steps.loc[at, "bt_predicted"] = _predicted(steps[at], fit["rating"].to_numpy())
+        if size == 2:
+            chain = L.chain_depth(fit["rating"].to_numpy(), threshold)
+            chain_ci = L.chain_depth_interval(draws, threshold)
+    steps["agrees"] = (steps["bt_predicted"] >= steps["pair_lo"]) & (
+        steps["bt_predicted"] <= steps["pair_hi"]
+    )
     adjacent = steps["lower_step"] == steps["step"] - 1
     two = steps[(steps["players"] == 2) & adjacent].reset_index(drop=True)
     steps["counts_for_depth"] = (
@@ -206,6 +218,14 @@ def ladder_tables(
     )
     depth, depth_ci = L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)
     return steps, ratings, depth, depth_ci, chain, chain_ci
+
+
+def _predicted(steps: pd.DataFrame, theta: np.ndarray) -> list[float]:
+    """The Bradley-Terry chance of each match's upper rung against its lower one."""
+    return [
+        L.bt_prob(theta[u], theta[lo])
+        for u, lo in zip(steps["step"], steps["lower_step"], strict=True)
+    ]
 
 
 def load_ladder(out_dir: str | Path) -> LadderResult:

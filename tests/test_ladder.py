@@ -130,9 +130,12 @@ def test_ladder_end_to_end(tmp_path):
     assert (steps["lo"] > steps["fair"]).all()  # greedy clearly above its fair share
     ratings = pd.read_csv(tmp_path / "l" / "ratings.csv")
     assert ratings.loc[1, "rating"] > 0 and ratings.loc[1, "lo"] > 0
-    # one strength for both table sizes: the prediction lies between their pairwise shares
+    # one strength for both table sizes: its prediction lies between their pairwise shares;
+    # the model of each table size predicts its own match
     lo, hi = sorted(steps["pair_share"])
-    assert lo - 0.02 <= steps["bt_predicted"].iloc[0] <= hi + 0.02
+    assert lo - 0.02 <= steps["bt_pooled"].iloc[0] <= hi + 0.02
+    assert steps["agrees"].all()
+    assert {"elo_2p", "elo_3p"} <= set(ratings.columns)
     summary = json.loads((tmp_path / "l" / "summary.json").read_text())
     assert summary["depth"] == 1 and summary["threshold"] == 0.6
     assert summary["chain_depth"] == 1
@@ -191,3 +194,4 @@ def test_ladder_orders_random_greedy_lookahead(tmp_path):
     # (widened by 2 points for the ridge): the results are transitive.
     inside = (s["bt_predicted"] >= s["pair_lo"] - 0.02) & (s["bt_predicted"] <= s["pair_hi"] + 0.02)
     assert inside.all(), s
+    assert result.chain_depth == 2

@@ -205,7 +205,7 @@ def ladder_verdict(result: LadderResult) -> str:
         f" consecutive rungs from the bottom whose upper rung wins at least {th} of heads-up"
         f" games with its 95% interval above 50%. Rating chain depth {result.chain_depth}"
         f" ({clo:.0f}–{chi:.0f}): the longest chain of rungs each beating the previous with at"
-        f" least {th} by the fitted ratings."
+        f" least {th} by the heads-up ratings."
     )
 
 
@@ -224,10 +224,14 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
     )
     rcols = [
         ("rung", lambda x: x["rung"]),
-        ("Elo", _num("elo", 0)),
+        ("Elo, all results", _num("elo", 0)),
         ("95% interval", _ci("elo_lo", "elo_hi", 0)),
-        ("log-strength", _num("rating", 3)),
     ]
+    for size in sorted({int(c[6:-1]) for c in r.columns if c.startswith("elo_lo_")}):
+        rcols += [
+            (f"Elo, {size} players", _num(f"elo_{size}p", 0)),
+            (f"95% interval ({size}p)", _ci(f"elo_lo_{size}p", f"elo_hi_{size}p", 0)),
+        ]
     scols = [
         ("upper", lambda x: x["upper"]),
         ("lower", lambda x: x["lower"]),
@@ -239,6 +243,8 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         ("pairwise share", _pct("pair_share")),
         ("95% interval ", lambda x: f"[{x['pair_lo']:.1%}, {x['pair_hi']:.1%}]"),
         ("model's prediction", _pct("bt_predicted")),
+        ("agrees", lambda x: "yes" if x["agrees"] else "no"),
+        ("one-model prediction", _pct("bt_pooled")),
         ("counts for depth", lambda x: "yes" if x["counts_for_depth"] else "no"),
     ]
     two = s[(s["players"] == 2) & (s["lower_step"] == s["step"] - 1)]
@@ -259,8 +265,9 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
             "table": table(r, rcols),
             "note": "One Bradley-Terry model (choix) fitted to every pairwise result of every"
             " match: heads-up games, and games of more seats broken into their pairs of seats of"
-            " different rungs (higher score wins, ties half). Intervals: bootstrap over games"
-            " within matches.",
+            " different rungs (higher score wins, ties half); then one model per table size,"
+            " since skill can count for more heads-up than at a full table. Intervals:"
+            " bootstrap over games within matches.",
         },
         {
             "id": "steps",
@@ -270,10 +277,12 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
             "note": "Seats rotate; at the table size the seats alternate upper, lower, ...; the"
             " fair share is the upper rung's seats over all seats. Pairwise share: the upper rung's"
             " seats' results against the lower rung's seats (higher score wins, ties half; the"
-            " interval treats a game as one unit), what the rating model is fitted to. The model's"
-            " prediction is the fitted ratings' chance for that pair; rows against the rung two"
-            " below test transitivity: where the prediction falls outside the interval, one"
-            " strength per rung does not explain the results.",
+            " interval treats a game as one unit), what the rating models are fitted to. The"
+            " model's prediction is the chance for that pair by the ratings of the match's table"
+            " size; rows against the rung two below test transitivity: where a prediction falls"
+            " outside the interval (agrees: no), one strength per rung does not explain the"
+            " results. The one-model prediction uses the ratings fitted to every table size"
+            " at once.",
         },
     ]
     context = {
