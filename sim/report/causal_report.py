@@ -227,7 +227,7 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         ("Elo, all results", _num("elo", 0)),
         ("95% interval", _ci("elo_lo", "elo_hi", 0)),
     ]
-    for size in sorted({int(c[6:-1]) for c in r.columns if c.startswith("elo_lo_")}):
+    for size in sorted({int(c[7:-1]) for c in r.columns if c.startswith("elo_lo_")}):
         rcols += [
             (f"Elo, {size} players", _num(f"elo_{size}p", 0)),
             (f"95% interval ({size}p)", _ci(f"elo_lo_{size}p", f"elo_hi_{size}p", 0)),
