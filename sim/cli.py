@@ -35,10 +35,27 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from sim.config import load_study, summarize
+    from sim.config import extends_chain, load_study, study_changes, summarize
 
-    print(summarize(load_study(args.config)))
+    study = load_study(args.config, args.set)
+    print(summarize(study))
+    chain = extends_chain(args.config)
+    own = load_study(args.config) if args.set else study
+    if len(chain) > 1:
+        changes = study_changes(load_study(chain[1]), own)
+        print(f"  differs from {chain[1]} (extends): {_count(len(changes), 'setting')}")
+        print("".join(f"    {line}\n" for line in changes), end="")
+    if args.set:
+        changes = study_changes(own, study)
+        print(f"  --set changes {_count(len(changes), 'setting')}")
+        print("".join(f"    {line}\n" for line in changes), end="")
     return 0
+
+
+def _count(n: int, word: str) -> str:
+    from sim.units import plural
+
+    return plural(n, word)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -46,6 +63,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from sim.engine.render import render
     from sim.play import play_one
     from sim.storage import write_text
+    from sim.units import plural
 
     study = load_study(args.config)
     if args.seed is not None:
@@ -68,7 +86,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     print(f"{study.name}: {which}, {game.turns} turns, end by {game.trigger}")
     for seat, (score, bonus) in enumerate(zip(result.scores, result.cat_bonus, strict=True)):
         mark = "  winner" if seat in result.winners else ""
-        print(f"  seat {seat} ({labels[seat]}): {score} points ({bonus} from cats){mark}")
+        print(f"  seat {seat} ({labels[seat]}): {plural(score, 'point')} ({bonus} from cats){mark}")
     return 0
 
 
@@ -85,16 +103,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from sim.config import load_study
     from sim.report.run_report import default_path
     from sim.runner import run
     from sim.storage import check_report_path
 
-    if args.config is None and args.resume is None:
-        raise SimError("sim run: give a CONFIG file, or --resume RUN_DIR")
+    _check_resume(args, "run", "RUN_DIR")
     if args.resume is not None and args.out is not None:
         raise SimError("--out: a resumed run stays in its folder; leave --out out")
-    study = load_study(args.config) if args.config is not None else None
+    study = load_config(args, args.config) if args.config is not None else None
 
     def check_report(study) -> None:  # before any game is played
         if not args.no_report:
@@ -116,9 +132,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(_run_summary(result))
     print(f"  verdict: {summary['verdict']}")
     if not args.no_report:
-        from sim.report import write_report
+        from sim.commands import publish_run_report
 
-        print(f"report: {write_report(result, args.report, force=args.force)}")
+        print("\n".join(publish_run_report(result, args.report, force=args.force)))
     return 0
 
 
@@ -129,12 +145,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         print(build_folder_report(folder, args.out, force=args.force))
     else:
-        from sim.commands import write_run_summary
-        from sim.report import build_report
+        from sim.commands import publish_run_report, write_run_summary
         from sim.storage import load_run
 
-        print(build_report(folder, args.out, force=args.force))
-        write_run_summary(load_run(folder))
+        run = load_run(folder)
+        print("\n".join(publish_run_report(run, args.out, force=args.force, fresh=False)))
+        write_run_summary(run)
     return 0
 
 
@@ -146,30 +162,97 @@ def _add_force(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_worker_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
-    p.add_argument(
-        "--backend",
-        choices=("fork", "loky", "dask"),  # sim.parallel.BACKENDS, without importing joblib
-        default=None,
-        help="fork: local workers forked from this process (default on Linux);"
-        " loky: fresh local processes (default elsewhere); dask: a Dask cluster",
-    )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address for --backend dask")
+# Every flag a study command may take, in --help order. `add_study_options` gives a
+# subcommand all of them but those it leaves out, so every study command (run, sweep,
+# compare, tune, turns, and those to come) spells and means them the same way.
+STUDY_FLAGS = ("set", "games", "seed", "workers", "out", "resume", "quiet", "report")
+STUDY_DEFAULTS = {"set": [], "games": None, "seed": None, "jobs": -1, "backend": None,
+                  "scheduler": None, "out": None, "resume": None, "quiet": False,
+                  "report": None, "no_report": False, "force": False}  # fmt: skip
+
+
+def add_study_options(
+    p: argparse.ArgumentParser,
+    *,
+    leave_out: tuple[str, ...] = (),
+    games_help: str = "override the config's games",
+    folder: str = "run folder (default runs/<name>-<timestamp>)",
+    report: str = "reports/<name>.html",
+) -> None:
+    """The shared flags of the study commands (STUDY_FLAGS, but `leave_out`); read them
+    back with `load_config`, `_worker_args` and the `args` attributes of the same name."""
+    unknown = set(leave_out) - set(STUDY_FLAGS)
+    assert not unknown, unknown
+    want = [f for f in STUDY_FLAGS if f not in leave_out]
+    if "set" in want:
+        p.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="change one setting of the config, e.g. --set deck.sprayers=6 (value read"
+            " as YAML; repeatable; a mapping merges key by key)",
+        )
+    if "games" in want:
+        p.add_argument("--games", type=int, default=None, help=games_help)
+    if "seed" in want:
+        p.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    if "workers" in want:
+        p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+        p.add_argument(
+            "--backend",
+            choices=("fork", "loky", "dask"),  # sim.parallel.BACKENDS, without importing joblib
+            default=None,
+            help="fork: local workers forked from this process (default on Linux);"
+            " loky: fresh local processes (default elsewhere); dask: a Dask cluster",
+        )
+        p.add_argument(
+            "--scheduler", default=None, help="Dask scheduler address for --backend dask"
+        )
+    if "out" in want:
+        p.add_argument("--out", default=None, help=folder)
+    if "resume" in want:
+        p.add_argument("--resume", default=None, metavar="DIR", help="go on with an unfinished one")
+    if "quiet" in want:
+        p.add_argument("--quiet", action="store_true", help="no progress bar or lines")
+    if "report" in want:
+        p.add_argument("--report", default=None, help=f"report path (default {report})")
+        p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+        _add_force(p)
+    p.set_defaults(**STUDY_DEFAULTS)  # a flag left out reads as not given
+
+
+def load_config(args: argparse.Namespace, path: str | None):
+    """The study of a config path on the command line, with its `--set` changes."""
+    from sim.config import load_study
+
+    return load_study(path, args.set)
+
+
+def _check_resume(args: argparse.Namespace, command: str, folder: str) -> None:
+    """A study command needs a CONFIG or --resume; --set changes a config, not a saved study."""
+    if getattr(args, "config", None) is None and args.resume is None:
+        raise SimError(f"sim {command}: give a CONFIG file, or --resume {folder}")
+    if args.set and getattr(args, "config", None) is None:
+        raise SimError(
+            "--set: a resumed study keeps its saved settings; give the CONFIG with the same"
+            " --set to check it, or leave --set out"
+        )
 
 
 def _worker_args(args: argparse.Namespace) -> dict:
-    """The options `_add_worker_options` adds, as keyword arguments."""
+    """The worker options of `add_study_options`, as keyword arguments."""
     return {"jobs": args.jobs, "backend": args.backend, "scheduler": args.scheduler}
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from sim.commands import sweep_file
 
-    if args.config is None and args.resume is None:
-        raise SimError("sim sweep: give a CONFIG file, or --resume SWEEP_DIR")
+    _check_resume(args, "sweep", "SWEEP_DIR")
     _, _, text = sweep_file(
         args.config,
+        sets=args.set,
+        no_report=args.no_report,
         games=args.games,
         seed=args.seed,
         out=args.out,
@@ -203,16 +286,17 @@ def _cmd_luck(args: argparse.Namespace) -> int:
     from sim.commands import luck_file
 
     study_args = _study_args(args)
-    study_args.pop("games")
+    study_args.pop("games")  # a luck gauge counts deals and replays
     _, text = luck_file(args.config, deals=args.deals, replays=args.replays, **study_args)
     print(text)
     return 0
 
 
 def _study_args(args: argparse.Namespace) -> dict:
-    """The flags `sim value`, `ladder` and `luck` share with `sim sweep`, as keyword arguments."""
+    """The study flags `sim value`, `ladder` and `luck` take, as keyword arguments."""
     return {
-        "games": getattr(args, "games", None),
+        "sets": args.set,
+        "games": args.games,
         "seed": args.seed,
         "out": args.out,
         "report": args.report,
@@ -223,31 +307,17 @@ def _study_args(args: argparse.Namespace) -> dict:
     }
 
 
-def _add_study_options(p: argparse.ArgumentParser, games: str | None) -> None:
-    """CONFIG and the flags of `sim sweep` (without --resume), for value, ladder and luck."""
-    p.add_argument("config")
-    if games is not None:
-        p.add_argument("--games", type=int, default=None, help=games)
-    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    _add_worker_options(p)
-    p.add_argument("--out", default=None, help="study folder (default runs/<name>-<kind>-<time>)")
-    p.add_argument(
-        "--report", default=None, help="report path (default reports/<name>-<kind>.html)"
-    )
-    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    _add_force(p)
-
-
 def _cmd_tune(args: argparse.Namespace) -> int:
     from sim.commands import tune_file
 
-    if args.config is None and args.resume is None:
-        raise SimError("sim tune: give a CONFIG file, or --resume TUNE_DIR")
+    _check_resume(args, "tune", "TUNE_DIR")
     if args.budget is not None and args.budget < 1:
         raise SimError(f"sim tune: --budget must be a number of games >= 1, got {args.budget}")
     _, _, text = tune_file(
         args.config,
+        sets=args.set,
+        seed=args.seed,
+        force=args.force,
         budget=args.budget,
         out=args.out,
         resume=args.resume,
@@ -267,6 +337,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _, _, text = compare_files(
         args.a,
         args.b,
+        sets=args.set,
+        seed=args.seed,
+        no_report=args.no_report,
         independent=args.independent,
         labels=labels,
         games=args.games,
@@ -283,33 +356,45 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_turns(args: argparse.Namespace) -> int:
     from sim.commands import turns_file
 
-    print(turns_file(args.config, games=args.games, players=args.players, figure=args.figure))
+    print(
+        turns_file(
+            args.config,
+            sets=args.set,
+            seed=args.seed,
+            players=args.players,
+            **({} if args.games is None else {"games": args.games}),
+            figure=args.figure,
+        )
+    )
     return 0
 
 
 def _run_summary(result) -> str:
-    """A few lines a designer reads first: where the results are and who won how often."""
+    """A few lines a designer reads first: where the results are, how fast they came, and
+    who won how often, each share with its 95% interval (in the report's units)."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
-    from sim.analysis.stats import Estimate
     from sim.analysis.turns import parity_note
-
-    def half(r) -> float:  # "± x" covers the whole (possibly lopsided) 95% interval
-        return Estimate(r.win_share, r.lo, r.hi, r.n).half
+    from sim.units import interval, pct, plural
 
     meta, players = result.meta, result.players
+    speed = meta.get("games_per_s") or 0
+    startup = meta.get("startup_s") or 0
+    engine = f"; {startup:.0f} s of it to load the engine" if startup >= 1 else ""
     lines = [
-        f"{meta['name']}: {meta['games']} games in {meta['wall_time_s']} s"
-        f" ({meta['games_per_s'] or 0:,.0f} games/s) -> {result.run_dir}"
+        f"{meta['name']}: {plural(meta['games'], 'game')} in {meta['wall_time_s']:.1f} s"
+        f" ({plural(round(speed), 'game/s')}{engine}) -> {result.run_dir}"
     ]
     for r in policy_win_shares(players).itertuples():
         lines.append(
-            f"  {r.policy:<20} win share {r.win_share:6.1%} ± {half(r):.1%}  ({r.n} seat-games)"
+            f"  {r.policy:<20} win share {interval(r.win_share, r.lo, r.hi, 'share')}"
+            f"  ({plural(int(r.n), 'seat-game')})"
         )
     seats = seat_win_shares(players)
     lines.append(
-        "  by seat: "
-        + "  ".join(f"{r.seat}: {r.win_share:.1%} ± {half(r):.1%}" for r in seats.itertuples())
-        + f"  (fair {seats['fair'].iloc[0]:.1%}, n={len(result.games)} games)"
+        f"  by seat (fair {pct(seats['fair'].iloc[0])}, {plural(len(result.games), 'game')}): "
+        + ", ".join(
+            f"{r.seat}: {interval(r.win_share, r.lo, r.hi, 'share')}" for r in seats.itertuples()
+        )
     )
     note = parity_note(result.games, players)  # when unequal turns drive the seat result
     if note:
@@ -327,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check a config file without running it")
     p.add_argument("config")
+    add_study_options(p, leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("play", help="play one game and print the final scores")
@@ -339,15 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="play a study's games in parallel and save the results")
     p.add_argument("config", nargs="?", default=None)
-    p.add_argument("--games", type=int, default=None, help="override the config's games")
-    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    _add_worker_options(p)
-    p.add_argument("--out", default=None, help="run folder (default runs/<name>-<timestamp>)")
-    p.add_argument("--resume", default=None, metavar="RUN_DIR", help="finish an interrupted run")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--report", default=None, help="report path (default reports/<name>.html)")
-    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
-    _add_force(p)
+    add_study_options(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
@@ -358,28 +436,46 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
     p.add_argument("config", nargs="?", default=None)
-    p.add_argument("--games", type=int, default=None, help="games per point")
-    p.add_argument("--seed", type=int, default=None)
-    _add_worker_options(p)
-    p.add_argument("--out", default=None, help="sweep folder (default runs/<name>-sweep-<time>)")
-    p.add_argument("--resume", default=None, metavar="SWEEP_DIR")
-    p.add_argument("--report", default=None, help="report path")
-    p.add_argument("--quiet", action="store_true")
-    _add_force(p)
+    add_study_options(
+        p,
+        games_help="games per point",
+        folder="sweep folder (default runs/<name>-sweep-<time>)",
+        report="reports/<name>-sweep.html",
+    )
     p.set_defaults(func=_cmd_sweep)
 
     p = sub.add_parser(
         "value", help="what each option and card is worth: restricted play, ablation"
     )
-    _add_study_options(p, "games per point (default value.games, else the config's, at most 2000)")
+    p.add_argument("config")
+    add_study_options(
+        p,
+        leave_out=("resume",),
+        games_help="games per point (default value.games, else the config's, at most 2000)",
+        folder="value folder (default runs/<name>-value-<time>)",
+        report="reports/<name>-value.html",
+    )
     p.set_defaults(func=_cmd_value)
 
     p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
-    _add_study_options(p, "games per match (default ladder.games, else 400)")
+    p.add_argument("config")
+    add_study_options(
+        p,
+        leave_out=("resume",),
+        games_help="games per match (default ladder.games, else 400)",
+        folder="ladder folder (default runs/<name>-ladder-<time>)",
+        report="reports/<name>-ladder.html",
+    )
     p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
-    _add_study_options(p, None)
+    p.add_argument("config")
+    add_study_options(
+        p,
+        leave_out=("resume", "games"),
+        folder="luck folder (default runs/<name>-luck-<time>)",
+        report="reports/<name>-luck.html",
+    )
     p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
     p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
     p.set_defaults(func=_cmd_luck)
@@ -387,12 +483,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="search games")
-    _add_worker_options(p)
-    p.add_argument("--out", default=None, help="tune folder (default runs/<name>-tune-<time>)")
-    p.add_argument("--resume", default=None, metavar="TUNE_DIR", help="go on with a search")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument("--report", default=None, help="report path (default reports/<name>-tune.html)")
-    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    add_study_options(
+        p,
+        leave_out=("games",),  # --budget is the search's games
+        folder="tune folder (default runs/<name>-tune-<time>)",
+        report="reports/<name>-tune.html",
+    )
     p.set_defaults(func=_cmd_tune)
 
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
@@ -404,17 +500,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="play B on other seeds than A (unpaired; a calibration for identical configs)",
     )
-    p.add_argument("--games", type=int, default=None)
-    _add_worker_options(p)
-    p.add_argument("--out", default=None)
-    p.add_argument("--report", default=None, help="report path")
-    p.add_argument("--quiet", action="store_true")
-    _add_force(p)
+    add_study_options(
+        p,
+        leave_out=("resume",),  # not yet: a comparison is played in one go
+        games_help="games of each config (default A's)",
+        folder="comparison folder (default runs/compare-<A>-<B>-<time>)",
+        report="reports/compare-<A>-<B>.html",
+    )
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
     p.add_argument("config")
-    p.add_argument("--games", type=int, default=300, help="games per deck size (default 300)")
+    add_study_options(
+        p,
+        leave_out=("workers", "out", "resume", "quiet", "report"),  # a quick scan, one core
+        games_help="games per deck size (default 300)",
+    )
     p.add_argument("--players", type=int, nargs="+", default=None, help="player counts (2-5)")
     p.add_argument("--figure", default=None, help="also draw the table into this SVG file")
     p.set_defaults(func=_cmd_turns)

@@ -9,10 +9,12 @@ comparison folder `differences.csv`, every sweep folder `points.csv`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from sim import units
 from sim.analysis.balance import run_summary
 from sim.analysis.inference import family_note
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
@@ -20,9 +22,11 @@ from sim.config import load_study, parse_study
 from sim.errors import SimError
 from sim.ladder import LadderResult, run_ladder
 from sim.luck import LuckResult, run_luck
+from sim.metrics import metric as registry_metric
 from sim.parity import SCAN_GAMES, deck_scan, scan_text
 from sim.report import causal_report
 from sim.report.figures import to_svg, turns_by_deck
+from sim.report.run_report import default_path, report_run, run_finished, write_report
 from sim.report.study_report import (
     build_compare_report,
     build_sweep_report,
@@ -52,25 +56,69 @@ def write_run_summary(run: RunResult) -> dict:
     return summary
 
 
+RUN_REPORT_FILE = "report.html"  # every run keeps its own report in its folder
+
+
+def publish_run_report(
+    run: RunResult, out_path: str | Path | None = None, force: bool = False, fresh: bool = True
+) -> list[str]:
+    """Write a run's report into its folder (`report.html`) and copy it to the shared path
+    (`out_path`, else the study's report.path or reports/<name>.html); the lines to print.
+
+    Nothing is replaced silently: a shared page of another run that gets replaced is named.
+    An old run's report (`fresh=False`, `sim report`) does not replace the default shared
+    page when that holds a newer run's report; the line says where this one is instead.
+    """
+    study = parse_study(run.meta["config"], str(Path(run.run_dir) / "run.json"), plugins=False)
+    shared = Path(out_path) if out_path is not None else default_path(study)
+    check_report_path(shared, force)  # before the work: a path we may not write
+    own = write_report(run, Path(run.run_dir) / RUN_REPORT_FILE, force)
+    lines = [f"report: {own}"]
+    ours = (run_finished(run.meta, run.run_dir), str(Path(run.run_dir).resolve()))
+    theirs = report_run(shared) if shared.exists() else None
+    if theirs is not None and theirs[1] != ours[1]:
+        if not fresh and out_path is None and theirs[0] > ours[0]:
+            return [*lines, f"kept {shared}: it holds the report of a newer run, {theirs[1]}"
+                            f" (finished {theirs[0]}); --out {shared} replaces it"]  # fmt: skip
+        lines.append(f"report: {shared} (replaced the report of {theirs[1]}, finished {theirs[0]})")
+    else:
+        lines.append(f"report: {shared}")
+    write_text(shared, own.read_text(encoding="utf-8"))
+    return lines
+
+
 def write_differences(table: pd.DataFrame, out_dir: Path) -> Path:
-    """A comparison's verdicts as `differences.csv`: one row per metric."""
-    cols = ["metric", "label", "unit", "a", "b", "diff", "lo", "hi", "p", "family", "p_adj",
-            "real"]  # fmt: skip
+    """A comparison's verdicts as `differences.csv`: one row per metric, in the reports'
+    units (sim.units): `unit` is that of a and b ("%" for shares), `diff_unit` that of diff,
+    lo and hi ("pp", percentage points, for shares)."""
+    cols = ["metric", "label", "unit", "a", "b", "diff_unit", "diff", "lo", "hi", "p",
+            "family", "p_adj", "real"]  # fmt: skip
+    out = table.copy()
+    share = out["unit"] == "share"
+    for col in ("a", "b", "diff", "lo", "hi"):
+        out[col] = out[col].where(~share, out[col] * 100)
+    out["diff_unit"] = out["unit"].where(~share, units.PP)
+    out["unit"] = out["unit"].where(~share, "%")
     path = Path(out_dir) / DIFFERENCES_FILE
-    write_text(path, table[cols].to_csv(index=False))
+    write_text(path, out[cols].to_csv(index=False))
     return path
 
 
 def write_points(result: SweepResult, stats: SweepStats) -> Path:
     """A sweep's points as `points.csv`: the swept values, each metric's value and interval
-    (columns <metric>, <metric>:lo, <metric>:hi) and whether the point is in the best set."""
+    (columns <metric>, <metric>:lo, <metric>:hi; a share's are in percent and named
+    <metric>_pct) and whether the point is in the best set."""
     t = stats.table
     wide = t.pivot(index="point", columns="metric", values=["value", "lo", "hi"])
     frame = result.point_frame().set_index("point")
+    columns = {}
     for name in dict.fromkeys(t["metric"]):
-        frame[name] = wide[("value", name)]
-        frame[f"{name}:lo"] = wide[("lo", name)]
-        frame[f"{name}:hi"] = wide[("hi", name)]
+        share = registry_metric(name).unit == "share"
+        head, k = (f"{name}_pct", 100.0) if share else (name, 1.0)
+        columns[head] = wide[("value", name)] * k
+        columns[f"{head}:lo"] = wide[("lo", name)] * k
+        columns[f"{head}:hi"] = wide[("hi", name)] * k
+    frame = pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
     if stats.verdict is not None:
         frame["in_best_set"] = frame.index.isin(stats.verdict.best_set)
     path = Path(result.out_dir) / POINTS_FILE
@@ -91,12 +139,15 @@ def sweep_file(
     backend: str | None = None,
     scheduler: str | None = None,
     force: bool = False,
-) -> tuple[SweepResult, Path, str]:
+    sets: Sequence[str] = (),
+    no_report: bool = False,
+) -> tuple[SweepResult, Path | None, str]:
     """`sim sweep CONFIG`: run the sweep, write its report; (result, report path, summary).
 
     The report path is checked before any game (`force` lets it replace a file that is
-    not a report); with `resume`, `seed` must be the sweep's and `games` extends it."""
-    study = load_study(config) if config is not None else None
+    not a report); with `resume`, `seed` must be the sweep's and `games` extends it.
+    `sets` are `--set KEY=VALUE` changes of the config; `no_report` writes no page."""
+    study = load_study(config, sets) if config is not None else None
     result = run_sweep(
         study,
         jobs=jobs,
@@ -107,17 +158,20 @@ def sweep_file(
         scheduler=scheduler,
         games=games,
         seed=seed,
-        before_play=lambda s: check_report_path(sweep_report_path(s, report), force),
+        before_play=lambda s: (
+            None if no_report else check_report_path(sweep_report_path(s, report), force)
+        ),
     )
     stats = sweep_result_stats(result)
     write_points(result, stats)
-    path = build_sweep_report(result, report, stats=stats, force=force)
+    path = None if no_report else build_sweep_report(result, report, stats=stats, force=force)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
              f" on shared seeds -> {result.out_dir}"]  # fmt: skip
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats)
-    lines.append(f"report: {path}")
+    if path is not None:
+        lines.append(f"report: {path}")
     return result, path, "\n".join(lines)
 
 
@@ -135,11 +189,17 @@ def compare_files(
     scheduler: str | None = None,
     independent: bool = False,
     force: bool = False,
-) -> tuple[CompareResult, Path, str]:
+    sets: Sequence[str] = (),
+    seed: int | None = None,
+    no_report: bool = False,
+) -> tuple[CompareResult, Path | None, str]:
     """`sim compare A.yaml B.yaml`: play both on shared seeds, write the report; (result, path,
     summary). Labels default to the file names (suffixed (A)/(B) when they are the same).
-    `independent` plays B on other seeds than A (a calibration run: unpaired intervals)."""
-    a, b = load_study(a_path), load_study(b_path)
+    `independent` plays B on other seeds than A (a calibration run: unpaired intervals).
+    `sets` change both configs; `seed` replaces A's (B plays on A's seed)."""
+    a, b = load_study(a_path, sets), load_study(b_path, sets)
+    if seed is not None:
+        a = a.with_overrides(seed=seed)
     if labels is None:
         sa, sb = Path(a_path).stem, Path(b_path).stem
         labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
@@ -154,7 +214,9 @@ def compare_files(
         backend=backend,
         scheduler=scheduler,
         independent=independent,
-        before_play=lambda _: check_report_path(compare_report_path(labels, report), force),
+        before_play=lambda _: (
+            None if no_report else check_report_path(compare_report_path(labels, report), force)
+        ),
     )
     table = compare_runs(
         result.a,
@@ -164,9 +226,11 @@ def compare_files(
         primary=result.studies[0].primary,
     )
     write_differences(table, result.out_dir)
-    path = build_compare_report(result, report, table_=table, force=force)
+    path = None if no_report else build_compare_report(result, report, table_=table, force=force)
     notes = result.meta.get("notes", [])
-    text = "\n".join([*notes, summarize_compare(table), f"report: {path}"])
+    text = "\n".join(
+        [*notes, summarize_compare(table)] + ([] if path is None else [f"report: {path}"])
+    )
     return result, path, text
 
 
@@ -182,13 +246,20 @@ def tune_file(
     quiet: bool = False,
     backend: str | None = None,
     scheduler: str | None = None,
+    sets: Sequence[str] = (),
+    seed: int | None = None,
+    force: bool = False,
 ) -> tuple[Path, Verdict, str]:
     """`sim tune CONFIG`: search, confirm on fresh seeds, write `tune.json` and the recommended
     (or, when no candidate meets every target, the closest) study as YAML; (folder, verdict,
-    summary)."""
-    study = load_study(config) if config is not None else None
+    summary). `sets` are `--set` changes of the config, `seed` replaces its seed."""
+    study = load_study(config, sets) if config is not None else None
+    if seed is not None and study is None:
+        raise SimError("--seed: a resumed search keeps its seed; leave --seed out")
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
     if study is not None and not no_report:  # before any game: a path we may not write
-        check_report_path(report or f"reports/{study.name}-tune.html")
+        check_report_path(report or f"reports/{study.name}-tune.html", force)
     workers = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
     state = run_tune(study, budget=budget, out=out, resume=resume, quiet=quiet, **workers)
     verdict = confirm(state, workers)
@@ -211,7 +282,7 @@ def tune_file(
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{name.split('.')[0]} study: {out_dir / name}")
     if not no_report:
-        lines.append(f"report: {build_tune_report(out_dir, report)}")
+        lines.append(f"report: {build_tune_report(out_dir, report, force=force)}")
     return out_dir, verdict, "\n".join(lines)
 
 
@@ -221,13 +292,17 @@ def turns_file(
     games: int = SCAN_GAMES,
     players: list[int] | None = None,
     figure: str | Path | None = None,
+    sets: Sequence[str] = (),
+    seed: int | None = None,
 ) -> str:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or `players`),
     as a table; with `figure`, the same drawn as an SVG file."""
     bad = [n for n in players or () if not 2 <= n <= 5]
     if bad or games < 1:
         raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
-    study = load_study(config)
+    study = load_study(config, sets)
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
     scan = deck_scan(study, players=players, games=games)
     text = scan_text(study, scan)
     if figure is not None:
@@ -269,11 +344,12 @@ def value_file(
     backend: str | None = None,
     scheduler: str | None = None,
     force: bool = False,
+    sets: Sequence[str] = (),
 ) -> tuple[ValueResult, str]:
     """`sim value CONFIG`: restricted play and deck ablation; writes `values.csv`,
     `ablation.csv`, `summary.json` and the page; (result, summary text)."""
     _games_ok(games)
-    study = load_study(config)
+    study = load_study(config, sets)
 
     def check(s) -> None:
         if not no_report:
@@ -328,11 +404,12 @@ def ladder_file(
     backend: str | None = None,
     scheduler: str | None = None,
     force: bool = False,
+    sets: Sequence[str] = (),
 ) -> tuple[LadderResult, str]:
     """`sim ladder CONFIG`: the skill ladder; writes `ladder.csv`, `ratings.csv`,
     `summary.json` and the page; (result, summary text)."""
     _games_ok(games)
-    study = load_study(config)
+    study = load_study(config, sets)
 
     def check(s) -> None:
         if not no_report:
@@ -401,9 +478,10 @@ def luck_file(
     backend: str | None = None,
     scheduler: str | None = None,
     force: bool = False,
+    sets: Sequence[str] = (),
 ) -> tuple[LuckResult, str]:
     """`sim luck CONFIG`: the luck gauge; writes `luck.csv`, `summary.json` and the page."""
-    study = load_study(config)
+    study = load_study(config, sets)
 
     def check(s) -> None:
         if not no_report:

@@ -23,7 +23,7 @@ import json
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -340,15 +340,22 @@ class StudyConfig(_Frozen):
         """A re-validated copy with dotted keys replaced, e.g. {"deck.sprayers": 6, "games": 100}.
 
         Game settings take any existing dotted path; study keys are replaced whole
-        (`report.path` and `targets.<metric>` also work); None removes sweep,
-        targets or report. Changing `players` resizes a line-up of identical seats.
+        (`report.path`, `targets.<metric>` and `seats.<i>.<key>` also work); None removes
+        sweep, targets or report. Changing `players` resizes a line-up of identical seats.
         """
-        where = f"{self.source} (overrides)"
+        return self.overridden(dotted, where=f"{self.source} (overrides)")
+
+    def overridden(self, dotted: Mapping[str, Any], *, where: str, merge: bool = False):
+        """`with_overrides` with errors prefixed by `where`; with `merge`, a mapping value
+        merges into the mapping it replaces key by key (`merge_settings`), as `--set` does."""
         data = self.to_yaml_dict()
         base = self.game.game_dict()
         for key, value in dotted.items():
             value = copy.deepcopy(value)
+            key = re.sub(r"\[(\d+)\]", r".\1", key)  # seats[0].policy = seats.0.policy
             top, _, rest = key.partition(".")
+            if top not in STUDY_KEYS and top not in GAME_KEYS:
+                _fail(where, (top,), _unknown(top, STUDY_KEYS + GAME_KEYS, "key"))
             if (
                 top in ("sweep", "targets", "primary", "report", "tune", "value", "ladder", "luck")
                 and not rest
@@ -356,16 +363,24 @@ class StudyConfig(_Frozen):
             ):
                 data.pop(top, None)
             elif top in STUDY_KEYS and not rest:
-                data[top] = value
+                data[top] = _merged(data.get(top), value, merge)
             elif top in ("targets", "report") and "." not in rest:
                 section = data.setdefault(top, {})
                 if not isinstance(section, dict):
                     _fail(where, (top,), f"is {_show(section)}; set it whole")
-                section[rest] = value
+                section[rest] = _merged(section.get(rest), value, merge)
+            elif top == "seats":
+                index, _, param = rest.partition(".")
+                if not index.isdigit() or not param or int(index) >= len(data["seats"]):
+                    _fail(where, ("seats",), f"give seats.<0..{len(self.seats) - 1}>.<key>"
+                          " (e.g. seats.0.policy) or the whole line-up")  # fmt: skip
+                seat = data["seats"][int(index)]
+                seat[param] = _merged(seat.get(param), value, merge)
             elif top in STUDY_KEYS:
                 _fail(where, tuple(key.split(".")), f"set {top!r} as a whole")
             else:
-                _set(data, _resolve(base, key, where, ()), value)
+                path = _resolve(base, key, where, ())
+                _set(data, path, _merged(_get(data, path), value, merge, path))
         players = dotted.get("players")
         if "seats" not in dotted and _is_int(players) and len(set(self.seats)) == 1:
             data["seats"] = [self.seats[0].to_dict() for _ in range(max(players, 0))]
@@ -383,13 +398,99 @@ class StudyConfig(_Frozen):
         ]
 
 
-def load_study(path: str | Path) -> StudyConfig:
-    """Read and validate a study YAML file; every mistake is one ConfigError line."""
+EXTENDS = "extends"  # a study file's key naming the file it builds on
+NOT_INHERITED = ("name", "report")  # a study's identity: never taken from the parent
+MAX_CHAIN = 20  # files in one chain of `extends`
+
+
+def load_study(path: str | Path, sets: Sequence[str] = ()) -> StudyConfig:
+    """Read and validate a study YAML file; every mistake is one ConfigError line.
+
+    A file with `extends: other.yaml` (relative to the file) is merged over that
+    study (`merge_settings`), which must be valid on its own; `sets` are command-line
+    `--set KEY=VALUE` changes applied last (`apply_sets`).
+    """
+    where = str(path)
+    data, chain = _read_chain(Path(path), ())
+    if len(chain) > 1:
+        load_study(chain[1])  # the parent first: its mistakes are named in its own file
+    study = parse_study(data, where)
+    return apply_sets(study, sets) if sets else study
+
+
+def extends_chain(path: str | Path) -> list[Path]:
+    """The study file and the files it extends, child first: [child.yaml, base.yaml]."""
+    return list(_read_chain(Path(path), ())[1])
+
+
+def merge_settings(parent: Mapping, child: Mapping, at: tuple = ()) -> dict:
+    """`child` over `parent`, key by key: a mapping given in both is merged the same way,
+    anything else (a number, text, a list, null) in the child replaces the parent's whole.
+    Box cards are matched by their walls (`NES` in the parent and `SEN` in the child name
+    the same card)."""
+    out = copy.deepcopy(dict(parent))
+    same = _box_aliases(out) if at == ("deck", "boxes") else {}
+    for key, value in child.items():
+        key = same.get(_walls_or_none(key), key) if same else key
+        old = out.get(key)
+        if isinstance(value, Mapping) and isinstance(old, Mapping):
+            out[key] = merge_settings(old, value, (*at, key))
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _box_aliases(boxes: dict) -> dict[int, str]:
+    """Wall mask -> the box key that names it."""
+    masks = {_walls_or_none(k): k for k in boxes}
+    masks.pop(None, None)
+    return masks
+
+
+def _walls_or_none(key: Any) -> int | None:
+    try:
+        return parse_walls(key) if isinstance(key, str) else None
+    except ValueError:
+        return None
+
+
+def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ...]]:
+    """The study mapping of `path` with every file it extends merged under it, and the
+    chain of files (child first). A cycle or a chain of more than MAX_CHAIN files is
+    one error line naming the chain."""
+    data = _read_file(path)
+    if not isinstance(data, Mapping) or EXTENDS not in data:
+        return data, (path,)
+    where = str(seen[0] if seen else path)
+    ref = data[EXTENDS]
+    if not isinstance(ref, str) or not ref.strip():
+        _fail(str(path), (EXTENDS,), f"must be the path of a study file, got {_show(ref)}")
+    parent = path.parent / ref
+    chain = (*seen, path)
+    if parent.resolve() in [p.resolve() for p in chain]:
+        names = " -> ".join(str(p) for p in (*chain, parent))
+        raise ConfigError(f"{where}: extends: a cycle: {names}")
+    if len(chain) >= MAX_CHAIN:
+        raise ConfigError(f"{where}: extends: more than {MAX_CHAIN} files in one chain")
+    if not parent.exists():
+        _fail(str(path), (EXTENDS,), f"no such file: {parent}")
+    base, files = _read_chain(parent, chain)
+    if not isinstance(base, Mapping):  # the parent's own check names its problem
+        return base, (path, *files)
+    base = {k: v for k, v in base.items() if k not in NOT_INHERITED}
+    own = {k: v for k, v in data.items() if k != EXTENDS}
+    merged = merge_settings(base, own)
+    _check_size(merged, where, ())
+    return merged, (path, *files)
+
+
+def _read_file(path: Path) -> Any:
+    """One study file as parsed YAML (not yet validated)."""
     where = str(path)
     try:
-        if Path(path).stat().st_size > MAX_FILE_BYTES:
+        if path.stat().st_size > MAX_FILE_BYTES:
             raise ConfigError(f"{where}: larger than {MAX_FILE_BYTES:,} bytes; not a study file")
-        text = Path(path).read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
     except IsADirectoryError:
@@ -401,7 +502,46 @@ def load_study(path: str | Path) -> StudyConfig:
     data = _load_yaml(text, where)
     if data is None:
         raise ConfigError(f"{where}: file is empty; expected study settings such as 'players: 4'")
-    return parse_study(data, where)
+    return data
+
+
+def apply_sets(study: StudyConfig, sets: Sequence[str]) -> StudyConfig:
+    """The study with command-line `--set KEY=VALUE` changes (values read as YAML), as if a
+    child file extended it: a mapping value merges key by key, anything else replaces."""
+    dotted: dict[str, Any] = {}
+    for text in sets:
+        key, value = parse_override(text)
+        dotted[key] = value
+    return study.overridden(dotted, where="--set", merge=True)
+
+
+def study_changes(before: StudyConfig, after: StudyConfig) -> list[str]:
+    """What differs between two studies, one 'dotted.key: old -> new' line per setting."""
+    a, b = _flat(before.to_yaml_dict()), _flat(after.to_yaml_dict())
+    out = []
+    for key in [*a, *(k for k in b if k not in a)]:
+        if a.get(key, _MISSING) != b.get(key, _MISSING):
+            old, new = (_plain(d[key]) if key in d else "(none)" for d in (a, b))
+            out.append(f"{key}: {old} -> {new}")
+    return out
+
+
+_MISSING = object()
+
+
+def _flat(data: Mapping, path: tuple = ()) -> dict[str, Any]:
+    """{'deck': {'toys': {'fish': 4}}} -> {'deck.toys.fish': 4}; lists stay whole, but for
+    lists of mappings (the seats): {'seats[0].policy': 'greedy'}."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping) and value:
+            out.update(_flat(value, (*path, key)))
+        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            for i, item in enumerate(value):  # seats: one line per seat's key
+                out.update(_flat(item, (*path, key, i)))
+        else:
+            out[_fmt_path((*path, key))] = value
+    return out
 
 
 def parse_study(
@@ -1133,6 +1273,13 @@ def _all_paths(node: dict, path: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
+def _merged(old: Any, new: Any, merge: bool, at: tuple = ()) -> Any:
+    """`new`, merged into `old` key by key when both are mappings and `merge` is on."""
+    if merge and isinstance(old, Mapping) and isinstance(new, Mapping):
+        return merge_settings(old, new, at)
+    return new
+
+
 def _get(data: dict, path: tuple[str, ...]) -> Any:
     for key in path:
         data = data[key]
@@ -1375,6 +1522,23 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes the empty key of the no-wall box card as `'': 6`, not as the
+    complex-key form `? ''` / `: 6` PyYAML uses for every empty key."""
+
+    def check_simple_key(self) -> bool:
+        if isinstance(self.event, yaml.ScalarEvent) and self.event.value == "":
+            if self.analysis is None:
+                self.analysis = self.analyze_scalar(self.event.value)
+            return True
+        return super().check_simple_key()
+
+
+def dump_yaml(data: Any) -> str:
+    """A study mapping as YAML in its own key order, readable by `load_study`."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
 
 
 def _load_yaml(text: str, where: str) -> Any:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.units import card_label, pct, pp
+
 UNITS = ("share", "points", "turns", "count", "number")
 # How a single run's estimate gets its 95% interval (see sim.analysis.balance.estimate_metrics):
 #   mean      t interval of the mean of `columns[0]`, per game;
@@ -264,7 +266,7 @@ def equal_turn_edge_metric(seat: int) -> Metric:
 def dead_rate_metric(kind: str) -> Metric:
     """Copies of a card kind that died (discarded unplayed; items: wasted) per copy held."""
     cols = (f"dead:{kind}", f"got:{kind}")
-    return Metric(f"dead_rate.{kind}", f"dead rate, {kind}", "cards", _dead_rate(kind),
+    return Metric(f"dead_rate.{kind}", f"dead rate, {card_label(kind)}", "cards", _dead_rate(kind),
                   "share", cols, "bootstrap")  # fmt: skip
 
 
@@ -285,7 +287,8 @@ def policy_metric(policy: str) -> Metric:
 def card_metric(kind: str) -> Metric:
     """Card impact of one card kind: win share when held minus when never held."""
     cols = (f"had:{kind}", f"had_win:{kind}", "n_players")
-    return Metric(f"card_impact.{kind}", f"card impact, {kind}", "cards", _card_impact(kind),
+    label = f"card impact, {card_label(kind)}"
+    return Metric(f"card_impact.{kind}", label, "cards", _card_impact(kind),
                   "share", cols, "bootstrap")  # fmt: skip
 
 
@@ -354,8 +357,13 @@ def target_centre(target) -> float | tuple[float, float]:
 
 
 def describe_target(name: str, target) -> str:
-    """A target as a designer reads it: '0 ± 0.01', '[40, 60]' (bare numbers show their margin)."""
+    """A target as a designer reads it: '0.0% ± 1.0 pp', '[40, 60]' (bare numbers show their
+    margin; shares in %, their margins in percentage points, as sim.units writes them)."""
     lo, hi = target_band(name, target)
+    if metric(name).unit == "share":
+        if isinstance(target, tuple | list):
+            return f"[{pct(lo)}, {pct(hi)}]"
+        return f"{pct((lo + hi) / 2)} ± {pp((hi - lo) / 2, signed=False)}"
     if isinstance(target, tuple | list):
         return f"[{lo:g}, {hi:g}]"
     return f"{(lo + hi) / 2:g} ± {(hi - lo) / 2:g}"

@@ -17,6 +17,10 @@ the game index and the seed, which `sim play CONFIG --seed S --game I` replays.
 from __future__ import annotations
 
 import numbers
+import os
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 
@@ -149,6 +153,33 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
     return ChunkArrays(first, slots, games, seats, cards, trace, rounds)
 
 
-def load_engine(study: StudyConfig) -> None:
-    """Load (or compile) the study's compiled game loop in this process."""
+# About how long numba takes to compile the engine on first use (a fresh cache): measured
+# on a 2-core machine, idle and busy (README, Engine notes).
+COLD_START_S = "3 min, more on a busy machine"
+
+
+def engine_is_cached() -> bool:
+    """Does numba's cache (NUMBA_CACHE_DIR, keyed by the compiled sources: sim/__init__.py)
+    already hold the compiled chunk loop of this installation?"""
+    from numba.core.caching import _CacheLocator
+
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if not cache:
+        return True  # not ours to say
+    source = play_chunk.py_func.__code__.co_filename
+    folder = Path(cache) / _CacheLocator.get_suitable_cache_subpath(source)
+    return any(folder.glob("loop.play_chunk-*.nbi"))
+
+
+def load_engine(study: StudyConfig, say: bool = True) -> float:
+    """Load (or compile) the study's compiled game loop in this process; the seconds it
+    took. On a cold cache it first says on stderr that it is compiling, and for how long."""
+    t0 = time.perf_counter()
+    if say and not engine_is_cached():
+        print(
+            f"compiling the engine (first run after install or upgrade, about {COLD_START_S})…",
+            file=sys.stderr,
+            flush=True,
+        )
     play_arrays(study, 0, 0)
+    return time.perf_counter() - t0

@@ -7,6 +7,7 @@ resumed) and records the run's timing. `load_run` opens a finished folder.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
@@ -93,6 +94,7 @@ def _run_in(run_dir, study, size, before_play, jobs, backend, scheduler, quiet) 
     )
     result = done.runs[0]
     result.meta.update(done.timing())
+    result.meta["finished_at"] = datetime.now().isoformat(timespec="milliseconds")
     write_json(run_dir / RUN_FILE, result.meta)
     return result
 

@@ -31,9 +31,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 
-from sim.config import StudyConfig, parse_study
+from sim.config import StudyConfig, dump_yaml, parse_study
 from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError, one_line
 from sim.results import TABLES, with_zero_card_rows
@@ -252,7 +251,7 @@ def mark_status(path: Path, meta: dict, status: str, reason: str | None = None) 
 
 def study_yaml(study: StudyConfig) -> str:
     """The resolved study as YAML (what `config.yaml` holds)."""
-    return yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True)
+    return dump_yaml(study.to_yaml_dict())
 
 
 def run_meta(study: StudyConfig, chunk_size: int) -> dict:

@@ -24,6 +24,7 @@ FLOORS: dict[str, int] = {
     "sim.variants": 0,
     "sim.specs": 0,
     "sim.metrics": 0,
+    "sim.units": 0,  # how shares, differences and counts are written (one convention)
     "sim.parallel": 0,
     "sim.analysis": 0,  # pure: DataFrames in, DataFrames out
     # models and rules, which do not know each other
@@ -197,10 +198,13 @@ def test_config_and_engine_do_not_know_each_other(a, b):
 
 
 def test_analysis_is_pure():
-    """analysis reads DataFrames: it imports nothing of sim but itself and the metric registry."""
+    """analysis reads DataFrames: it imports nothing of sim but itself, the metric registry
+    and the unit convention (plain formatting)."""
     for name in MODULES:
         if name.startswith("sim.analysis"):
             outside = sorted(
-                t for t in GRAPH[name] if not t.startswith("sim.analysis") and t != "sim.metrics"
+                t
+                for t in GRAPH[name]
+                if not t.startswith("sim.analysis") and t not in ("sim.metrics", "sim.units")
             )
             assert outside == [], f"{name} imports {outside}"

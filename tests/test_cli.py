@@ -204,8 +204,8 @@ def test_play_log_end_scores_equal_sim_score_of_the_final_table(play_log, tmp_pa
     assert result["scores"] == end["scores"]
     assert result["cat_bonus"] == end["cat_bonus"]
     assert result["winners"] == end["winners"]
-    for seat, score in enumerate(end["scores"]):
-        assert f"seat {seat} " in stdout and f"{score} points" in stdout
+    for seat, score in enumerate(end["scores"]):  # "1 point", "2 points"
+        assert f"seat {seat} " in stdout and f"{score} point{'' if score == 1 else 's'}" in stdout
 
 
 def test_play_show_draws_the_table(play_log):

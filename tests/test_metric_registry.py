@@ -96,7 +96,8 @@ def test_unknown_metric_lookup_is_a_clear_error():
 
 
 def test_the_registry_is_on_the_ground_floor():
-    """sim.metrics imports no other sim module; sim.config needs neither pandas nor the runner."""
+    """sim.metrics imports no other sim module but the unit convention (a ground-floor leaf
+    that names cards for people); sim.config needs neither pandas nor the runner."""
     code = (
         "import sys, sim.metrics; a = sorted(m for m in sys.modules if m.startswith('sim'));"
         " import sim.config; b = sorted(m for m in sys.modules if m.startswith('sim'));"
@@ -105,7 +106,7 @@ def test_the_registry_is_on_the_ground_floor():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout.strip()  # fmt: skip
     # the package root loads only its version leaf; importing the registry adds itself
-    assert out == "['sim', 'sim.metrics', 'sim.version'] False False False"
+    assert out == "['sim', 'sim.metrics', 'sim.units', 'sim.version'] False False False"
 
 
 # ---------------------------------------------------------------- the config reads it

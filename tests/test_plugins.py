@@ -11,8 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from sim.cli import main
+from cli_helpers import cli, one_error
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "configs" / "base.yaml").read_text()
@@ -34,20 +33,6 @@ def plugin(tmp_path, monkeypatch):
         return config, name
 
     return write
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error(capsys, *args) -> str:
-    code, out, err = cli(capsys, *args)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
-    return lines[0]
 
 
 CHOOSER = """

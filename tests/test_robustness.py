@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli, one_error
 
-from sim.cli import BUG_REPORT, main
+from sim.cli import BUG_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "configs" / "base.yaml").read_text()
@@ -22,21 +23,6 @@ GREEDY = "  - {policy: greedy}"
 def base_with(old: str, new: str) -> str:
     assert old in BASE, old
     return BASE.replace(old, new, 1)
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error(capsys, *args) -> str:
-    """Run a command that must fail with one line `error: ...` and exit code 2."""
-    code, out, err = cli(capsys, *args)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 @pytest.fixture
@@ -93,7 +79,7 @@ def test_any_os_error_is_one_line(study, tmp_path, capsys, monkeypatch):
     """An OS error nobody anticipated still ends in one line naming the file."""
     import sim.config
 
-    def broken(path):
+    def broken(path, *more):
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
     monkeypatch.setattr(sim.config, "load_study", broken)
@@ -268,5 +254,6 @@ def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypa
 
     monkeypatch.setattr("sim.storage._write_bytes", full)
     line = one_error(capsys, "report", out, "--out", tmp_path / "r.html")
-    assert "No space left on device" in line and "r.html" in line
+    # the run's own page (run/report.html) is written first, then copied to --out
+    assert "No space left on device" in line and str(out / "report.html") in line
     assert (tmp_path / "r.html").read_bytes() == before

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_helpers import cli, one_error
 
 from sim.cli import main
 from sim.config import load_study
@@ -21,20 +22,6 @@ from sim.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "base.yaml"
 GAMES = 60
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error(capsys, *args) -> str:
-    code, out, err = cli(capsys, *args)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 def run_cli(capsys, out: Path, *more) -> tuple[int, str]:

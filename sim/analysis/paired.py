@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim import units
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
 from sim.analysis.values import game_values
 from sim.metrics import (
@@ -34,6 +35,7 @@ from sim.metrics import (
     Means,
     Metric,
     describe_target,
+    metric,
     metrics_for,
     quiet_nan,
     target_band,
@@ -371,9 +373,7 @@ def summarize_compare(table: pd.DataFrame) -> str:
 
 def _fmt(value: float, unit: str, signed: bool = False) -> str:
     """A value in its unit: shares in % (differences in percentage points), else 3 digits."""
-    if unit == "share":
-        return f"{value * 100:+.1f} pp" if signed else f"{value:.1%}"
-    return f"{value:+.3g}" if signed else f"{value:.3g}"
+    return units.value(value, unit, diff=signed)
 
 
 # ---------------------------------------------------------------- sweeps
@@ -558,7 +558,10 @@ def target_verdict(
 def _verdict_text(ranking: pd.DataFrame, best: int, members, labels, targets, alpha, k) -> str:
     want = ", ".join(f"{name} {describe_target(name, t)}" for name, t in targets.items())
     row = ranking[ranking["point"] == best].iloc[0]
-    got = ", ".join(f"{name} {row[name]:.4g} ({row[name + ':status']})" for name in targets)
+    got = ", ".join(
+        f"{name} {units.value(row[name], metric(name).unit)} ({row[name + ':status']})"
+        for name in targets
+    )
     how = (
         f"a {1 - alpha:.0%} confidence set for the best point, Bonferroni over"
         f" {k * (k - 1)} paired comparisons"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim import units
 from sim.analysis.balance import n_seats, run_metrics
 from sim.analysis.stats import mean_ci, wilson, win_share_ci
 from sim.analysis.values import final_phase_turns
@@ -171,9 +172,10 @@ def _seats_text(seats: list[int]) -> str:
 
 
 def _pct(lo: float, value: float, hi: float) -> str:
-    """'+0.6% [-0.4%, +1.6%]', with no '-0.0%'."""
+    """An edge (a difference of shares) in percentage points: '+0.6 pp [-0.4, +1.6]', with
+    no '-0.0'."""
     lo, value, hi = (0.0 if abs(v) < 5e-5 else v for v in (lo, value, hi))
-    return f"{value:+.1%} [{lo:+.1%}, {hi:+.1%}]"
+    return units.interval(value, lo, hi, "share", diff=True)
 
 
 def parity_note(games: pd.DataFrame, players: pd.DataFrame) -> str | None:
@@ -184,7 +186,7 @@ def parity_note(games: pd.DataFrame, players: pd.DataFrame) -> str | None:
     often), or, when those are most of the seats, the seats left a turn short; and gives
     each one's edge at equal turns and what the extra (or missing) turn adds, e.g. "seat 0
     takes one more turn than seats 1, 2, 3 in 99% of games; at equal turns its edge is
-    +0.6% [−0.4%, +1.6%], its extra turn adds +3.7% [+3.1%, +4.3%]".
+    +0.6 pp [−0.4, +1.6], its extra turn adds +3.7 pp [+3.1, +4.3]".
     """
     turns = _pivot(players, "turns_taken")
     if len(turns) == 0:

@@ -95,6 +95,20 @@ def leader_mask(s, pr, root):
 # ---------------------------------------------------------------- the table (R8.1, R8.5)
 
 
+@njit(**INLINE)
+def pay_leaders(s, pr, x, out):
+    """R8.1, R8.2: add box x's value to each of its leaders in out[seat]."""
+    value = box_value(s, pr, x)  # first: most boxes are worth 0 (no toy, no sprayer)
+    if value == 0:
+        return
+    top = box_top_count(s, pr, x)
+    if top == 0:
+        return
+    for q in range(pr.players):
+        if box_majority(s, pr, x, q) == top:
+            out[q] += value
+
+
 @njit(cache=True)
 def box_points(s, pr, out):
     """R8.1, R8.2: add each box's value to each of its leaders in out[seat]."""
@@ -102,15 +116,7 @@ def box_points(s, pr, out):
         x = s[pr.o_placed + i]
         if s[pr.o_parent + x] != x:
             continue
-        value = box_value(s, pr, x)  # first: most boxes are worth 0 (no toy, no sprayer)
-        if value == 0:
-            continue
-        top = box_top_count(s, pr, x)
-        if top == 0:
-            continue
-        for q in range(pr.players):
-            if box_majority(s, pr, x, q) == top:
-                out[q] += value
+        pay_leaders(s, pr, x, out)
 
 
 @njit(cache=True)
@@ -158,15 +164,7 @@ def table_scores(s, pr, out, roots):
             continue
         roots[n] = x
         n += 1
-        value = box_value(s, pr, x)
-        if value == 0:
-            continue
-        top = box_top_count(s, pr, x)
-        if top == 0:
-            continue
-        for q in range(pr.players):
-            if box_majority(s, pr, x, q) == top:
-                out[q] += value
+        pay_leaders(s, pr, x, out)
     cat_bonus(s, pr, out)
 
 

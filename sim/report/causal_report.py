@@ -20,6 +20,7 @@ from sim.luck import LuckResult, load_luck
 from sim.report.figures import styled, to_svg
 from sim.report.run_report import render_template, table
 from sim.storage import check_report_path, write_text
+from sim.units import card_label
 from sim.value import ValueResult, load_value
 
 
@@ -88,7 +89,7 @@ def value_verdict(result: ValueResult, top: int = 5) -> tuple[str, list[str]]:
         f" option; the most valuable options first."
     )
     lines = [
-        f"{r.option}: {r.value:+.1f} pp of win share [{r.lo:+.1f}, {r.hi:+.1f}],"
+        f"{card_label(r.option)}: {r.value:+.1f} pp of win share [{r.lo:+.1f}, {r.hi:+.1f}],"
         f" {r.score_loss:+.2f} points; {'real' if r.real else 'not shown'} (Holm p {r.p_adj:.2g})"
         for r in v.head(top).itertuples()
     ]
@@ -112,7 +113,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
             "Value of each option (95% paired intervals)",
         )
         cols = [
-            ("option", lambda r: r["option"]),
+            ("option", lambda r: card_label(r["option"])),
             ("value (pp)", _num("value", 2, True)),
             ("95% interval", _ci("lo", "hi")),
             ("score loss", _num("score_loss", 2, True)),
@@ -158,7 +159,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
                 }
             )
         cols = [
-            ("card", lambda r: r["card"]),
+            ("card", lambda r: card_label(r["card"])),
             ("measure", lambda r: r["label"]),
             ("change", _num("change", 3, True)),
             ("95% interval", _ci("lo", "hi", 3)),

@@ -17,6 +17,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from sim.analysis.balance import distribution
 from sim.report.table_picture import SEAT_COLOURS
+from sim.units import card_label
 
 STYLE = {
     "font.size": 8,
@@ -75,7 +76,7 @@ def win_share_bars(table: pd.DataFrame, by: str, title: str) -> Figure:
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylabel("win share")
     ax.set_title(f"{title} (n = {table['n'].iloc[0]:,} per bar; 95% intervals)", loc="left")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1, 1))  # beside the bars
     return fig
 
 
@@ -86,7 +87,9 @@ def matchup_heatmap(matrix: pd.DataFrame, centre: float, title: str) -> Figure:
     ax = fig.add_subplot()
     values = matrix.to_numpy(dtype=float)
     spread = max(np.nanmax(np.abs(values - centre)), 0.05)
-    ax.imshow(values, cmap="RdBu", vmin=centre - spread, vmax=centre + spread)
+    image = ax.imshow(values, cmap="RdBu", vmin=centre - spread, vmax=centre + spread)
+    bar = fig.colorbar(image, ax=ax, fraction=0.05, pad=0.03, format=PercentFormatter(1.0))
+    bar.ax.tick_params(labelsize=7)
     for (i, j), v in np.ndenumerate(values):
         dark = not np.isnan(v) and abs(v - centre) > 0.6 * spread
         ax.text(
@@ -215,7 +218,7 @@ def card_impact_bars(impact: pd.DataFrame) -> Figure:
         color=[KIND_COLOURS.get(k, "#777") for k in d["kind"]],
     )
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(y, d["card"])
+    ax.set_yticks(y, [card_label(c) for c in d["card"]])
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("win rate when held − when never held (association, not cause)")
     ax.set_title("Card impact (95% intervals, clustered by game)", loc="left")
@@ -341,7 +344,7 @@ def dead_card_bars(usage: pd.DataFrame) -> Figure:
     y = np.arange(len(d))
     ax.barh(y, d["dead_games"], xerr=_err(d["dead_games"], d["dg_lo"], d["dg_hi"]), capsize=2,
             color=[KIND_COLOURS.get(k, "#777") for k in d["kind"]])  # fmt: skip
-    ax.set_yticks(y, d["card"])
+    ax.set_yticks(y, [card_label(c) for c in d["card"]])
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("share of the seat-games holding the card in which a copy did nothing")
     ax.set_title("Dead cards and wasted items (95% intervals, clustered by game)", loc="left")

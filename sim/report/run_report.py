@@ -6,17 +6,20 @@ network). The numbers come from `sim.analysis`; this module only formats them.
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
-import yaml
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from sim import analysis as A
-from sim.config import StudyConfig
+from sim import units
+from sim.config import StudyConfig, dump_yaml
 from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError
 from sim.parity import deck_scan
@@ -82,8 +85,40 @@ def write_report(run: RunResult, out_path: str | Path | None = None, force: bool
     out = check_report_path(out_path if out_path is not None else default_path(study), force)
     context = report_context(run, study)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    context["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
     write_text(out, render(context))
     return out
+
+
+def runtime(meta: dict) -> str:
+    """'52.1 s, 1,234 games/s' (the engine's start-up, given apart, not counted in games/s)."""
+    speed = units.plural(round(meta.get("games_per_s") or 0), "game/s")
+    startup = meta.get("startup_s") or 0
+    extra = f" (engine start-up {startup:.0f} s not counted)" if startup >= 1 else ""
+    return f"{meta.get('wall_time_s', '?')} s, {speed}{extra}"
+
+
+def run_finished(meta: dict, run_dir: str | Path) -> str:
+    """When a run finished (ISO time, from run.json; for a run from before that was recorded,
+    the time run.json was last written)."""
+    if meta.get("finished_at"):
+        return str(meta["finished_at"])
+    stamp = (Path(run_dir) / "run.json").stat().st_mtime
+    return datetime.fromtimestamp(stamp).isoformat(timespec="seconds")
+
+
+_STAMP = re.compile(r'<meta name="sim-run" content="(\S+) ([^"]*)">')
+
+
+def report_run(path: str | Path) -> tuple[str, str] | None:
+    """(finished at, run folder) of the run whose report a page is, if it is a run report."""
+    try:
+        with open(path, "rb") as page:
+            head = page.read(16384).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = _STAMP.search(head)
+    return (found.group(1), html.unescape(found.group(2))) if found else None
 
 
 def render_template(name: str, context: dict) -> str:
@@ -114,7 +149,7 @@ def report_context(run: RunResult, study: StudyConfig) -> dict:
         "cards": _cards(run.cards, players),
         "usage": _usage(run.cards, games, players),
         "game": _game(run, study),
-        "config": yaml.safe_dump(run.meta["config"], sort_keys=False, allow_unicode=True),
+        "config": dump_yaml(run.meta["config"]),
     }
 
 
@@ -131,9 +166,8 @@ def table(frame: pd.DataFrame, cols: list[Col]) -> Markup:
 
 
 def share(v: float, signed: bool = False) -> str:
-    """A share as a percentage; two decimals very near 0% or 100% so 99.98% is not '100.0%'."""
-    digits = 2 if 0 < abs(v) < 0.01 or 0.99 < abs(v) < 1 else 1
-    return f"{v:+.{digits}%}" if signed else f"{v:.{digits}%}"
+    """A share as a percentage (sim.units.pct): 99.98% is not '100.0%'."""
+    return units.pct(v, signed)
 
 
 def pct(col: str, signed: bool = False) -> Callable[[dict], str]:
@@ -161,6 +195,11 @@ def num(col: str, digits: int = 2) -> Callable[[dict], str]:
 def text(col: str) -> Callable[[dict], str]:
     """A column as plain text."""
     return lambda r: str(r[col])
+
+
+def card_text(col: str = "card") -> Callable[[dict], str]:
+    """A card column as people read it (sim.units.card_label: 'box:(no walls)')."""
+    return lambda r: units.card_label(r[col])
 
 
 def svg(fig, key: str) -> Markup:
@@ -193,7 +232,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame) -> dict:
         ("Config hash", meta["config_hash"]),
         (
             "Runtime",
-            f"{meta.get('wall_time_s', '?')} s, {meta.get('games_per_s') or 0:,.0f} games/s",
+            runtime(meta),
         ),
         ("Run folder", str(run.run_dir)),
     ]
@@ -435,7 +474,7 @@ def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
         "adjusted": table(
             adjusted,
             [
-                ("card", text("card")),
+                ("card", card_text()),
                 ("adjusted impact [95%]", ci("adjusted", "adj_lo", "adj_hi")),
                 ("q (BH)", lambda r: "–" if pd.isna(r["adj_q"]) else f"{r['adj_q']:.2g}"),
                 ("flag", lambda r: "●" if r["adj_flag"] else "–"),
@@ -450,7 +489,7 @@ def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
         "table": table(
             impact,
             [
-                ("card", text("card")),
+                ("card", card_text()),
                 ("win when held", pct("win_held")),
                 ("win when never", pct("win_never")),
                 ("improvement [95%]", ci("improvement")),
@@ -647,7 +686,7 @@ def _usage(cards: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame) -> d
         "table": table(
             usage,
             [
-                ("card", text("card")),
+                ("card", card_text()),
                 ("held per game", num("held")),
                 ("dealt", num("dealt")),
                 ("drawn", num("drawn")),
@@ -663,7 +702,7 @@ def _usage(cards: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame) -> d
         "landing": table(
             items,
             [
-                ("item", text("card")),
+                ("item", card_text()),
                 ("placed per game", num("played")),
                 ("into a box the drawer leads", pct("into_led")),
                 ("into a rival's box", pct("into_rival")),

@@ -11,9 +11,11 @@ import math
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
 
 from sim.metrics import metric
 from sim.report.figures import PALETTE, styled
+from sim.units import MIN_SPAN, axis_label, card_label, scale
 
 _BEST = "#d62728"
 
@@ -43,7 +45,8 @@ def sweep_lines(
 
     A panel with several metrics (seats, policies) draws one line each, nudged
     sideways so the error bars stay readable; the best point by the targets is
-    marked with a red band.
+    marked with a red band. Shares are drawn in %, and the y axis spans at least
+    the unit's MIN_SPAN (sim.units), so that noise never fills a panel.
     """
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
@@ -53,8 +56,11 @@ def sweep_lines(
     step = np.min(np.diff(np.sort(x))) if len(x) > 1 else 1.0
     for ax, (panel_title, names) in zip(axes, panels, strict=False):
         rows = table[table["metric"].isin(names)]
+        unit = metric(names[0]).unit
+        k_ = scale(unit)
         for k, name in enumerate(names):
             r = rows[rows["metric"] == name].set_index("point").reindex(points["point"])
+            r = r.assign(**{c: r[c] * k_ for c in ("value", "lo", "hi")})
             nudge = (k - (len(names) - 1) / 2) * step * 0.06
             err = np.vstack([r["value"] - r["lo"], r["hi"] - r["value"]])
             label = (
@@ -65,14 +71,18 @@ def sweep_lines(
         ax.set_title(_short(panel_title), loc="left", fontsize=8)
         fair = metric(names[0]).fair
         if fair is not None:
-            ax.axhline(fair, color="black", ls="--", lw=0.8)
+            ax.axhline(fair * k_, color="black", ls="--", lw=0.8)
+        _min_span(ax, MIN_SPAN.get(unit, 0.0))
+        if unit == "share":
+            ax.yaxis.set_major_formatter(PercentFormatter(100.0))
         if best is not None:
             ax.axvspan(x[best] - step * 0.3, x[best] + step * 0.3, color=_BEST, alpha=0.08, lw=0)
         if ticks is not None:
             ax.set_xticks(x, ticks, rotation=30, ha="right")
         ax.set_xlabel(param)
-        if len(names) > 1:
-            ax.legend(frameon=False, fontsize=6)
+        if len(names) > 1:  # below the panel, never over the data
+            ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.35),
+                      ncols=2)  # fmt: skip
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle(title, x=0.01, ha="left", fontsize=9)
@@ -106,9 +116,13 @@ def sweep_heatmaps(
             i, j = rows_v.index(row[p1]), cols_v.index(row[p2])
             grid[i, j] = row["value"]
             half[i, j] = max(row["value"] - row["lo"], row["hi"] - row["value"])
-        ax.imshow(grid, cmap="viridis", aspect="auto")
+        k_ = scale(metric(name).unit)
+        grid, half = grid * k_, half * k_
+        image = ax.imshow(grid, cmap="viridis", aspect="auto")
+        fig.colorbar(image, ax=ax, fraction=0.06, pad=0.02).ax.tick_params(labelsize=6)
         for (i, j), v in np.ndenumerate(grid):
-            text = "–" if np.isnan(v) else f"{v:.3g}\n±{half[i, j]:.2g}"
+            pct = "%" if k_ != 1 else ""
+            text = "–" if np.isnan(v) else f"{v:.3g}{pct}\n±{half[i, j]:.2g}"
             ax.text(j, i, text, ha="center", va="center", fontsize=6, color="white")
         if best is not None:
             b = points.set_index("point").loc[best]
@@ -120,11 +134,19 @@ def sweep_heatmaps(
         ax.set_ylabel(p1)
         ax.grid(False)
         label = r["metric_label"].iloc[0] if len(r) else name
-        ax.set_title(_short(label), loc="left", fontsize=8)
+        ax.set_title(_short(axis_label(label, metric(name).unit)), loc="left", fontsize=8)
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     fig.suptitle(title, x=0.01, ha="left", fontsize=9)
     return fig
+
+
+def _min_span(ax, span: float) -> None:
+    """Widen the y axis to at least `span` (display units) around what is drawn."""
+    lo, hi = ax.get_ylim()
+    if hi - lo < span:
+        mid = (lo + hi) / 2
+        ax.set_ylim(mid - span / 2, mid + span / 2)
 
 
 def _box(x: float, y: float):
@@ -147,12 +169,12 @@ def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Figure:
     ax.imshow(grid, cmap="RdBu", vmin=-spread, vmax=spread, aspect="auto")
     for (i, j), v in np.ndenumerate(grid):
         colour = "white" if abs(v) > 0.6 * spread else "black"
-        text = "–" if np.isnan(v) else f"{v:+.1%}"
+        text = "–" if np.isnan(v) else f"{v * 100:+.1f}"  # percentage points
         ax.text(j, i, text, ha="center", va="center", fontsize=6, color=colour)
-    ax.set_yticks(range(len(kinds)), [k.removeprefix("card_impact.") for k in kinds])
+    ax.set_yticks(range(len(kinds)), [card_label(k.removeprefix("card_impact.")) for k in kinds])
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax.grid(False)
-    ax.set_title("Card impact per point (association among these bots, not cause)", loc="left")
+    ax.set_title("Card impact per point, pp (association among these bots, not cause)", loc="left")
     return fig
 
 

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-import yaml
 from markupsafe import Markup
 
+from sim import units
 from sim.analysis.paired import (
     SweepStats,
     compare_runs,
@@ -21,10 +21,11 @@ from sim.analysis.paired import (
     headline_count,
     sweep_result_stats,
 )
+from sim.config import dump_yaml
 from sim.metrics import metric as registry_metric
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
-from sim.report.run_report import render_template, table, text
+from sim.report.run_report import render_template, runtime, table, text
 from sim.storage import check_report_path, read_json, write_text
 from sim.studies import CompareResult, SweepResult, load_compare, load_sweep
 
@@ -39,14 +40,14 @@ SWEEP_SECTIONS = (
 )  # fmt: skip
 
 
-def fmt(metric: str, value: float, signed: bool = False) -> str:
-    """A metric value as text by its registry unit: shares in percent, others to 3 digits."""
+def fmt(metric: str, value: float, signed: bool = False, diff: bool | None = None) -> str:
+    """A metric value as text by its registry unit (sim.units): shares in percent, a
+    difference of shares (`signed`, or `diff` for an unsigned width) in pp, others to 3
+    digits."""
     if pd.isna(value):
         return "–"
-    sign = "+" if signed else ""
-    if registry_metric(metric).unit == "share":
-        return f"{value:{sign}.1%}"
-    return f"{value:{sign}.3g}" if abs(value) < 1000 else f"{value:{sign},.0f}"
+    return units.value(value, registry_metric(metric).unit, diff=signed or bool(diff),
+                       signed=signed)  # fmt: skip
 
 
 def _svg(fig, key: str) -> Markup:
@@ -141,7 +142,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "values": _wide(t, result.labels, "value"),
         "changes": _wide(t, result.labels, "diff") if len(points) > 1 else None,
         "baseline": result.labels[0],
-        "config": yaml.safe_dump(study.to_yaml_dict(), sort_keys=False, allow_unicode=True),
+        "config": dump_yaml(study.to_yaml_dict()),
         "resamples": t.attrs.get("resamples"),
         "families": t.attrs.get("families", {}),
     }
@@ -167,7 +168,7 @@ def _sweep_facts(result: SweepResult) -> list[tuple[str, str]]:
 
 
 def _runtime(meta: dict) -> str:
-    return f"{meta.get('wall_time_s', '?')} s, {meta.get('games_per_s') or 0:,.0f} games/s"
+    return runtime(meta)
 
 
 def _ranking(stats: SweepStats) -> Markup:
@@ -287,8 +288,8 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         (lb, lambda r: fmt(r["metric"], r["b"])),
         (f"{lb} − {la} [95%]", lambda r: f"{fmt(r['metric'], r['diff'], True)} "
          f"[{fmt(r['metric'], r['lo'], True)}, {fmt(r['metric'], r['hi'], True)}]"),
-        ("paired width", lambda r: fmt(r["metric"], r["width"])),
-        ("unpaired width", lambda r: fmt(r["metric"], r["unpaired_width"])),
+        ("paired width", lambda r: fmt(r["metric"], r["width"], diff=True)),
+        ("unpaired width", lambda r: fmt(r["metric"], r["unpaired_width"], diff=True)),
         ("paired / unpaired", lambda r: "–" if pd.isna(r["width_ratio"])
          else f"{r['width_ratio']:.0%}"),
         ("adjusted p", lambda r: "–" if pd.isna(r["p_adj"]) else f"{r['p_adj']:.2g}"),
@@ -318,7 +319,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
                        "forest"),
         "groups": groups,
         "configs": [
-            (lab, yaml.safe_dump(s.to_yaml_dict(), sort_keys=False, allow_unicode=True))
+            (lab, dump_yaml(s.to_yaml_dict()))
             for lab, s in ((la, a), (lb, b))
         ],
         "resamples": t.attrs.get("resamples"),

@@ -85,15 +85,15 @@ def _draw_pair(ax, north: Cell, colour: str, label: str, text_colour: str) -> No
             zorder=3,
         )
     )
-    ax.text(
+    ax.text(  # on the north half, clear of an item on the seam, and above any marker
         x,
-        y + CARD_H / 2,
+        y + CARD_H * 0.12,
         label,
         ha="center",
         va="center",
         fontsize=7,
         color=text_colour,
-        zorder=4,
+        zorder=6,
         fontweight="bold",
     )
 

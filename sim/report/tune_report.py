@@ -8,11 +8,10 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
 from markupsafe import Markup
 
 from sim.analysis.tuning import parameter_effects, target_misses
-from sim.config import parse_study
+from sim.config import dump_yaml, parse_study
 from sim.errors import SimError
 from sim.metrics import describe_target
 from sim.report import causal_report
@@ -98,7 +97,7 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
         "pareto": pareto,
         "pareto_members": verdict["pareto"],
         "facts": _facts(study, meta, verdict, folder),
-        "yaml": yaml.safe_dump(chosen.to_yaml_dict(), sort_keys=False, allow_unicode=True),
+        "yaml": dump_yaml(chosen.to_yaml_dict()),
     }
 
 

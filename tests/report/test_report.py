@@ -183,7 +183,7 @@ def test_summary_names_turn_parity_when_it_drives_the_result(html):
     summary = html[html.index('id="summary"') : html.index('id="seats"')]
     assert re.search(
         r"Turn parity: seat 0 takes one more turn than seats 1, 2, 3 in \d+% of games; at equal"
-        r" turns its edge is [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\], the extra turn adds",
+        r" turns its edge is [+-]\d+\.\d pp \[[+-]\d+\.\d, [+-]\d+\.\d\], the extra turn adds",
         summary,
     )
 

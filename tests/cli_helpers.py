@@ -1,0 +1,21 @@
+"""Run the command line in-process for tests: exit code, stdout and stderr."""
+
+from __future__ import annotations
+
+from sim.cli import main
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    """`sim ARGS` in this process; returns (exit code, stdout, stderr)."""
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error(capsys, *args) -> str:
+    """Run a command that must fail with one line `error: ...`, exit code 2 and no traceback."""
+    code, out, err = cli(capsys, *args)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
+    return lines[0]
