@@ -270,6 +270,47 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_value(args: argparse.Namespace) -> int:
+    from sim.commands import value_file
+
+    _, text = value_file(args.config, **_study_args(args))
+    print(text)
+    return 0
+
+
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    from sim.commands import ladder_file
+
+    _, text = ladder_file(args.config, **_study_args(args))
+    print(text)
+    return 0
+
+
+def _cmd_luck(args: argparse.Namespace) -> int:
+    from sim.commands import luck_file
+
+    study_args = _study_args(args)
+    study_args.pop("games")  # a luck gauge counts deals and replays
+    _, text = luck_file(args.config, deals=args.deals, replays=args.replays, **study_args)
+    print(text)
+    return 0
+
+
+def _study_args(args: argparse.Namespace) -> dict:
+    """The study flags `sim value`, `ladder` and `luck` take, as keyword arguments."""
+    return {
+        "sets": args.set,
+        "games": args.games,
+        "seed": args.seed,
+        "out": args.out,
+        "report": args.report,
+        "no_report": args.no_report,
+        "quiet": args.quiet,
+        "force": args.force,
+        **_worker_args(args),
+    }
+
+
 def _cmd_tune(args: argparse.Namespace) -> int:
     from sim.commands import tune_file
 
@@ -411,6 +452,42 @@ def build_parser() -> argparse.ArgumentParser:
         report="reports/<name>-sweep.html",
     )
     p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser(
+        "value", help="what each option and card is worth: restricted play, ablation"
+    )
+    p.add_argument("config")
+    add_study_options(
+        p,
+        leave_out=("resume",),
+        games_help="games per point (default value.games, else the config's, at most 2000)",
+        folder="value folder (default runs/<name>-value-<time>)",
+        report="reports/<name>-value.html",
+    )
+    p.set_defaults(func=_cmd_value)
+
+    p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
+    p.add_argument("config")
+    add_study_options(
+        p,
+        leave_out=("resume",),
+        games_help="games per match (default ladder.games, else 400)",
+        folder="ladder folder (default runs/<name>-ladder-<time>)",
+        report="reports/<name>-ladder.html",
+    )
+    p.set_defaults(func=_cmd_ladder)
+
+    p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
+    p.add_argument("config")
+    add_study_options(
+        p,
+        leave_out=("resume", "games"),
+        folder="luck folder (default runs/<name>-luck-<time>)",
+        report="reports/<name>-luck.html",
+    )
+    p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
+    p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
+    p.set_defaults(func=_cmd_luck)
 
     p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
     p.add_argument("config", nargs="?", default=None)

@@ -1,4 +1,5 @@
-"""What `sim run`, `sim sweep`, `sim compare`, `sim tune` and `sim turns` do around the games:
+"""What `sim run`, `sweep`, `compare`, `tune`, `turns`, `value`, `ladder` and `luck` do around
+the games:
 analyse, write the machine-readable verdicts and the report, summarise.
 
 The floor above the studies, the analysis and the reports: the command line
@@ -15,12 +16,16 @@ import pandas as pd
 
 from sim import units
 from sim.analysis.balance import run_summary
+from sim.analysis.inference import family_note
 from sim.analysis.paired import SweepStats, compare_runs, summarize_compare, sweep_result_stats
 from sim.config import load_study, parse_study
 from sim.errors import SimError
+from sim.ladder import LadderResult, run_ladder
+from sim.luck import LuckResult, run_luck
 from sim.metrics import metric as registry_metric
 from sim.parity import SCAN_GAMES, deck_scan, scan_text
 from sim.partials import stream_runs
+from sim.report import causal_report
 from sim.report.figures import to_svg, turns_by_deck
 from sim.report.run_report import default_path, report_data, report_run, run_finished, write_report
 from sim.report.study_report import (
@@ -34,6 +39,7 @@ from sim.report.tune_report import build_tune_report
 from sim.storage import RunResult, check_report_path, study_yaml, write_json, write_text
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
 from sim.tune import Verdict, confirm, run_tune
+from sim.value import ValueResult, run_value
 
 SUMMARY_FILE = "summary.json"
 DIFFERENCES_FILE = "differences.csv"
@@ -315,3 +321,206 @@ def turns_file(
         path.write_text(to_svg(turns_by_deck(scan), "turns-deck"), encoding="utf-8")
         text += f"\nfigure: {path}"
     return text
+
+
+# ---------------------------------------------------------------- sim value, ladder, luck
+
+VALUES_FILE = "values.csv"
+ABLATION_FILE = "ablation.csv"
+LADDER_FILE = "ladder.csv"
+RATINGS_FILE = "ratings.csv"
+LUCK_FILE = "luck.csv"
+
+
+def _csv(frame: pd.DataFrame, path: Path) -> None:
+    write_text(path, frame.to_csv(index=False))
+
+
+def _games_ok(games: int | None) -> None:
+    if games is not None and games < 2:
+        raise SimError(f"--games: need at least 2 games per point for an interval, got {games}")
+
+
+def value_file(
+    config: str | Path,
+    *,
+    games: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: str | Path | None = None,
+    report: str | Path | None = None,
+    no_report: bool = False,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    sets: Sequence[str] = (),
+) -> tuple[ValueResult, str]:
+    """`sim value CONFIG`: restricted play and deck ablation; writes `values.csv`,
+    `ablation.csv`, `summary.json` and the page; (result, summary text)."""
+    _games_ok(games)
+    study = load_study(config, sets)
+
+    def check(s) -> None:
+        if not no_report:
+            check_report_path(causal_report.report_path(s, "value", report), force)
+
+    result = run_value(
+        study,
+        games=games,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+        before_play=check,
+    )
+    _csv(result.values.drop(columns="identical"), result.out_dir / VALUES_FILE)
+    if len(result.ablation):
+        _csv(result.ablation.drop(columns="identical"), result.out_dir / ABLATION_FILE)
+    head, lines = causal_report.value_verdict(result)
+    summary = {
+        "name": study.name,
+        "kind": "value",
+        "seat": result.seat,
+        "verdict": head,
+        "family": family_note("holm", len(result.values)),
+        "values": result.values.drop(columns="identical").to_dict("records"),
+        "ablation_family": family_note("holm", len(result.ablation)),
+        "ablation": result.ablation.drop(columns="identical", errors="ignore").to_dict("records"),
+    }
+    write_json(result.out_dir / SUMMARY_FILE, summary)
+    text = [
+        f"{study.name}: {len(result.points)} points on shared seeds -> {result.out_dir}",
+        head,
+        *lines,
+    ]
+    if not no_report:
+        text.append(f"report: {causal_report.build_value_report(result, report, force=force)}")
+    return result, "\n".join(text)
+
+
+def ladder_file(
+    config: str | Path,
+    *,
+    games: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: str | Path | None = None,
+    report: str | Path | None = None,
+    no_report: bool = False,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    sets: Sequence[str] = (),
+) -> tuple[LadderResult, str]:
+    """`sim ladder CONFIG`: the skill ladder; writes `ladder.csv`, `ratings.csv`,
+    `summary.json` and the page; (result, summary text)."""
+    _games_ok(games)
+    study = load_study(config, sets)
+
+    def check(s) -> None:
+        if not no_report:
+            check_report_path(causal_report.report_path(s, "ladder", report), force)
+
+    result = run_ladder(
+        study,
+        games=games,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+        before_play=check,
+    )
+    _csv(result.steps, result.out_dir / LADDER_FILE)
+    _csv(result.ratings, result.out_dir / RATINGS_FILE)
+    verdict = causal_report.ladder_verdict(result)
+    write_json(
+        result.out_dir / SUMMARY_FILE,
+        {
+            "name": study.name,
+            "kind": "ladder",
+            "rungs": result.labels,
+            "depth": result.depth,
+            "depth_ci": list(result.depth_ci),
+            "chain_depth": result.chain_depth,
+            "chain_depth_ci": list(result.chain_ci),
+            "threshold": result.threshold,
+            "verdict": verdict,
+            "steps": result.steps.to_dict("records"),
+            "ratings": result.ratings.to_dict("records"),
+        },
+    )
+    text = [f"{study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"]
+    for r in result.steps.itertuples():
+        text.append(
+            f"  {r.upper} v {r.lower} ({r.players}p): {r.share:.1%}"
+            f" [{r.lo:.1%}, {r.hi:.1%}] (fair {r.fair:.0%}, n {r.n:,})"
+        )
+    text.append(
+        "  ratings (Elo): "
+        + ", ".join(
+            f"{r.rung} {r.elo:.0f} [{r.elo_lo:.0f}, {r.elo_hi:.0f}]"
+            for r in result.ratings.itertuples()
+        )
+    )
+    text.append(verdict)
+    if not no_report:
+        text.append(f"report: {causal_report.build_ladder_report(result, report, force=force)}")
+    return result, "\n".join(text)
+
+
+def luck_file(
+    config: str | Path,
+    *,
+    deals: int | None = None,
+    replays: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: str | Path | None = None,
+    report: str | Path | None = None,
+    no_report: bool = False,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    sets: Sequence[str] = (),
+) -> tuple[LuckResult, str]:
+    """`sim luck CONFIG`: the luck gauge; writes `luck.csv`, `summary.json` and the page."""
+    study = load_study(config, sets)
+
+    def check(s) -> None:
+        if not no_report:
+            check_report_path(causal_report.report_path(s, "luck", report), force)
+
+    result = run_luck(
+        study,
+        deals=deals,
+        replays=replays,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        backend=backend,
+        scheduler=scheduler,
+        before_play=check,
+    )
+    _csv(result.table, result.out_dir / LUCK_FILE)
+    lines = causal_report.luck_lines(result)
+    write_json(
+        result.out_dir / SUMMARY_FILE,
+        {
+            "name": study.name,
+            "kind": "luck",
+            "luck": result.table.to_dict("records"),
+            "lines": lines,
+        },
+    )
+    text = [f"{study.name}: luck gauge -> {result.out_dir}", *lines]
+    if not no_report:
+        text.append(f"report: {causal_report.build_luck_report(result, report, force=force)}")
+    return result, "\n".join(text)

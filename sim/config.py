@@ -49,6 +49,7 @@ Count = Annotated[int, Field(ge=0)]
 
 MAX_GAMES = 100_000_000  # games of a run; a sweep's points share this budget
 MAX_SWEEP_POINTS = 256  # grid points of a sweep (each is a run folder)
+MAX_REPLAYS = 10_000  # replays per deal of the luck gauge
 MAX_FILE_BYTES = 1_000_000  # a study file is a few KB
 MAX_DEPTH = 20  # nesting of mappings and lists in a study (a real one needs 4)
 MAX_VALUES = 50_000  # values a study file may expand to, YAML aliases counted as used
@@ -201,30 +202,59 @@ STUDY_KEYS = (
     "primary",
     "report",
     "tune",
+    "replays",
+    "value",
+    "ladder",
+    "luck",
 )
 GAME_KEYS = tuple(GameConfig.model_fields)
 # Left out of config_hash: they change neither which games run nor how (see config_hash).
-HASH_IGNORES = ("name", "games", "targets", "primary", "report", "tune")
+HASH_IGNORES = (
+    "name", "games", "targets", "primary", "report", "tune", "value", "ladder", "luck"
+)  # fmt: skip
 # A target as written: a number (within the metric's default margin), [lo, hi], or
 # {value: v, within: m} (see sim.metrics.target_band).
 Target = float | tuple[float, float] | dict[str, float]
 
 
 class SeatSpec(_Frozen):
-    """One seat of the line-up: a policy name and its parameters, stored unchanged."""
+    """One seat of the line-up: a policy name and its parameters, stored unchanged.
+
+    `ban` lists the options the seat may not use (restricted play, `sim value`): names
+    from `ban_options` of the game; it keeps to them unless every legal move is banned.
+    """
 
     policy: str = Field(min_length=1)
     params: dict[str, Any] = Field(default_factory=dict)
+    ban: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
-        """Short name for tables and plots: 'greedy', or 'heuristic:spoiler' with a preset."""
+        """Short name for tables and plots: 'greedy', or 'heuristic:spoiler' with a preset;
+        a restricted seat adds its bans: 'greedy[-princess]'."""
         preset = self.params.get("preset")
-        return self.policy if preset is None else f"{self.policy}:{preset}"
+        name = self.policy if preset is None else f"{self.policy}:{preset}"
+        return f"{name}[{','.join('-' + b for b in self.ban)}]" if self.ban else name
 
     def to_dict(self) -> dict[str, Any]:
-        """The seat as written in YAML: {policy: NAME, **params}."""
-        return {"policy": self.policy, **copy.deepcopy(self.params)}
+        """The seat as written in YAML: {policy: NAME, **params} (and `ban` if any)."""
+        out = {"policy": self.policy, **copy.deepcopy(self.params)}
+        if self.ban:
+            out["ban"] = list(self.ban)
+        return out
+
+
+# Restricted play: the options a seat can be banned from besides playing a card kind.
+BAN_ACTIONS = {
+    "sleeping": "the sleeping-cat action (R3.2)",
+    "cat": "the optional awake cat after a box card (R3.1.3)",
+}
+
+
+def ban_options(game: GameConfig) -> list[str]:
+    """Every option a seat can be banned from in this game: playing each box kind
+    ('box:NE', 'box:' for the card without walls), the Princess, and BAN_ACTIONS."""
+    return [f"box:{w}" for w in game.deck.boxes] + ["princess", *BAN_ACTIONS]
 
 
 class StudyConfig(_Frozen):
@@ -241,6 +271,10 @@ class StudyConfig(_Frozen):
     primary: str | None = None
     report_path: str | None = None
     tune: dict[str, Any] = Field(default_factory=dict)
+    replays: int = Field(0, ge=0, le=MAX_REPLAYS)
+    value: dict[str, Any] = Field(default_factory=dict)
+    ladder: dict[str, Any] = Field(default_factory=dict)
+    luck: dict[str, Any] = Field(default_factory=dict)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
 
@@ -285,6 +319,11 @@ class StudyConfig(_Frozen):
             out["report"] = {"path": self.report_path}
         if self.tune:
             out["tune"] = _tune_yaml(self.tune)
+        if self.replays:
+            out["replays"] = self.replays
+        for key in ("value", "ladder", "luck"):
+            if getattr(self, key):
+                out[key] = copy.deepcopy(getattr(self, key))
         return out
 
     def config_hash(self) -> str:
@@ -318,7 +357,7 @@ class StudyConfig(_Frozen):
             if top not in STUDY_KEYS and top not in GAME_KEYS:
                 _fail(where, (top,), _unknown(top, STUDY_KEYS + GAME_KEYS, "key"))
             if (
-                top in ("sweep", "targets", "primary", "report", "tune")
+                top in ("sweep", "targets", "primary", "report", "tune", "value", "ladder", "luck")
                 and not rest
                 and value is None
             ):
@@ -578,8 +617,10 @@ def _parse(
     if folder is None and not source.startswith("<"):
         folder = str(Path(source).resolve().parent)
     game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
-    seats = _parse_seats(data.get("seats"), game.players, where, folder if plugins else False)
-    fields: dict[str, Any] = {k: data[k] for k in ("games", "seed", "rotate_seats") if k in data}
+    seats = _parse_seats(data.get("seats"), game.players, where, folder if plugins else False, game)
+    fields: dict[str, Any] = {
+        k: data[k] for k in ("games", "seed", "rotate_seats", "replays") if k in data
+    }
     fields["name"] = data["name"] if "name" in data else Path(source).stem
     fields.update(
         game=game,
@@ -589,6 +630,9 @@ def _parse(
         primary=_parse_primary(data.get("primary"), where),
         report_path=_parse_report(data.get("report"), where),
         tune=_parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
+        value=_parse_value(data.get("value"), game, where),
+        ladder=_parse_rungs_block(data.get("ladder"), "ladder", LADDER_KEYS, where, folder),
+        luck=_parse_rungs_block(data.get("luck"), "luck", LUCK_KEYS, where, folder),
         source=source,
         folder=folder,
     )
@@ -607,7 +651,11 @@ def _validate_game(data: dict[str, Any], where: str) -> GameConfig:
 
 
 def _parse_seats(
-    raw: Any, players: int, where: str, folder: str | None | bool = None
+    raw: Any,
+    players: int,
+    where: str,
+    folder: str | None | bool = None,
+    game: GameConfig | None = None,
 ) -> tuple[SeatSpec, ...]:
     """One SeatSpec per player; default all random. Policy names are checked by sim.specs,
     which imports a plug-in (from `folder` too), unless `folder` is False."""
@@ -631,7 +679,8 @@ def _parse_seats(
             if not isinstance(key, str):
                 _fail(where, at, f"parameter names must be text, got {_show(key)}")
             _check_size(value, where, (*at, key))
-        params = {k: copy.deepcopy(v) for k, v in item.items() if k != "policy"}
+        params = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban")}
+        ban = _parse_ban(item.get("ban"), game, where, (*at, "ban"))
         try:
             if folder is False:
                 if not is_plugin(policy):
@@ -640,8 +689,165 @@ def _parse_seats(
                 check_seat(policy, dict(params), folder)
         except ValueError as exc:
             _fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
-        seats.append(SeatSpec(policy=policy, params=params))
+        seats.append(SeatSpec(policy=policy, params=params, ban=ban))
     return tuple(seats)
+
+
+def _parse_ban(raw: Any, game: GameConfig | None, where: str, at: tuple) -> tuple[str, ...]:
+    """A seat's `ban:` list: option names of `ban_options(game)`, each at most once."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(b, str) for b in raw):
+        _fail(where, at, f"must be a list of option names like [princess], got {_show(raw)}")
+    known = ban_options(game) if game is not None else []
+    for name in raw:
+        if name not in known:
+            _fail(where, at, f"{_show(name)}: " + _unknown(name, known, "option"))
+    if len(set(raw)) != len(raw):
+        _fail(where, at, "names an option twice")
+    return tuple(raw)
+
+
+# ---------------------------------------------------------------------------
+# value, ladder, luck: the blocks of `sim value`, `sim ladder` and `sim luck`
+
+VALUE_KEYS = ("options", "seat", "ablate", "games")
+LADDER_KEYS = ("rungs", "games", "threshold", "skip")
+LUCK_KEYS = ("rungs", "deals", "replays")
+
+
+def ablation_cards(game: GameConfig) -> list[str]:
+    """Card kinds of the deck with at least one copy: what `sim value` can remove one of."""
+    deck = game.deck
+    names = [f"box:{w}" for w, n in deck.boxes.items() if n > 0]
+    names += ["princess"] * (deck.princesses > 0) + ["sprayer"] * (deck.sprayers > 0)
+    return names + [f"toy:{k}" for k, n in deck.toys.items() if n > 0]
+
+
+def _parse_value(raw: Any, game: GameConfig, where: str) -> dict[str, Any]:
+    """value: {options: [...], seat: slot, ablate: [...] or true/false, games: N}."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        _fail(
+            where, ("value",), f"must be a mapping like {{options: [princess]}}, got {_show(raw)}"
+        )
+    for key in raw:
+        if key not in VALUE_KEYS:
+            _fail(where, ("value", key), _unknown(key, VALUE_KEYS, "key"))
+    out: dict[str, Any] = {}
+    if "options" in raw:
+        out["options"] = list(_parse_ban(raw["options"], game, where, ("value", "options")))
+    if "seat" in raw:
+        if not _is_int(raw["seat"]) or not 0 <= raw["seat"] < game.players:
+            _fail(where, ("value", "seat"), f"must be a seat from 0 to {game.players - 1}")
+        out["seat"] = raw["seat"]
+    if "ablate" in raw:
+        ablate = raw["ablate"]
+        if isinstance(ablate, bool):
+            out["ablate"] = ablate
+        elif isinstance(ablate, list) and all(isinstance(c, str) for c in ablate):
+            for name in ablate:
+                if name not in ablation_cards(game):
+                    cards = ablation_cards(game)
+                    _fail(
+                        where,
+                        ("value", "ablate"),
+                        f"{_show(name)}: " + _unknown(name, cards, "card"),
+                    )
+            out["ablate"] = list(ablate)
+        else:
+            _fail(
+                where,
+                ("value", "ablate"),
+                f"must be true, false or card names, got {_show(ablate)}",
+            )
+    if "games" in raw:
+        out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES)
+    return out
+
+
+def _block_count(value: Any, where: str, at: tuple, hi: int) -> int:
+    if not _is_int(value) or not 1 <= value <= hi:
+        _fail(where, at, f"must be an integer from 1 to {hi:,}, got {_show(value)}")
+    return value
+
+
+def _parse_rungs_block(
+    raw: Any, name: str, keys: tuple[str, ...], where: str, folder: Any
+) -> dict[str, Any]:
+    """ladder: {rungs, games, threshold} / luck: {rungs, deals, replays}; rungs are seats
+    ({policy: NAME, ...params, label: TEXT}) checked like the line-up's (no plug-ins)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        _fail(where, (name,), f"must be a mapping with keys {', '.join(keys)}, got {_show(raw)}")
+    for key in raw:
+        if key not in keys:
+            _fail(where, (name, key), _unknown(key, keys, "key"))
+    out: dict[str, Any] = {}
+    if "rungs" in raw:
+        rungs = raw["rungs"]
+        if (
+            not isinstance(rungs, list)
+            or not rungs
+            or not all(isinstance(r, Mapping) for r in rungs)
+        ):
+            _fail(where, (name, "rungs"), "must be a list of seats like {policy: greedy}")
+        labels = []
+        for i, rung in enumerate(rungs):
+            at = (name, "rungs", i)
+            label = rung.get("label")
+            if label is not None and (not isinstance(label, str) or not label.strip()):
+                _fail(where, (*at, "label"), f"must be a short text, got {_show(label)}")
+            labels.append(label if label is not None else rung_label(_rung_seat(rung, where, at)))
+        if len(set(labels)) != len(labels):
+            _fail(where, (name, "rungs"), "two rungs share a label; give each a distinct 'label'")
+        out["rungs"] = [copy.deepcopy(dict(r)) for r in rungs]
+    if name == "ladder" and "rungs" in out and len(out["rungs"]) < 2:
+        _fail(where, (name, "rungs"), "a ladder needs at least 2 rungs")
+    for key, hi in (("games", MAX_GAMES), ("deals", MAX_GAMES), ("replays", MAX_REPLAYS)):
+        if key in raw:
+            out[key] = _block_count(raw[key], where, (name, key), hi)
+    if "skip" in raw:
+        if not isinstance(raw["skip"], bool):
+            _fail(where, (name, "skip"), f"must be true or false, got {_show(raw['skip'])}")
+        out["skip"] = raw["skip"]
+    if "threshold" in raw:
+        th = raw["threshold"]
+        if not _is_number(th) or not 0.5 < th < 1:
+            _fail(where, (name, "threshold"), f"must be a share between 0.5 and 1, got {_show(th)}")
+        out["threshold"] = float(th)
+    return out
+
+
+def _rung_seat(rung: Mapping, where: str, at: tuple) -> SeatSpec:
+    """A rung as a seat spec, checked like a line-up seat; built-in policies only."""
+    policy = rung.get("policy")
+    if not isinstance(policy, str) or not policy:
+        _fail(where, (*at, "policy"), f"must be a policy name, got {_show(policy)}")
+    if is_plugin(policy):
+        _fail(where, (*at, "policy"), "rungs are built-in policies (compiled games)")
+    params = {k: copy.deepcopy(v) for k, v in rung.items() if k not in ("policy", "label")}
+    for key, value in params.items():
+        _check_size(value, where, (*at, key))
+    try:
+        check_seat(policy, dict(params))
+    except ValueError as exc:
+        _fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
+    return SeatSpec(policy=policy, params=params)
+
+
+def rung_seat(rung: Mapping) -> SeatSpec:
+    """A validated rung of a `ladder:` or `luck:` block as a seat spec."""
+    return _rung_seat(rung, "<rung>", ())
+
+
+def rung_label(seat: SeatSpec) -> str:
+    """A rung's default label: the seat label, plus a look-ahead's budget ('lookahead r8')."""
+    keys = ("candidates", "rollouts", "horizon", "rollout_policy", "budget")
+    extra = " ".join(f"{k[0]}{seat.params[k]}" for k in keys if k in seat.params)
+    return f"{seat.label} {extra}" if extra else seat.label
 
 
 def _seat_count_problem(n_seats: int, players: int) -> str:

@@ -7,11 +7,22 @@ line-up slot as a policy code and a parameter vector.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from sim.config import GameConfig, StudyConfig
-from sim.engine.state import Engine, make_engine
-from sim.specs import policy_code, seat_params
+from sim.config import GameConfig, SeatSpec, StudyConfig
+from sim.engine.state import CardTypes, Engine, make_engine
+from sim.errors import ConfigError
+from sim.specs import (
+    BAN_CARD_SHIFT,
+    BAN_CAT,
+    BAN_SLEEPING,
+    MAX_BAN_TYPE,
+    P_BAN,
+    policy_code,
+    seat_params,
+)
 
 
 def engine_for(game: GameConfig) -> Engine:
@@ -35,6 +46,31 @@ def seat_lineup(study: StudyConfig, game_index: int) -> np.ndarray:
 
 def lineup_policies(study: StudyConfig) -> tuple[np.ndarray, np.ndarray]:
     """Each line-up slot's compiled policy code and parameter vector."""
+    types = CardTypes(study.game.game_dict()["deck"])
     codes = np.array([policy_code(seat.policy) for seat in study.seats], np.int64)
-    params = np.stack([seat_params(seat.policy, seat.params) for seat in study.seats])
+    params = np.stack([seat_vector(seat, types) for seat in study.seats])
     return codes, params
+
+
+def seat_vector(seat: SeatSpec, types: CardTypes) -> np.ndarray:
+    """A built-in seat's parameter vector, with its banned options' word at P_BAN."""
+    vec = seat_params(seat.policy, seat.params)
+    vec[P_BAN] = float(ban_word(seat.ban, types))
+    return vec
+
+
+def ban_word(ban: Iterable[str], types: CardTypes) -> int:
+    """The P_BAN bits of option names (`sim.config.ban_options`): BAN_SLEEPING, BAN_CAT, and
+    bit BAN_CARD_SHIFT + t for card type t."""
+    word = 0
+    for name in ban:
+        if name == "sleeping":
+            word |= BAN_SLEEPING
+        elif name == "cat":
+            word |= BAN_CAT
+        else:
+            t = types.index.get(name)
+            if t is None or t > MAX_BAN_TYPE:
+                raise ConfigError(f"ban: {name!r} is not a card kind of this deck")
+            word |= 1 << (BAN_CARD_SHIFT + t)
+    return word

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine.rng import WORD_SEAT0, game_words
+from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
 from sim.policies.dispatch import choose, new_scratch
@@ -56,8 +56,12 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace,
 
 
 @njit(cache=True)
-def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params):
-    """Play games first..first+count-1; in game i seat p plays line-up slot slots_by_game[i, p]."""
+def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays=0):
+    """Play games first..first+count-1; in game i seat p plays line-up slot slots_by_game[i, p].
+
+    With replays R > 0 (the luck gauge), game i is replay i mod R of deal i // R: the
+    shuffle of game i // R, the seats' streams of `replay_words` (replay 0: the game's own).
+    """
     buf = np.empty(pr.max_actions, np.int32)
     scratch = new_scratch(pr)
     roots = trace_scratch(pr)
@@ -65,7 +69,13 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
     games, seats, cards, trace, rounds = empty_arrays(count, pr)
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
-        words = game_words(root, first + i, WORD_SEAT0 + pr.players)
+        if replays == 0:
+            words = game_words(root, first + i, WORD_SEAT0 + pr.players)
+        else:
+            deal, replay = divmod(first + i, replays)
+            words = game_words(root, deal, WORD_SEAT0 + pr.players)
+            if replay > 0:
+                words[WORD_SEAT0:] = replay_words(root, deal, replay, pr.players)
         rounds[i] = play_game(
             s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch, trace[i], roots
         )

@@ -26,10 +26,11 @@ import numpy as np
 
 from sim.config import SeatSpec, StudyConfig
 from sim.engine.game import Game
-from sim.errors import IllegalAction, PolicyError, one_line
-from sim.lineup import engine_for, lineup_policies, lineup_slots, seat_lineup
+from sim.errors import IllegalAction, PolicyError, SimError, one_line
+from sim.lineup import ban_word, engine_for, lineup_policies, lineup_slots, seat_lineup, seat_vector
 from sim.loop import play_chunk
 from sim.policies.base import LegalAction
+from sim.policies.compiled import action_banned
 from sim.policies.dispatch import PolicyScratch
 from sim.results import (
     ChunkArrays,
@@ -40,7 +41,7 @@ from sim.results import (
     summarize_game,
     trace_scratch,
 )
-from sim.specs import PLUGIN, SeatError, load_plugin, policy_code, seat_params
+from sim.specs import PLUGIN, SeatError, load_plugin, policy_code
 
 
 class Seat:
@@ -50,7 +51,8 @@ class Seat:
         self.spec = spec
         self.seat = seat
         self.code = policy_code(spec.policy)
-        self.params = seat_params(spec.policy, spec.params)
+        self.params = seat_vector(spec, game.engine.types)
+        self.ban = ban_word(spec.ban, game.engine.types)
         self.stream = game.seat_stream(seat)
         self.plugin = self._build(game, folder) if self.code == PLUGIN else None
         self.rng = np.random.Generator(np.random.PCG64(int(self.stream[0])))
@@ -76,7 +78,9 @@ class Seat:
         """This seat's action at the game's pending decision."""
         if self.plugin is None:
             return scratch.choose(self.code, game.s, game.pr, self.stream, game.buf, self.params)
-        legal = [LegalAction(int(a), game.describe(int(a))) for a in game.legal()]
+        codes = [int(a) for a in game.legal()]
+        allowed = [a for a in codes if not action_banned(a, self.ban)] if self.ban else codes
+        legal = [LegalAction(a, game.describe(a)) for a in allowed or codes]  # as allowed_actions
         if len(legal) == 1:
             return legal[0].code  # like the compiled loop: no choice, no call
         try:
@@ -110,6 +114,8 @@ def play_one(
     With `trace` (rounds x seats, at least `max_rounds` rows), each seat's table score after
     every round is written into it as the compiled loop does (ceil(turns / players) rows).
     """
+    if study.replays:
+        raise SimError("replays: a replayed deal is played by the compiled loop only (sim luck)")
     engine = engine_for(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
@@ -132,6 +138,8 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
     pr = engine.pr
     slots = lineup_slots(study, first, count)
     codes, params = lineup_policies(study)
+    if study.replays and (codes == PLUGIN).any():
+        raise SimError("replays (the luck gauge) play built-in policies only")
     if (codes == PLUGIN).any():
         games, seats, cards, trace, rounds = empty_arrays(count, pr)
         for i in range(count):
@@ -140,7 +148,7 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
             summarize_game(game.s, pr, games[i], seats[i], cards[i])
     else:
         games, seats, cards, trace, rounds = play_chunk(
-            pr, engine.blank, study.seed, first, count, slots, codes, params
+            pr, engine.blank, study.seed, first, count, slots, codes, params, study.replays
         )
     return ChunkArrays(first, slots, games, seats, cards, trace, rounds)
 

@@ -36,7 +36,7 @@ PLUGIN = -1  # the code of a seat played by a Python class
 # ---------------------------------------------------------------- the parameter vector
 # Every built-in seat gets one float vector: the heuristic's weights (FEATURES
 # order), its temperature, then the search players' budgets (lookahead and
-# ismcts share candidates, rollout_policy and horizon).
+# ismcts share candidates, rollout_policy and horizon), then the seat's banned options.
 
 # Heuristic feature names, in the order of the weight vector, with what each measures.
 FEATURES: dict[str, str] = {
@@ -72,7 +72,15 @@ P_ROLLOUT_POLICY = N_FEATURES + 3
 P_HORIZON = N_FEATURES + 4
 P_BUDGET = N_FEATURES + 5  # ismcts: iterations per decision
 P_EXPLORATION = N_FEATURES + 6  # ismcts: the UCB constant c
-N_PARAMS = N_FEATURES + 7
+P_BAN = N_FEATURES + 7  # restricted play: the options this seat may not use (BAN_* bits)
+N_PARAMS = N_FEATURES + 8
+
+# Restricted play (`sim value`, a seat's `ban:`): the bits of a seat's P_BAN word. A banned
+# option is used only when every legal action is banned (a fallback, counted by the study).
+BAN_SLEEPING = 1  # the sleeping-cat action (R3.2)
+BAN_CAT = 2  # the optional awake cat after a box card (R3.1.3)
+BAN_CARD_SHIFT = 2  # bit BAN_CARD_SHIFT + t: playing card type t (a box kind or the Princess)
+MAX_BAN_TYPE = 50  # type indices a ban can name: the word is stored exactly in a float64
 
 # The kinds of player the heuristic presets stand for; every weight not listed is 0.
 PRESETS: dict[str, dict[str, float]] = {

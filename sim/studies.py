@@ -188,7 +188,7 @@ def run_sweep(
         )
     if before_play is not None:
         before_play(study)
-    out_dir = _fresh_dir(out, f"{study.name}-sweep", "sim sweep --resume {folder}")
+    out_dir = fresh_dir(out, f"{study.name}-sweep", "sim sweep --resume {folder}")
     with locked(out_dir):
         return _sweep_in(out_dir, study, None, None, jobs, quiet, backend, scheduler)
 
@@ -210,7 +210,7 @@ def _sweep_in(out_dir, study, size, before_play, jobs, quiet, backend, scheduler
         "points": [{"label": point_label(p), "values": p} for p in points],
     }
     write_text(out_dir / "config.yaml", study_yaml(study))
-    runs, meta = _run_points(studies, out_dir, head, jobs, quiet, backend, scheduler, size)
+    runs, meta = run_points(studies, out_dir, head, jobs, quiet, backend, scheduler, size)
     return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
 
 
@@ -264,7 +264,7 @@ def run_compare(
     b = b.with_overrides(games=n, seed=b_seed, sweep=None)
     if before_play is not None:
         before_play(a)
-    out_dir = _fresh_dir(out, f"compare-{_slug(labels[0])}-{_slug(labels[1])}", None)
+    out_dir = fresh_dir(out, f"compare-{_slug(labels[0])}-{_slug(labels[1])}", None)
     with locked(out_dir):
         return _compare_in(
             out_dir, a, b, labels, notes, jobs, quiet, backend, scheduler, independent
@@ -288,7 +288,7 @@ def _compare_in(
         out_dir / "config.yaml",
         "".join(f"# --- {lab}\n{study_yaml(s)}" for lab, s in zip(labels, (a, b), strict=True)),
     )
-    runs, meta = _run_points([a, b], out_dir, head, jobs, quiet, backend, scheduler)
+    runs, meta = run_points([a, b], out_dir, head, jobs, quiet, backend, scheduler)
     return CompareResult(
         a=runs[0], b=runs[1], labels=tuple(labels), out_dir=out_dir, studies=(a, b), meta=meta
     )
@@ -325,7 +325,7 @@ def load_compare(out_dir: str | Path) -> CompareResult:
 # ---------------------------------------------------------------- the shared pool
 
 
-def _run_points(
+def run_points(
     studies: list[StudyConfig],
     out_dir: Path,
     head: dict,
@@ -372,7 +372,8 @@ def _run_points(
 # ---------------------------------------------------------------- folders
 
 
-def _fresh_dir(out: Path | str | None, stem: str, resume: str | None) -> Path:
+def fresh_dir(out: Path | str | None, stem: str, resume: str | None) -> Path:
+    """A new, empty study folder: `out` or runs/<stem>-<time> (`resume`: how to finish one)."""
     return new_folder(out, stem, "folder exists and is not empty; use another --out", resume)
 
 
@@ -401,7 +402,9 @@ __all__ = [
     "load_sweep",
     "point_dir",
     "point_label",
+    "fresh_dir",
     "run_compare",
+    "run_points",
     "run_sweep",
     "sweep_studies",
 ]

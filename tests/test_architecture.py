@@ -46,6 +46,9 @@ FLOORS: dict[str, int] = {
     "sim.studies": 7,
     "sim.tune": 7,
     "sim.parity": 7,
+    "sim.value": 7,  # restricted play and deck ablation (sim value)
+    "sim.ladder": 7,  # skill ladder, ratings, depth (sim ladder)
+    "sim.luck": 7,  # the luck gauge (sim luck)
     # rendering and measuring
     "sim.report": 8,
     "sim.bench": 8,

@@ -165,11 +165,21 @@ def test_set_is_on_every_study_command():
     from sim.cli import build_parser
 
     parser = build_parser()
-    for command in ("run", "sweep", "compare", "tune", "turns", "validate"):
+    for command in (
+        "run",
+        "sweep",
+        "compare",
+        "tune",
+        "turns",
+        "validate",
+        "value",
+        "ladder",
+        "luck",
+    ):
         args = ["a.yaml", "b.yaml"] if command == "compare" else ["a.yaml"]
         ns = parser.parse_args([command, *args, "--set", "games=5", "--set", "seed=2"])
         assert ns.set == ["games=5", "seed=2"], command
-    for command in ("run", "sweep", "compare", "tune"):
+    for command in ("run", "sweep", "compare", "tune", "value", "ladder", "luck"):
         args = ["a.yaml", "b.yaml"] if command == "compare" else ["a.yaml"]
         flags = ["--no-report", "--quiet", "--jobs", "1", "--backend", "loky", "--seed", "3",
                  "--out", "x", "--report", "r.html", "--force"]  # fmt: skip

@@ -5,6 +5,8 @@ Game i's randomness derives only from (root seed, i): `game_words` is numpy's
 in numba (checked bit for bit against numpy in the tests), because building a
 SeedSequence object costs about 12 us, a quarter of a random game.
 Word 0 keys the shuffle, word 1 the R2.4 reshuffle, word 2+s seat s's stream.
+Replay r > 0 of game i (the luck gauge) keeps words 0 and 1 and takes the seats'
+words from `replay_words(root, i, r)`, numpy's SeedSequence(root, spawn_key=(i, r)).
 """
 
 from __future__ import annotations
@@ -53,13 +55,8 @@ def _words32(n, out, k):
 
 
 @njit(cache=True)
-def game_words(root, index, n_words):
-    """numpy SeedSequence(root, spawn_key=(index,)).generate_state(n_words, np.uint64)."""
-    entropy = np.zeros(16, np.uint32)
-    k = _words32(root, entropy, 0)
-    if k < _POOL:
-        k = _POOL  # spawn keys pad the run entropy to the pool size
-    k = _words32(index, entropy, k)
+def _generate(entropy, k, n_words):
+    """SeedSequence's pool mixing of entropy[:k] and generate_state(n_words, np.uint64)."""
     pool = np.zeros(_POOL, np.uint32)
     hash_const = np.full(1, _INIT_A, np.uint32)
     for i in range(_POOL):
@@ -82,6 +79,32 @@ def game_words(root, index, n_words):
     for i in range(n_words):
         out[i] = np.uint64(out32[2 * i]) | (np.uint64(out32[2 * i + 1]) << np.uint64(32))
     return out
+
+
+@njit(cache=True)
+def game_words(root, index, n_words):
+    """numpy SeedSequence(root, spawn_key=(index,)).generate_state(n_words, np.uint64)."""
+    entropy = np.zeros(16, np.uint32)
+    k = _words32(root, entropy, 0)
+    if k < _POOL:
+        k = _POOL  # spawn keys pad the run entropy to the pool size
+    k = _words32(index, entropy, k)
+    return _generate(entropy, k, n_words)
+
+
+@njit(cache=True)
+def replay_words(root, index, replay, n_words):
+    """numpy SeedSequence(root, spawn_key=(index, replay)).generate_state(n_words, np.uint64).
+
+    The luck gauge replays game `index`'s deal with these words for the seats' streams.
+    """
+    entropy = np.zeros(16, np.uint32)
+    k = _words32(root, entropy, 0)
+    if k < _POOL:
+        k = _POOL
+    k = _words32(index, entropy, k)
+    k = _words32(replay, entropy, k)
+    return _generate(entropy, k, n_words)
 
 
 @njit(cache=True, inline="always")

@@ -40,6 +40,7 @@ from sim.engine.turns import (
     A_PLACE,
     A_PRINCESS,
     A_SLEEP,
+    A_SLEEP_CHOICE,
     action_arg1,
     action_arg2,
     action_kind,
@@ -47,9 +48,55 @@ from sim.engine.turns import (
     random_legal_action,
     sleeping_placements,
 )
+from sim.specs import BAN_CARD_SHIFT, BAN_CAT, BAN_SLEEPING
 
-# The random policy is the engine's uniform draw among the legal actions.
-choose_random = random_legal_action
+# ---------------------------------------------------------------- restricted play
+
+
+@njit(**INLINE)
+def action_banned(a, ban):
+    """Is legal action a one of the options in the ban word (sim.specs BAN_* bits)?"""
+    kind = action_kind(a)
+    if kind == A_SLEEP_CHOICE:
+        return (ban & BAN_SLEEPING) != 0
+    if kind == A_CAT:
+        return (ban & BAN_CAT) != 0
+    if kind == A_PLACE:
+        return ((ban >> (BAN_CARD_SHIFT + (action_arg1(a) >> 1))) & 1) != 0
+    if kind == A_PRINCESS:
+        return ((ban >> (BAN_CARD_SHIFT + action_arg1(a))) & 1) != 0
+    return False
+
+
+@njit(cache=True)
+def allowed_actions(s, pr, out, ban):
+    """The legal actions a seat with this ban word may take, in legal order, in out[:n].
+
+    Every legal action when none is banned, or when all are (the fallback: the
+    rules leave no other move). Nothing removed keeps the list and its length,
+    so a ban that never bites plays the same game.
+    """
+    n = legal_actions(s, pr, out)
+    if ban == 0:
+        return n
+    k = 0
+    for i in range(n):
+        if not action_banned(out[i], ban):
+            out[k] = out[i]  # k <= i: compacting in place; if k stays 0 nothing was written
+            k += 1
+    return k if k > 0 else n
+
+
+@njit(cache=True)
+def choose_random(s, pr, stream, buf, ban):
+    """Uniform among the allowed actions (the engine's draw, without listing, when no ban)."""
+    if ban == 0:
+        return random_legal_action(s, pr, stream, buf)
+    n = allowed_actions(s, pr, buf, ban)
+    if n == 1:
+        return buf[0]
+    return buf[randint(stream, n)]
+
 
 # The int64 work array a game loop hands to greedy and the heuristic (no
 # allocation per decision), block by block (P seats, K toy kinds):
@@ -391,10 +438,12 @@ def current_scores(s, pr, w):
 
 
 @njit(cache=True)
-def choose_greedy(s, pr, stream, buf, w):
-    """One-ply greedy: maximise own minus best opponent's score as if scored now; ties at random."""
+def choose_greedy(s, pr, stream, buf, w, ban):
+    """One-ply greedy: maximise own minus best opponent's score as if scored now; ties at random.
+
+    Only among the actions the ban word allows (`allowed_actions`)."""
     me = s[SC_SEAT]
-    n = legal_actions(s, pr, buf)
+    n = allowed_actions(s, pr, buf, ban)
     if n == 1:
         return buf[0]
     current_scores(s, pr, w)

@@ -16,18 +16,26 @@ from sim.policies.compiled import choose_greedy, choose_random, work_size
 from sim.policies.heuristic import choose_heuristic
 from sim.policies.ismcts import T_WIDTH, choose_ismcts, tree_rows
 from sim.policies.lookahead import choose_lookahead
-from sim.specs import N_PARAMS, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_LOOKAHEAD, POLICY_RANDOM
+from sim.specs import (
+    N_PARAMS,
+    P_BAN,
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_LOOKAHEAD,
+    POLICY_RANDOM,
+)
 
 TREE_ROWS = tree_rows()
 
 
 @njit(cache=True, inline="always")
 def choose(code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-    """The action built-in policy `code` picks at the current decision."""
+    """The action built-in policy `code` picks at the current decision (params[P_BAN]: the
+    options the seat may not use)."""
     if code == POLICY_RANDOM:
-        return choose_random(s, pr, stream, buf)
+        return choose_random(s, pr, stream, buf, np.int64(params[P_BAN]))
     if code == POLICY_GREEDY:
-        return choose_greedy(s, pr, stream, buf, w)
+        return choose_greedy(s, pr, stream, buf, w, np.int64(params[P_BAN]))
     if code == POLICY_HEURISTIC:
         return choose_heuristic(s, pr, stream, buf, w, params, values)
     if code == POLICY_LOOKAHEAD:

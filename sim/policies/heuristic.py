@@ -31,13 +31,13 @@ from sim.engine.turns import (
     action_arg1,
     action_arg2,
     action_kind,
-    legal_actions,
     sleeping_placements,
 )
 from sim.policies.compiled import (
     F_CLOSES_OWN,
     F_FEEDS_RIVAL,
     _place_delta,
+    allowed_actions,
     current_scores,
     led_by_rival,
     score_change,
@@ -56,6 +56,7 @@ from sim.specs import (
     FEAT_SLEEPING_USED,
     FEAT_SPRAYER_ON_RIVAL,
     FEAT_TOY_TO_OWN,
+    P_BAN,
     P_TEMPERATURE,
 )
 
@@ -147,9 +148,10 @@ def _pick(values, n, temperature, stream):
 
 @njit(cache=True)
 def choose_heuristic(s, pr, stream, buf, w, params, values):
-    """Weighted features, argmax or softmax (params: weights then temperature)."""
+    """Weighted features, argmax or softmax (params: weights then temperature), among the
+    actions the seat's ban word allows."""
     me = s[SC_SEAT]
-    n = legal_actions(s, pr, buf)
+    n = allowed_actions(s, pr, buf, np.int64(params[P_BAN]))
     if n == 1:
         return buf[0]
     current_scores(s, pr, w)

@@ -35,11 +35,18 @@ from numba import njit
 from sim.engine.rng import next_u64
 from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_LOG, SC_SEAT, SC_TURNS
-from sim.engine.turns import apply_action, legal_actions
-from sim.policies.compiled import _evaluate, choose_greedy, choose_random, current_scores
+from sim.engine.turns import apply_action
+from sim.policies.compiled import (
+    _evaluate,
+    allowed_actions,
+    choose_greedy,
+    choose_random,
+    current_scores,
+)
 from sim.policies.lookahead import SCORE_WEIGHT, determinize
 from sim.specs import (
     MAX_BUDGET,
+    P_BAN,
     P_BUDGET,
     P_CANDIDATES,
     P_EXPLORATION,
@@ -150,9 +157,13 @@ def _select(s2, pr, tree, node, nodes, buf2, m, c):
 
 @njit(cache=True)
 def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-    """The most visited root action after `budget` ISMCTS iterations."""
+    """The most visited root action after `budget` ISMCTS iterations.
+
+    A seat with banned options (P_BAN) keeps to them at its own nodes and in its own
+    rollout turns; the other seats are unrestricted (as in the look-ahead)."""
     me = s[SC_SEAT]
-    n = legal_actions(s, pr, buf)
+    ban = np.int64(params[P_BAN])
+    n = allowed_actions(s, pr, buf, ban)
     if n == 1:
         return buf[0]
     budget = max(1, int(params[P_BUDGET]))
@@ -184,8 +195,9 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
                 m = k0
                 buf2[:m] = buf[:m]
             else:
-                m = legal_actions(s2, pr, buf2)
-                m = top_actions(s2, pr, s2[SC_SEAT], buf2, m, k, w, values)
+                mover = s2[SC_SEAT]
+                m = allowed_actions(s2, pr, buf2, ban if mover == me else np.int64(0))
+                m = top_actions(s2, pr, mover, buf2, m, k, w, values)
             before = nodes
             pick, nodes = _select(s2, pr, tree, node, nodes, buf2, m, c)
             if pick < 0:
@@ -198,10 +210,11 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
             if horizon > 0 and s2[SC_TURNS] - turns0 >= horizon:
                 break
             q = s2[SC_SEAT]
+            own = ban if q == me else np.int64(0)
             if rollout_greedy:
-                a = choose_greedy(s2, pr, streams[q], buf2, w)
+                a = choose_greedy(s2, pr, streams[q], buf2, w, own)
             else:
-                a = choose_random(s2, pr, streams[q], buf2)
+                a = choose_random(s2, pr, streams[q], buf2, own)
             apply_action(s2, pr, a)
         _outcome(s2, pr, reward)
         while node > 0:

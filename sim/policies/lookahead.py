@@ -36,14 +36,22 @@ from sim.engine.state import (
     ST_PLAYED,
     ST_WASTED,
 )
-from sim.engine.turns import apply_action, legal_actions
+from sim.engine.turns import apply_action
 from sim.policies.compiled import (
     _evaluate,
+    allowed_actions,
     choose_greedy,
     choose_random,
     current_scores,
 )
-from sim.specs import P_CANDIDATES, P_HORIZON, P_ROLLOUT_POLICY, P_ROLLOUTS, POLICY_GREEDY
+from sim.specs import (
+    P_BAN,
+    P_CANDIDATES,
+    P_HORIZON,
+    P_ROLLOUT_POLICY,
+    P_ROLLOUTS,
+    POLICY_GREEDY,
+)
 
 # A rollout's value: the win share plus this much per point of lead. Points are
 # a far less noisy signal than 0/1 wins over a handful of rollouts.
@@ -131,9 +139,13 @@ def _rollout_value(s, pr, me):
 
 @njit(cache=True)
 def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
-    """Best mean rollout outcome among the greedy-ranked top candidates."""
+    """Best mean rollout outcome among the greedy-ranked top candidates.
+
+    A seat with banned options (P_BAN) keeps to them at the root and in its own
+    rollout turns; the other seats' rollout turns are unrestricted."""
     me = s[SC_SEAT]
-    n = legal_actions(s, pr, buf)
+    ban = np.int64(params[P_BAN])
+    n = allowed_actions(s, pr, buf, ban)
     if n == 1:
         return buf[0]
     k = min(n, max(1, int(params[P_CANDIDATES])))
@@ -169,10 +181,11 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
                 if horizon > 0 and s2[SC_TURNS] - s[SC_TURNS] >= horizon:
                     break
                 q = s2[SC_SEAT]
+                own = ban if q == me else 0
                 if rollout_greedy:
-                    a = choose_greedy(s2, pr, streams[q], buf2, w)
+                    a = choose_greedy(s2, pr, streams[q], buf2, w, own)
                 else:
-                    a = choose_random(s2, pr, streams[q], buf2)
+                    a = choose_random(s2, pr, streams[q], buf2, own)
                 apply_action(s2, pr, a)
             total += _rollout_value(s2, pr, me)
         if total > best:  # ties keep greedy's ranking

@@ -14,6 +14,7 @@ from sim.analysis.tuning import parameter_effects, target_misses
 from sim.config import dump_yaml, parse_study
 from sim.errors import SimError
 from sim.metrics import describe_target
+from sim.report import causal_report
 from sim.report import tune_figures as TF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, table, text
@@ -44,10 +45,14 @@ def build_tune_report(
 def build_folder_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
-    """The page of a sweep, comparison or tune folder, whichever it is (`sim report FOLDER`)."""
+    """The page of a sweep, comparison, tune, value, ladder or luck folder, whichever it is
+    (`sim report FOLDER`)."""
     meta_path = Path(folder) / STUDY_FILE
-    if meta_path.exists() and json.loads(meta_path.read_text()).get("kind") == "tune":
+    kind = json.loads(meta_path.read_text()).get("kind") if meta_path.exists() else None
+    if kind == "tune":
         return build_tune_report(folder, out_path, force=force)
+    if kind in causal_report.KINDS:
+        return causal_report.build_causal_report(folder, kind, out_path, force=force)
     return build_study_report(folder, out_path, force=force)
 
 

@@ -1454,7 +1454,7 @@ def random_final(cfg: GameConfig, seed: int) -> Game:
     game = Game(engine_for(cfg), seed)
     streams = [game.seat_stream(p) for p in range(game.pr.players)]
     while not game.over:
-        game.apply(random_action(game.s, game.pr, streams[game.seat], game.buf))
+        game.apply(random_action(game.s, game.pr, streams[game.seat], game.buf, 0))
     return game
 
 

@@ -1,0 +1,252 @@
+"""Skill ladder, ratings and depth (`sim ladder`); the luck gauge's variance share (`sim luck`).
+
+Ladder: every rung plays the rung below it in matches (heads-up, and at the
+config's table size with the seats split between the two). A match's result
+is the upper rung's share of the wins (ties shared), against its fair share.
+
+Ratings: one Bradley-Terry model fitted by `choix` to every pairwise outcome
+of every match: in a heads-up game the winner beats the loser; a game of more
+seats is broken into all its pairs of seats of different rungs, the higher
+score beating the lower, a tie half each ("full rank breaking", which is
+consistent for Plackett-Luce, Azari Soufiani et al. 2013). A small ridge
+(RIDGE) keeps the fit finite when a rung wins every game. Intervals: a
+bootstrap over games within each match (RESAMPLES fits).
+
+Depth (Lantz et al. 2017): the number of consecutive steps from the bottom
+rung where the upper rung wins at least `threshold` of heads-up games (60% by
+default) AND the 95% interval of its share lies above 50%. Its interval is
+the bootstrap percentile interval of the same count, with the rule applied to
+each resample's point shares (share >= threshold). Rungs of about equal
+strength stop that count early, so the ratings give a second figure, the
+chain depth: the longest chain of rungs each of which the fitted model says
+beats the previous one with at least `threshold`, built greedily from the
+weakest (interval over the bootstrap fits).
+
+Luck gauge (Goodman et al.): a deal is replayed R times with only the seats'
+own random streams changed; the share of a seat's outcome variance that the
+deal explains is the intraclass correlation of a one-way random-effects model,
+sigma2_deal / (sigma2_deal + sigma2_within), pooled over seats; interval by a
+bootstrap over deals.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis.inference import normal_sf2
+
+Z95 = 1.959963984540054
+RESAMPLES = 200
+RIDGE = 0.01  # choix's regularisation (alpha): a prior of a few hundredths of a game per pair
+ELO = 400 / math.log(10)  # Bradley-Terry log-strength to Elo points
+DEFAULT_THRESHOLD = 0.6
+
+
+# ---------------------------------------------------------------- matches
+
+
+def team_shares(players: pd.DataFrame, upper_slots: list[int]) -> pd.Series:
+    """Per game, the upper rung's total win share (its seats are the line-up slots given)."""
+    upper = players[players["slot"].isin(upper_slots)]
+    return upper.groupby("game")["win_share"].sum().sort_index()
+
+
+def match_row(shares: pd.Series, fair: float) -> dict:
+    """The upper rung's mean share with its normal 95% interval, n and p against `fair`."""
+    x = shares.to_numpy(float)
+    n = len(x)
+    est = float(x.mean())
+    se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    p = normal_sf2((est - fair) / se) if n > 1 and se > 0 else (1.0 if est == fair else 0.0)
+    return {"share": est, "lo": est - Z95 * se, "hi": est + Z95 * se, "n": n, "fair": fair, "p": p}
+
+
+def pair_outcomes(players: pd.DataFrame, rung_of_slot: dict[int, int]) -> pd.DataFrame:
+    """Every pair of seats of different rungs in every game: (game, a, b, win of a).
+
+    The higher score wins (ties: 0.5). With two seats this is the game's result."""
+    p = players[["game", "slot", "score"]].copy()
+    p["rung"] = p["slot"].map(rung_of_slot)
+    m = p.merge(p, on="game", suffixes=("_a", "_b"))
+    m = m[(m["slot_a"] < m["slot_b"]) & (m["rung_a"] != m["rung_b"])]
+    win = np.where(
+        m["score_a"] > m["score_b"], 1.0, np.where(m["score_a"] == m["score_b"], 0.5, 0.0)
+    )
+    return pd.DataFrame(
+        {
+            "game": m["game"].to_numpy(),
+            "a": m["rung_a"].to_numpy(),
+            "b": m["rung_b"].to_numpy(),
+            "win": win,
+        }
+    )
+
+
+def _counts(pairs: list[pd.DataFrame], k: int, weights: list[np.ndarray] | None = None):
+    """The wins matrix C[i, j] (times rung i beat rung j) of all matches, optionally with
+    per-pair bootstrap weights."""
+    c = np.zeros((k, k))
+    for m, frame in enumerate(pairs):
+        w = np.ones(len(frame)) if weights is None else weights[m]
+        a, b, win = frame["a"].to_numpy(), frame["b"].to_numpy(), frame["win"].to_numpy()
+        np.add.at(c, (a, b), w * win)
+        np.add.at(c, (b, a), w * (1 - win))
+    return c
+
+
+def bt_fit(counts: np.ndarray) -> np.ndarray:
+    """Bradley-Terry log-strengths from a wins matrix (choix, RIDGE); rung 0 at 0."""
+    import choix  # one model for all results; a well-kept library (see README)
+
+    theta = choix.ilsr_pairwise_dense(counts, alpha=RIDGE, max_iter=1000)
+    return theta - theta[0]
+
+
+def ratings(
+    pairs: list[pd.DataFrame], labels: list[str], seed: int = 0
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """One Bradley-Terry fit to every match's pairs; bootstrap intervals over games.
+    Returns the ratings table and the bootstrap draws (RESAMPLES x rungs)."""
+    k = len(labels)
+    theta = bt_fit(_counts(pairs, k))
+    rng = np.random.default_rng(seed)
+    draws = np.empty((RESAMPLES, k))
+    codes = [pd.factorize(f["game"])[0] for f in pairs]
+    for r in range(RESAMPLES):
+        weights = []
+        for code in codes:
+            n_games = code.max() + 1 if len(code) else 0
+            times = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games)
+            weights.append(times[code].astype(float))
+        draws[r] = bt_fit(_counts(pairs, k, weights))
+    lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
+    frame = pd.DataFrame(
+        {
+            "rung": labels,
+            "rating": theta,
+            "lo": lo,
+            "hi": hi,
+            "elo": ELO * theta,
+            "elo_lo": ELO * lo,
+            "elo_hi": ELO * hi,
+        }
+    )
+    return frame, draws
+
+
+def chain_depth(theta: np.ndarray, threshold: float = DEFAULT_THRESHOLD) -> int:
+    """Steps of the longest chain the fitted ratings allow: from the weakest rung, each next
+    link the weakest rung the model says beats the current one with at least `threshold`
+    (Lantz et al.'s depth measured with the ratings rather than only adjacent rungs)."""
+    need = math.log(threshold / (1 - threshold))  # log-strength gap for the threshold
+    order = np.sort(np.asarray(theta, float))
+    steps, current = 0, order[0]
+    for value in order[1:]:
+        if value - current >= need:
+            steps += 1
+            current = value
+    return steps
+
+
+def chain_depth_interval(draws: np.ndarray, threshold: float = DEFAULT_THRESHOLD):
+    """Bootstrap percentile 95% interval of `chain_depth` over the rating draws."""
+    found = [chain_depth(d, threshold) for d in draws]
+    lo, hi = np.percentile(found, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def bt_prob(theta_upper: float, theta_lower: float) -> float:
+    """The Bradley-Terry chance that the upper rung beats the lower."""
+    return 1 / (1 + math.exp(theta_lower - theta_upper))
+
+
+def depth(steps: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD) -> int:
+    """Consecutive steps from the bottom where share >= threshold and lo > 0.5."""
+    count = 0
+    for share, lo in zip(steps["share"], steps["lo"], strict=True):
+        if share >= threshold and lo > 0.5:
+            count += 1
+        else:
+            break
+    return count
+
+
+def depth_interval(
+    shares: list[pd.Series], threshold: float = DEFAULT_THRESHOLD, seed: int = 0
+) -> tuple[float, float]:
+    """Bootstrap percentile 95% interval of depth (consecutive steps whose resampled
+    heads-up share is at least `threshold`), resampling games within each step."""
+    rng = np.random.default_rng(seed)
+    values = [s.to_numpy(float) for s in shares]
+    found = np.empty(RESAMPLES)
+    for r in range(RESAMPLES):
+        count = 0
+        for x in values:
+            if x[rng.integers(0, len(x), len(x))].mean() >= threshold:
+                count += 1
+            else:
+                break
+        found[r] = count
+    lo, hi = np.percentile(found, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+# ---------------------------------------------------------------- the luck gauge
+
+
+def seat_outcomes(players: pd.DataFrame) -> pd.DataFrame:
+    """Per (game, seat): win share and lead (score minus the best other seat's)."""
+    p = players[["game", "seat", "score", "win_share"]].copy()
+    top = p.groupby("game")["score"].transform("max")
+    second = p.groupby("game")["score"].transform(lambda s: s.nlargest(2).iloc[-1])
+    p["lead"] = np.where(p["score"] == top, p["score"] - second, p["score"] - top)
+    return p
+
+
+def _components(y: np.ndarray) -> tuple[float, float]:
+    """One-way random effects on deals x replays x seats: (sigma2_deal, sigma2_within),
+    each the mean over seats of the ANOVA estimates (sigma2_deal clipped at 0)."""
+    r = y.shape[1]
+    msw = y.var(axis=1, ddof=1).mean(axis=0)
+    msb = r * y.mean(axis=1).var(axis=0, ddof=1)
+    between = np.maximum((msb - msw) / r, 0)
+    return float(between.mean()), float(msw.mean())
+
+
+def icc(y: np.ndarray) -> float:
+    """Share of the outcome variance the deal explains (deals x replays x seats)."""
+    between, within = _components(y)
+    total = between + within
+    return between / total if total > 0 else math.nan
+
+
+def luck_share(players: pd.DataFrame, replays: int, seed: int = 0) -> pd.DataFrame:
+    """Luck gauge of one line-up: for win share and lead, the deal's share of the variance
+    with a bootstrap interval over deals. Game g is replay g mod R of deal g // R."""
+    p = seat_outcomes(players).sort_values(["game", "seat"])
+    seats = int(p["seat"].max()) + 1
+    deals = int(p["game"].max()) // replays + 1
+    rng = np.random.default_rng(seed)
+    rows = []
+    for outcome in ("win_share", "lead"):
+        y = p[outcome].to_numpy(float).reshape(deals, replays, seats)
+        share = icc(y)
+        boot = np.array([icc(y[rng.integers(0, deals, deals)]) for _ in range(RESAMPLES)])
+        lo, hi = np.nanpercentile(boot, [2.5, 97.5])
+        between, within = _components(y)
+        rows.append(
+            {
+                "outcome": outcome,
+                "deal_share": share,
+                "lo": float(lo),
+                "hi": float(hi),
+                "var_deal": between,
+                "var_within": within,
+                "deals": deals,
+                "replays": replays,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,248 @@
+"""`sim ladder`: a skill ladder of policies, one rating model over all results, and depth.
+
+Rungs come from the config's `ladder.rungs` (seats: {policy, ...params, label})
+or DEFAULT_RUNGS: random, the heuristic presets, greedy, the look-ahead at
+doubling rollout budgets and ismcts. Any built-in policy of `sim.specs.POLICIES` can be a
+rung, so a new search player joins the ladder by naming it in the config.
+
+Every rung plays the rung below it in two matches, each a study of its own
+with rotated seats on the same game indices and seed: heads-up (2 players)
+and at the config's player count (seats alternate upper, lower, ...). The
+analysis (`sim.analysis.ladder`) gives each match's share with its interval,
+one Bradley-Terry fit over all matches, and the depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis import ladder as L
+from sim.config import StudyConfig, parse_study, rung_label, rung_seat
+from sim.storage import (
+    STUDY_FILE,
+    RunResult,
+    load_run,
+    locked,
+    point_dir,
+    read_study_meta,
+    require_complete,
+    saved_study,
+    study_yaml,
+    write_text,
+)
+from sim.studies import fresh_dir, run_points
+
+DEFAULT_GAMES = 400  # games per match when neither --games nor ladder.games says
+DEFAULT_RUNGS: list[dict[str, Any]] = [
+    {"policy": "random"},
+    {"policy": "heuristic", "preset": "sleeper"},
+    {"policy": "heuristic", "preset": "spoiler"},
+    {"policy": "heuristic", "preset": "builder"},
+    {"policy": "greedy"},
+    *({"policy": "lookahead", "rollouts": r} for r in (2, 4, 8)),
+    {"policy": "ismcts"},  # the strongest built-in player (its default budget)
+]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One match: an upper rung against a lower one, at a table size."""
+
+    step: int  # the upper rung's index
+    lower: int  # the lower rung's index: step - 1, or step - 2 for a transitivity check
+    players: int
+    upper_slots: tuple[int, ...]
+    study: StudyConfig
+
+
+@dataclass
+class LadderResult:
+    """A finished ladder: its rungs, matches and runs, and the analysis tables."""
+
+    study: StudyConfig
+    out_dir: Path
+    labels: list[str]
+    matches: list[Match]
+    runs: list[RunResult]
+    steps: pd.DataFrame
+    ratings: pd.DataFrame
+    depth: int
+    depth_ci: tuple[float, float]
+    chain_depth: int
+    chain_ci: tuple[float, float]
+    threshold: float
+    meta: dict = field(default_factory=dict)
+
+
+def rungs_of(study: StudyConfig) -> tuple[list[str], list[dict[str, Any]]]:
+    """(labels, seat dicts) of the ladder's rungs, bottom first."""
+    raw = study.ladder.get("rungs", DEFAULT_RUNGS)
+    labels = [r.get("label") or rung_label(rung_seat(r)) for r in raw]
+    seats = [rung_seat(r).to_dict() for r in raw]
+    return labels, seats
+
+
+def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
+    """Every step's matches: heads-up, then at the study's player count (if it is not 2);
+    then, unless `ladder.skip` is false, each rung heads-up against the rung two below (the
+    rating model predicts those from the steps, so non-transitive results show)."""
+    labels, seats = rungs_of(study)
+    n = games or study.ladder.get("games") or DEFAULT_GAMES
+    base = study.with_overrides(
+        games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
+    )
+    sizes = [2] if study.game.players == 2 else [2, study.game.players]
+    matches = []
+    pairs = [(step, step - 1, players) for step in range(1, len(labels)) for players in sizes]
+    if study.ladder.get("skip", True):
+        pairs += [(step, step - 2, 2) for step in range(2, len(labels))]
+    for step, lower, players in pairs:
+        line = [seats[step] if q % 2 == 0 else seats[lower] for q in range(players)]
+        name = f"{study.name}[{labels[step]} v {labels[lower]}, {players}p]"
+        s = base.with_overrides(players=players, seats=line, name=name)
+        matches.append(Match(step, lower, players, tuple(range(0, players, 2)), s))
+    return matches
+
+
+def run_ladder(
+    study: StudyConfig,
+    *,
+    games: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: Path | str | None = None,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    before_play: Callable[[StudyConfig], None] | None = None,
+) -> LadderResult:
+    """Play every match of the ladder in one pool and analyse the results."""
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
+    labels, _ = rungs_of(study)
+    matches = ladder_matches(study, games)
+    if before_play is not None:
+        before_play(study)
+    out_dir = fresh_dir(out, f"{study.name}-ladder", None)
+    with locked(out_dir):
+        head = {
+            "kind": "ladder",
+            "name": study.name,
+            "config": study.to_yaml_dict(),
+            "rungs": labels,
+            "points": [
+                {
+                    "label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
+                    "values": {"step": m.step, "lower": m.lower, "players": m.players},
+                }
+                for m in matches
+            ],
+        }
+        write_text(out_dir / "config.yaml", study_yaml(study))
+        runs, meta = run_points(
+            [m.study for m in matches], out_dir, head, jobs, quiet, backend, scheduler
+        )
+    threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
+    tables = ladder_tables(labels, matches, runs, threshold, study.seed)
+    return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)
+
+
+def ladder_tables(
+    labels: list[str],
+    matches: list[Match],
+    runs: list[RunResult],
+    threshold: float,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame, int, tuple[float, float]]:
+    """(matches table, ratings, depth, its interval, chain depth, its interval) of a ladder.
+
+    Each match row has the upper rung's share of the wins against its fair share, its
+    pairwise share (its seats' results against the lower rung's seats, as the rating model
+    sees them) and the model's prediction of that share."""
+    rows, pairs, heads_up = [], [], []
+    for m, run in zip(matches, runs, strict=True):
+        players = run.players
+        shares = L.team_shares(players, list(m.upper_slots))
+        fair = len(m.upper_slots) / m.players
+        rung_of = {q: m.step if q in m.upper_slots else m.lower for q in range(m.players)}
+        pair = L.pair_outcomes(players, rung_of)
+        pairs.append(pair)
+        upper_wins = np.where(pair["a"] == m.step, pair["win"], 1 - pair["win"])
+        per_game = pd.Series(upper_wins).groupby(pair["game"].to_numpy()).mean()
+        pw = L.match_row(per_game, 0.5)
+        rows.append(
+            {
+                "step": m.step,
+                "lower_step": m.lower,
+                "upper": labels[m.step],
+                "lower": labels[m.lower],
+                "players": m.players,
+                **L.match_row(shares, fair),
+                "pair_share": pw["share"],
+                "pair_lo": pw["lo"],
+                "pair_hi": pw["hi"],
+            }
+        )
+        if m.players == 2 and m.lower == m.step - 1:
+            heads_up.append(shares)
+    steps = pd.DataFrame(rows)
+    ratings, _ = L.ratings(pairs, labels, seed=seed)  # the one model over every result
+    steps["bt_pooled"] = _predicted(steps, ratings["rating"].to_numpy())
+    # Skill can matter more heads-up than at a full table, so each table size also gets a
+    # model of its own; a match is predicted by its own size's model, and the chain depth
+    # is read from the heads-up one (depth is a heads-up notion).
+    steps["bt_predicted"] = np.nan
+    chain, chain_ci = 0, (0.0, 0.0)
+    for size in sorted(set(steps["players"])):
+        mine = [i for i, m in enumerate(matches) if m.players == size]
+        fit, draws = L.ratings([pairs[i] for i in mine], labels, seed=seed)
+        for col in ("elo", "elo_lo", "elo_hi"):
+            ratings[f"{col}_{size}p"] = fit[col]
+        at = steps["players"] == size
+        steps.loc[at, "bt_predicted"] = _predicted(steps[at], fit["rating"].to_numpy())
+        if size == 2:
+            chain = L.chain_depth(fit["rating"].to_numpy(), threshold)
+            chain_ci = L.chain_depth_interval(draws, threshold)
+    steps["agrees"] = (steps["bt_predicted"] >= steps["pair_lo"]) & (
+        steps["bt_predicted"] <= steps["pair_hi"]
+    )
+    adjacent = steps["lower_step"] == steps["step"] - 1
+    two = steps[(steps["players"] == 2) & adjacent].reset_index(drop=True)
+    steps["counts_for_depth"] = (
+        (steps["players"] == 2) & adjacent & (steps["share"] >= threshold) & (steps["lo"] > 0.5)
+    )
+    depth, depth_ci = L.depth(two, threshold), L.depth_interval(heads_up, threshold, seed)
+    return steps, ratings, depth, depth_ci, chain, chain_ci
+
+
+def _predicted(steps: pd.DataFrame, theta: np.ndarray) -> list[float]:
+    """The Bradley-Terry chance of each match's upper rung against its lower one."""
+    return [
+        L.bt_prob(theta[u], theta[lo])
+        for u, lo in zip(steps["step"], steps["lower_step"], strict=True)
+    ]
+
+
+def load_ladder(out_dir: str | Path) -> LadderResult:
+    """Open a finished ladder folder (for `sim report`) and analyse it again."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "ladder")
+    require_complete(out_dir, meta, "ladder")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    matches = []
+    for p, run in zip(meta["points"], runs, strict=True):
+        v = p["values"]
+        s = parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False)
+        upper = tuple(range(0, v["players"], 2))
+        matches.append(Match(v["step"], v["lower"], v["players"], upper, s))
+    threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
+    labels = meta["rungs"]
+    tables = ladder_tables(labels, matches, runs, threshold, study.seed)
+    return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)

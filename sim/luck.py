@@ -1,0 +1,142 @@
+"""`sim luck`: how much of a game's outcome the deal decides (Goodman et al.'s luck gauge).
+
+For each policy (the config's `luck.rungs`, default the distinct seats of its
+line-up), every seat plays that policy. K deals (`luck.deals`, default 200)
+are each replayed R times (`luck.replays`, default 10): replay r of deal k is
+game k*R + r of a study with `replays: R`, which keeps game k's shuffle and
+draws the seats' own streams from SeedSequence(seed, spawn_key=(k, r))
+(`sim.engine.rng.replay_words`; replay 0 is game k itself). So the cards come
+in the same order in every replay, and only the players' own randomness (ties,
+random moves, the look-ahead's samples) differs; what varies between deals and
+not within them is the deal's doing. `sim.analysis.ladder.luck_share` turns
+that into the share of variance the deal explains, with intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from sim.analysis import ladder as L
+from sim.config import StudyConfig, rung_label, rung_seat
+from sim.errors import SimError
+from sim.specs import is_plugin
+from sim.storage import (
+    STUDY_FILE,
+    RunResult,
+    load_run,
+    locked,
+    point_dir,
+    read_study_meta,
+    require_complete,
+    saved_study,
+    study_yaml,
+    write_text,
+)
+from sim.studies import fresh_dir, run_points
+
+DEFAULT_DEALS = 200
+DEFAULT_REPLAYS = 10
+
+
+@dataclass
+class LuckResult:
+    """A finished luck gauge: one run per policy and the variance shares."""
+
+    study: StudyConfig
+    out_dir: Path
+    labels: list[str]
+    runs: list[RunResult]
+    table: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+
+
+def luck_policies(study: StudyConfig) -> tuple[list[str], list[dict]]:
+    """(labels, seat dicts) of the policies to gauge."""
+    if "rungs" in study.luck:
+        raw = study.luck["rungs"]
+        return [r.get("label") or rung_label(rung_seat(r)) for r in raw], [
+            rung_seat(r).to_dict() for r in raw
+        ]
+    seats = list(dict.fromkeys(study.seats))
+    if any(is_plugin(s.policy) for s in seats):
+        raise SimError(f"{study.source}: the luck gauge plays built-in policies; list luck.rungs")
+    return [rung_label(s) for s in seats], [s.to_dict() for s in seats]
+
+
+def luck_studies(
+    study: StudyConfig, deals: int | None = None, replays: int | None = None
+) -> tuple[list[str], list[StudyConfig], int]:
+    """(labels, one study per policy with every seat playing it, replays)."""
+    k = deals or study.luck.get("deals", DEFAULT_DEALS)
+    r = replays or study.luck.get("replays", DEFAULT_REPLAYS)
+    if r < 2:
+        raise SimError("luck: replays must be at least 2 (the spread within a deal)")
+    labels, seats = luck_policies(study)
+    base = study.with_overrides(
+        games=k * r, replays=r, sweep=None, value=None, ladder=None, luck=None, tune=None
+    )
+    players = study.game.players
+    studies = [
+        base.with_overrides(seats=[seat] * players, name=f"{study.name}[luck {label}]")
+        for label, seat in zip(labels, seats, strict=True)
+    ]
+    return labels, studies, r
+
+
+def run_luck(
+    study: StudyConfig,
+    *,
+    deals: int | None = None,
+    replays: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: Path | str | None = None,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    before_play: Callable[[StudyConfig], None] | None = None,
+) -> LuckResult:
+    """Play every policy's replays in one pool and measure the deal's share."""
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
+    labels, studies, r = luck_studies(study, deals, replays)
+    if before_play is not None:
+        before_play(study)
+    out_dir = fresh_dir(out, f"{study.name}-luck", None)
+    with locked(out_dir):
+        head = {
+            "kind": "luck",
+            "name": study.name,
+            "config": study.to_yaml_dict(),
+            "replays": r,
+            "points": [{"label": lab, "values": {}} for lab in labels],
+        }
+        write_text(out_dir / "config.yaml", study_yaml(study))
+        runs, meta = run_points(studies, out_dir, head, jobs, quiet, backend, scheduler)
+    return LuckResult(study, out_dir, labels, runs, luck_table(labels, runs, r, study.seed), meta)
+
+
+def luck_table(labels: list[str], runs: list[RunResult], replays: int, seed: int) -> pd.DataFrame:
+    """The deal's share per policy and outcome (`sim.analysis.ladder.luck_share`)."""
+    frames = []
+    for label, run in zip(labels, runs, strict=True):
+        t = L.luck_share(run.players, replays, seed=seed)
+        t.insert(0, "policy", label)
+        frames.append(t)
+    return pd.concat(frames, ignore_index=True)
+
+
+def load_luck(out_dir: str | Path) -> LuckResult:
+    """Open a finished luck folder (for `sim report`) and analyse it again."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "luck")
+    require_complete(out_dir, meta, "luck")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    labels = [p["label"] for p in meta["points"]]
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(labels))]
+    table = luck_table(labels, runs, meta["replays"], study.seed)
+    return LuckResult(study, out_dir, labels, runs, table, meta)

@@ -1,0 +1,384 @@
+"""HTML pages of `sim value`, `sim ladder` and `sim luck`: one self-contained page each,
+figures inline as SVG. The numbers come from `sim.analysis.restricted` and
+`sim.analysis.ladder` through the results of `sim.value`, `sim.ladder` and `sim.luck`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from markupsafe import Markup
+from matplotlib.figure import Figure
+
+from sim.analysis.inference import family_note
+from sim.errors import SimError
+from sim.ladder import LadderResult, load_ladder
+from sim.luck import LuckResult, load_luck
+from sim.report.figures import styled, to_svg
+from sim.report.run_report import render_template, table
+from sim.storage import check_report_path, write_text
+from sim.units import card_label
+from sim.value import ValueResult, load_value
+
+
+def report_path(study, kind: str, out_path: str | Path | None = None) -> Path:
+    """Where a value, ladder or luck page goes: `out_path`, else reports/<name>-<kind>.html."""
+    return Path(out_path or f"reports/{study.name}-{kind}.html")
+
+
+def _num(col: str, digits: int = 2, signed: bool = False):
+    sign = "+" if signed else ""
+    return lambda r: "–" if pd.isna(r[col]) else f"{r[col]:{sign}.{digits}f}"
+
+
+def _pct(col: str):
+    return lambda r: "–" if pd.isna(r[col]) else f"{r[col]:.1%}"
+
+
+def _ci(lo: str, hi: str, digits: int = 2, scale: float = 1.0):
+    return lambda r: f"[{scale * r[lo]:.{digits}f}, {scale * r[hi]:.{digits}f}]"
+
+
+def _p(col: str):
+    return lambda r: "–" if pd.isna(r[col]) else (f"{r[col]:.2g}" if r[col] >= 1e-4 else "<1e-4")
+
+
+@styled
+def interval_bars(labels, value, lo, hi, xlabel: str, title: str, ref: float = 0.0) -> Figure:
+    """Horizontal bars with 95% interval whiskers, in the order given (top first)."""
+    n = len(labels)
+    fig = Figure(figsize=(6.5, 0.28 * n + 1.0))
+    ax = fig.subplots()
+    y = np.arange(n)[::-1]
+    value, lo, hi = (np.asarray(v, float) for v in (value, lo, hi))
+    colours = ["#1f5fa8" if v >= ref else "#c05020" for v in value]
+    ax.barh(y, value - ref, left=ref, color=colours, alpha=0.8)
+    err = np.nan_to_num(np.clip([value - lo, hi - value], 0, None))
+    ax.errorbar(value, y, xerr=err, fmt="none", ecolor="#222", capsize=2, lw=0.8)
+    ax.axvline(ref, color="#444", lw=0.8)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+def _svg(fig: Figure, key: str) -> Markup:
+    return Markup(to_svg(fig, key))
+
+
+def _page(out: Path, context: dict, t0: float) -> Path:
+    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    write_text(out, render_template("causal.html.j2", context))
+    return out
+
+
+# ---------------------------------------------------------------- sim value
+
+
+def value_verdict(result: ValueResult, top: int = 5) -> tuple[str, list[str]]:
+    """The value page's headline and one line per most valuable option."""
+    v = result.values
+    n = int(v["n"].iloc[0]) if len(v) else 0
+    who = result.study.seats[result.seat].label
+    head = (
+        f"Restricted play of line-up slot {result.seat} ({who}) on {n:,} paired games per"
+        f" option; the most valuable options first."
+    )
+    lines = [
+        f"{card_label(r.option)}: {r.value:+.1f} pp of win share [{r.lo:+.1f}, {r.hi:+.1f}],"
+        f" {r.score_loss:+.2f} points; {'real' if r.real else 'not shown'} (Holm p {r.p_adj:.2g})"
+        for r in v.head(top).itertuples()
+    ]
+    return head, lines
+
+
+def build_value_report(result: ValueResult, out_path=None, force: bool = False) -> Path:
+    """Write the `sim value` page: option values (sorted bars), the table, the ablation."""
+    t0 = time.perf_counter()
+    out = check_report_path(report_path(result.study, "value", out_path), force)
+    v, a = result.values, result.ablation
+    head, lines = value_verdict(result)
+    sections = []
+    if len(v):
+        fig = interval_bars(
+            list(v["option"]),
+            v["value"],
+            v["lo"],
+            v["hi"],
+            "win share lost when banned (percentage points)",
+            "Value of each option (95% paired intervals)",
+        )
+        cols = [
+            ("option", lambda r: card_label(r["option"])),
+            ("value (pp)", _num("value", 2, True)),
+            ("95% interval", _ci("lo", "hi")),
+            ("score loss", _num("score_loss", 2, True)),
+            ("95% interval ", _ci("score_lo", "score_hi")),
+            ("n", lambda r: f"{r['n']:,}"),
+            ("p", _p("p")),
+            ("Holm p", _p("p_adj")),
+            ("real", lambda r: "yes" if r["real"] else "no"),
+            ("fallback games", _pct("fallback_rate")),
+            ("fallbacks / game", _num("fallbacks_per_game", 3)),
+        ]
+        note = (
+            f"Value: the slot's win share unrestricted minus restricted, game by game on the"
+            f" same deals (positive: the option is worth having). {family_note('holm', len(v))}"
+            " on the win share. Fallback: games in which every legal move was banned, so the"
+            " slot used the option anyway (it never does while another move is legal)."
+        )
+        sections.append(
+            {
+                "id": "values",
+                "title": "Option values",
+                "figure": _svg(fig, "values"),
+                "table": table(v, cols),
+                "note": note,
+            }
+        )
+    if len(a):
+        for measure, group in a.groupby("measure", sort=False):
+            g = group.sort_values("change", ascending=False)
+            fig = interval_bars(
+                list(g["card"]),
+                g["change"],
+                g["lo"],
+                g["hi"],
+                f"change in {g['label'].iloc[0]} ({g['unit'].iloc[0]})",
+                f"One copy removed: {g['label'].iloc[0]}",
+            )
+            sections.append(
+                {
+                    "id": f"ablate-{measure}",
+                    "title": f"Ablation: {measure}",
+                    "figure": _svg(fig, f"ablate-{measure}"),
+                }
+            )
+        cols = [
+            ("card", lambda r: card_label(r["card"])),
+            ("measure", lambda r: r["label"]),
+            ("change", _num("change", 3, True)),
+            ("95% interval", _ci("lo", "hi", 3)),
+            ("Holm p", _p("p_adj")),
+            ("real", lambda r: "yes" if r["real"] else "no"),
+        ]
+        sections.append(
+            {
+                "id": "ablation",
+                "title": "Ablation table",
+                "table": table(a, cols),
+                "note": "Each card kind loses one copy; the other cards keep their shuffle"
+                " order, so the games are paired. " + family_note("holm", len(a)),
+            }
+        )
+    context = {
+        "title": f"{result.study.name}: what each option is worth",
+        "command": "sim value",
+        "intro": "Restricted play (Jaffe et al. 2012) and deck ablation on common random numbers.",
+        "verdict": head,
+        "findings": lines,
+        "facts": [
+            ("folder", str(result.out_dir)),
+            ("restricted slot", str(result.seat)),
+            ("points", str(len(result.points))),
+        ],
+        "sections": sections,
+        "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),
+    }
+    return _page(out, context, t0)
+
+
+# ---------------------------------------------------------------- sim ladder
+
+
+def ladder_verdict(result: LadderResult) -> str:
+    """Two sentences: the depth and the rating chain depth, with intervals and rules."""
+    lo, hi = result.depth_ci
+    clo, chi = result.chain_ci
+    steps = len(result.labels) - 1
+    th = f"{result.threshold:.0%}"
+    return (
+        f"Depth {result.depth} of {steps} steps (bootstrap 95% interval {lo:.0f}–{hi:.0f}):"
+        f" consecutive rungs from the bottom whose upper rung wins at least {th} of heads-up"
+        f" games with its 95% interval above 50%. Rating chain depth {result.chain_depth}"
+        f" ({clo:.0f}–{chi:.0f}): the longest chain of rungs each beating the previous with at"
+        f" least {th} by the heads-up ratings."
+    )
+
+
+def build_ladder_report(result: LadderResult, out_path=None, force: bool = False) -> Path:
+    """Write the `sim ladder` page: ratings, the steps heads-up and at the table size."""
+    t0 = time.perf_counter()
+    out = check_report_path(report_path(result.study, "ladder", out_path), force)
+    r, s = result.ratings, result.steps
+    fig = interval_bars(
+        list(r["rung"]),
+        r["elo"],
+        r["elo_lo"],
+        r["elo_hi"],
+        "Bradley-Terry rating (Elo points, bottom rung = 0)",
+        "Ratings of the rungs (95% bootstrap intervals)",
+    )
+    rcols = [
+        ("rung", lambda x: x["rung"]),
+        ("Elo, all results", _num("elo", 0)),
+        ("95% interval", _ci("elo_lo", "elo_hi", 0)),
+    ]
+    for size in sorted({int(c[7:-1]) for c in r.columns if c.startswith("elo_lo_")}):
+        rcols += [
+            (f"Elo, {size} players", _num(f"elo_{size}p", 0)),
+            (f"95% interval ({size}p)", _ci(f"elo_lo_{size}p", f"elo_hi_{size}p", 0)),
+        ]
+    scols = [
+        ("upper", lambda x: x["upper"]),
+        ("lower", lambda x: x["lower"]),
+        ("players", lambda x: str(x["players"])),
+        ("upper's share", _pct("share")),
+        ("95% interval", lambda x: f"[{x['lo']:.1%}, {x['hi']:.1%}]"),
+        ("fair", _pct("fair")),
+        ("n", lambda x: f"{x['n']:,}"),
+        ("pairwise share", _pct("pair_share")),
+        ("95% interval ", lambda x: f"[{x['pair_lo']:.1%}, {x['pair_hi']:.1%}]"),
+        ("model's prediction", _pct("bt_predicted")),
+        ("agrees", lambda x: "yes" if x["agrees"] else "no"),
+        ("one-model prediction", _pct("bt_pooled")),
+        ("counts for depth", lambda x: "yes" if x["counts_for_depth"] else "no"),
+    ]
+    two = s[(s["players"] == 2) & (s["lower_step"] == s["step"] - 1)]
+    fig2 = interval_bars(
+        [f"{u} v {lo}" for u, lo in zip(two["upper"], two["lower"], strict=True)],
+        two["share"],
+        two["lo"],
+        two["hi"],
+        "upper rung's heads-up win share",
+        "Each rung against the one below (heads-up)",
+        ref=0.5,
+    )
+    sections = [
+        {
+            "id": "ratings",
+            "title": "Ratings",
+            "figure": _svg(fig, "ratings"),
+            "table": table(r, rcols),
+            "note": "One Bradley-Terry model (choix) fitted to every pairwise result of every"
+            " match: heads-up games, and games of more seats broken into their pairs of seats of"
+            " different rungs (higher score wins, ties half); then one model per table size,"
+            " since skill can count for more heads-up than at a full table. Intervals:"
+            " bootstrap over games within matches.",
+        },
+        {
+            "id": "steps",
+            "title": "Steps",
+            "figure": _svg(fig2, "steps"),
+            "table": table(s, scols),
+            "note": "Seats rotate; at the table size the seats alternate upper, lower, ...; the"
+            " fair share is the upper rung's seats over all seats. Pairwise share: the upper rung's"
+            " seats' results against the lower rung's seats (higher score wins, ties half; the"
+            " interval treats a game as one unit), what the rating models are fitted to. The"
+            " model's prediction is the chance for that pair by the ratings of the match's table"
+            " size; rows against the rung two below test transitivity: where a prediction falls"
+            " outside the interval (agrees: no), one strength per rung does not explain the"
+            " results. The one-model prediction uses the ratings fitted to every table size"
+            " at once.",
+        },
+    ]
+    context = {
+        "title": f"{result.study.name}: skill ladder",
+        "command": "sim ladder",
+        "intro": "Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
+        "verdict": ladder_verdict(result),
+        "findings": [],
+        "facts": [
+            ("folder", str(result.out_dir)),
+            ("rungs", ", ".join(result.labels)),
+            ("games per match", f"{result.matches[0].study.games:,}"),
+        ],
+        "sections": sections,
+        "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),
+    }
+    return _page(out, context, t0)
+
+
+# ---------------------------------------------------------------- sim luck
+
+
+def luck_lines(result: LuckResult) -> list[str]:
+    """One line per policy and outcome: the deal's share with its interval."""
+    return [
+        f"{r.policy}: the deal explains {r.deal_share:.0%} [{r.lo:.0%}, {r.hi:.0%}] of the"
+        f" variance of {'who wins' if r.outcome == 'win_share' else 'the lead'}"
+        for r in result.table.itertuples()
+    ]
+
+
+def build_luck_report(result: LuckResult, out_path=None, force: bool = False) -> Path:
+    """Write the `sim luck` page: the deal's share of the variance per policy."""
+    t0 = time.perf_counter()
+    out = check_report_path(report_path(result.study, "luck", out_path), force)
+    t = result.table
+    labels = [
+        f"{p} · {'win' if o == 'win_share' else 'lead'}"
+        for p, o in zip(t["policy"], t["outcome"], strict=True)
+    ]
+    fig = interval_bars(
+        labels,
+        t["deal_share"],
+        t["lo"],
+        t["hi"],
+        "share of outcome variance explained by the deal",
+        "Luck gauge (95% bootstrap intervals over deals)",
+    )
+    cols = [
+        ("policy", lambda r: r["policy"]),
+        ("outcome", lambda r: r["outcome"]),
+        ("deal's share", _pct("deal_share")),
+        ("95% interval", lambda r: f"[{r['lo']:.1%}, {r['hi']:.1%}]"),
+        ("variance: deal", _num("var_deal", 4)),
+        ("within deal", _num("var_within", 4)),
+        ("deals", lambda r: str(r["deals"])),
+        ("replays", lambda r: str(r["replays"])),
+    ]
+    sections = [
+        {
+            "id": "luck",
+            "title": "Deal's share",
+            "figure": _svg(fig, "luck"),
+            "table": table(t, cols),
+            "note": "Every seat plays the policy. Each deal (shuffle and deal) is replayed"
+            " with only the seats' own random streams changed; the share is the intraclass"
+            " correlation of a one-way random-effects ANOVA (deal as the random effect),"
+            " pooled over seats. Outcomes: a seat's win share, and its lead (score minus"
+            " the best other seat's).",
+        }
+    ]
+    context = {
+        "title": f"{result.study.name}: luck gauge",
+        "command": "sim luck",
+        "intro": "How much of the outcome the deal fixes (Goodman et al.).",
+        "verdict": luck_lines(result)[0] if len(t) else "no policies",
+        "findings": luck_lines(result)[1:],
+        "facts": [("folder", str(result.out_dir))],
+        "sections": sections,
+        "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),
+    }
+    return _page(out, context, t0)
+
+
+KINDS = ("value", "ladder", "luck")
+
+
+def build_causal_report(
+    folder: str | Path, kind: str, out_path: str | Path | None = None, force: bool = False
+) -> Path:
+    """Rebuild the page of a value, ladder or luck folder (`sim report FOLDER`)."""
+    if kind == "value":
+        return build_value_report(load_value(folder), out_path, force)
+    if kind == "ladder":
+        return build_ladder_report(load_ladder(folder), out_path, force)
+    if kind == "luck":
+        return build_luck_report(load_luck(folder), out_path, force)
+    raise SimError(f"{folder}: not a value, ladder or luck folder")

@@ -1,0 +1,212 @@
+"""`sim value`: what each option is worth (restricted play) and what each card does (ablation).
+
+Restricted play (Jaffe et al. 2012): for every option of `value.options`
+(default: every one of `sim.config.ban_options`), the line-up is played with
+one line-up slot (`value.seat`, default 0) banned from that option, on the
+same game indices and seed as the unrestricted line-up. Seats rotate (forced
+on, in both), so the restricted player sits in every seat equally often. The
+option's value is the win share (and score) the slot loses, game by game.
+
+Deck ablation: for every card kind of `value.ablate` (default: every kind in
+the deck; `false`: none), one copy is removed and the same games are played.
+Each physical card keeps its own shuffle key, so the other cards keep their
+order (paired games).
+
+Folder: like a sweep's, `study.json` and one run folder per point under
+`points/` (p00 is the unrestricted base), then `values.csv`, `ablation.csv`
+and `summary.json` (`sim.commands`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from sim.analysis import restricted as R
+from sim.config import StudyConfig, ablation_cards, ban_options, parse_study
+from sim.errors import SimError
+from sim.specs import is_plugin
+from sim.storage import (
+    STUDY_FILE,
+    RunResult,
+    load_run,
+    locked,
+    point_dir,
+    read_study_meta,
+    require_complete,
+    saved_study,
+    study_yaml,
+    write_text,
+)
+from sim.studies import fresh_dir, run_points
+
+DEFAULT_GAMES = 2000  # games per point when neither --games nor value.games says
+
+
+@dataclass(frozen=True)
+class ValuePoint:
+    """One point of a value study: the base, an option banned, or a card copy removed."""
+
+    kind: str  # "base", "restrict" or "ablate"
+    name: str  # the option or card ("" for the base)
+    study: StudyConfig
+
+
+@dataclass
+class ValueResult:
+    """A finished value study: its points, their runs and the two effect tables."""
+
+    study: StudyConfig
+    out_dir: Path
+    points: list[ValuePoint]
+    runs: list[RunResult]
+    values: pd.DataFrame
+    ablation: pd.DataFrame
+    seat: int
+    meta: dict = field(default_factory=dict)
+
+
+def value_points(study: StudyConfig, games: int | None = None) -> list[ValuePoint]:
+    """The base point, one restricted point per option, one ablated point per card."""
+    block = study.value
+    n = games or block.get("games") or min(study.games, DEFAULT_GAMES)
+    base = study.with_overrides(
+        games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
+    )
+    slot = block.get("seat", 0)
+    if is_plugin(base.seats[slot].policy):
+        raise SimError(f"{study.source}: value.seat {slot} is a plug-in; restrict a built-in seat")
+    if base.seats[slot].ban:
+        raise SimError(f"{study.source}: seats[{slot}] already has a ban; value plays it without")
+    points = [ValuePoint("base", "", base.with_overrides(name=f"{study.name}[base]"))]
+    for option in block.get("options", ban_options(study.game)):
+        seats = [s.to_dict() for s in base.seats]
+        seats[slot]["ban"] = [option]
+        name = f"{study.name}[-{option}]"
+        points.append(ValuePoint("restrict", option, base.with_overrides(seats=seats, name=name)))
+    ablate = block.get("ablate", True)
+    cards = ablation_cards(study.game) if ablate is True else (ablate or [])
+    for card in cards:
+        points.append(ValuePoint("ablate", card, _without_one(base, card)))
+    return points
+
+
+def _without_one(study: StudyConfig, card: str) -> StudyConfig:
+    """The study with one copy of `card` removed from the deck."""
+    deck = study.game.deck
+    name = f"{study.name.removesuffix('[base]')}[{card} -1]"
+    if card.startswith("box:"):
+        boxes = dict(deck.boxes)
+        boxes[card[4:]] -= 1
+        change = {"deck.boxes": boxes}
+    elif card.startswith("toy:"):
+        toys = dict(deck.toys)
+        toys[card[4:]] -= 1
+        change = {"deck.toys": toys}
+    else:
+        key = {"princess": "deck.princesses", "sprayer": "deck.sprayers"}[card]
+        change = {key: getattr(deck, key.split(".")[1]) - 1}
+    return study.with_overrides(name=name, **change)
+
+
+def run_value(
+    study: StudyConfig,
+    *,
+    games: int | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    out: Path | str | None = None,
+    quiet: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    before_play: Callable[[StudyConfig], None] | None = None,
+) -> ValueResult:
+    """Play every point of the value study on shared seeds (one pool) and analyse it."""
+    if seed is not None:
+        study = study.with_overrides(seed=seed)
+    points = value_points(study, games)
+    if before_play is not None:
+        before_play(study)
+    out_dir = fresh_dir(out, f"{study.name}-value", None)
+    slot = study.value.get("seat", 0)
+    with locked(out_dir):
+        head = {
+            "kind": "value",
+            "name": study.name,
+            "config": study.to_yaml_dict(),
+            "seat": slot,
+            "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
+        }
+        write_text(out_dir / "config.yaml", study_yaml(study))
+        runs, meta = run_points(
+            [p.study for p in points], out_dir, head, jobs, quiet, backend, scheduler
+        )
+    values, ablation = value_tables(points, runs, slot)
+    return ValueResult(study, out_dir, points, runs, values, ablation, slot, meta)
+
+
+def value_tables(
+    points: list[ValuePoint], runs: list[RunResult], slot: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(values, ablation): the restricted options' values and the ablated cards' changes,
+    each family Holm-controlled; values sorted from the most valuable option."""
+    base_players = runs[0].players
+    base = R.slot_outcomes(base_players, slot)
+    base_measures = R.game_measures(runs[0].games, base_players)
+    rows, ablated = [], []
+    for point, run in zip(points[1:], runs[1:], strict=True):
+        players = run.players
+        if point.kind == "restrict":
+            uses = R.option_uses(players, run.cards, slot, point.name)
+            rows.append(R.value_row(point.name, base, R.slot_outcomes(players, slot), uses))
+        else:
+            ablated += R.ablation_rows(
+                point.name, base_measures, R.game_measures(run.games, players)
+            )
+    values = pd.DataFrame(rows, columns=VALUE_COLUMNS[:-2] + ["identical"])
+    if len(values):
+        values = R.holm(values).sort_values("value", ascending=False, ignore_index=True)
+    ablation = pd.DataFrame(ablated)
+    if len(ablation):
+        ablation = R.holm(ablation)
+    return values, ablation
+
+
+VALUE_COLUMNS = [
+    "option",
+    "value",
+    "lo",
+    "hi",
+    "n",
+    "p",
+    "score_loss",
+    "score_lo",
+    "score_hi",
+    "score_p",
+    "fallback_rate",
+    "fallbacks_per_game",
+    "p_adj",
+    "real",
+]
+
+
+def load_value(out_dir: str | Path) -> ValueResult:
+    """Open a finished value folder (for `sim report`) and analyse it again."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "value")
+    require_complete(out_dir, meta, "value")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    points = [
+        ValuePoint(
+            p["kind"],
+            "" if p["kind"] == "base" else p["label"],
+            parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False),
+        )
+        for p, run in zip(meta["points"], runs, strict=True)
+    ]
+    values, ablation = value_tables(points, runs, meta["seat"])
+    return ValueResult(study, out_dir, points, runs, values, ablation, meta["seat"], meta)
