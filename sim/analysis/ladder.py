@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.inference import normal_sf2
+from sim.analysis.stats import wilson
 
-Z95 = 1.959963984540054
 RESAMPLES = 200
 RIDGE = 0.01  # choix's regularisation (alpha): a prior of a few hundredths of a game per pair
 ELO = 400 / math.log(10)  # Bradley-Terry log-strength to Elo points
@@ -55,13 +55,19 @@ def team_shares(players: pd.DataFrame, upper_slots: list[int]) -> pd.Series:
 
 
 def match_row(shares: pd.Series, fair: float) -> dict:
-    """The upper rung's mean share with its normal 95% interval, n and p against `fair`."""
+    """The upper rung's mean share with its 95% Wilson interval, n and p against `fair`.
+
+    A share per game lies in [0, 1] (a tie counts in part), so its variance is at most
+    p(1 - p): the Wilson score interval over the summed shares is valid, slightly
+    conservative with ties, and never leaves [0, 1] (a normal one did on small matches).
+    """
     x = shares.to_numpy(float)
     n = len(x)
     est = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
     p = normal_sf2((est - fair) / se) if n > 1 and se > 0 else (1.0 if est == fair else 0.0)
-    return {"share": est, "lo": est - Z95 * se, "hi": est + Z95 * se, "n": n, "fair": fair, "p": p}
+    ci = wilson(float(x.sum()), n)
+    return {"share": est, "lo": ci.lo, "hi": ci.hi, "n": n, "fair": fair, "p": p}
 
 
 def pair_outcomes(players: pd.DataFrame, rung_of_slot: dict[int, int]) -> pd.DataFrame:
