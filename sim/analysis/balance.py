@@ -301,10 +301,37 @@ def verdict(players: pd.DataFrame, moments: Moments | None = None) -> str:
                 f"; seats {rest} win equally among themselves (chi²({group['df']}) ="
                 f" {group['chi2']:.1f}, p = {group['p']:.2g}, step-down tests)"
             )
+    if call.startswith("a real first-player") and moments is not None:
+        text += _turn_parity_clause(moments)
     if players["policy"].nunique() > 1:
         text += "; " + _policy_adjusted(players)
         if moments is not None and players["game"].nunique() < moments.n:
             text += f" (from a sample of {players['game'].nunique():,} games)"
+    return text
+
+
+EXTRA_TURN_MOST = 0.5  # seat 0 takes an extra turn in at least this share of games
+
+
+def _turn_parity_clause(moments: Moments) -> str:
+    """'; of that edge, its extra turn ... at equal turns ...' when seat 0 takes an extra turn
+    in most games: what looks like a first-player edge may be turn parity (a deck-size
+    matter, not card values). The two parts add up to the edge (registry metrics
+    `turn_edge.seat0` and `equal_turn_edge.seat0`, each with its own 95% interval)."""
+    names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
+    est = moment_metrics(moments, names).set_index("metric")
+    extra, turn, equal = (est.loc[name] for name in names)
+    if not extra["value"] >= EXTRA_TURN_MOST:
+        return ""
+    text = (
+        f"; seat 0 takes an extra turn in {extra['value']:.0%} of games: of its edge,"
+        f" {_pp(turn['value'])} [{_num(turn['lo'])}, {_num(turn['hi'])}] comes from the extra"
+        f" turn and {_pp(equal['value'])} [{_num(equal['lo'])}, {_num(equal['hi'])}] is left at"
+        " equal turns"
+    )
+    turn_real = turn["lo"] > 0 or turn["hi"] < 0
+    if turn_real and abs(turn["value"]) > abs(equal["value"]):
+        text += " (mostly turn parity: a deck-size or end-rule matter, not a card-value one)"
     return text
 
 

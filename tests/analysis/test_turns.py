@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.analysis.balance import seat_win_shares
+from sim.analysis.balance import _turn_parity_clause, seat_win_shares, verdict
 from sim.analysis.turns import (
     end_structure,
     extra_turns,
@@ -19,6 +19,7 @@ from sim.analysis.turns import (
 )
 from sim.config import load_study
 from sim.parity import deck_scan, resized_boxes, scan_text
+from sim.partials import moments_of
 from sim.runner import run_chunk
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
@@ -105,3 +106,20 @@ def test_resized_boxes_keep_the_mix_and_hit_the_total(total):
     assert sum(got.values()) == total and list(got) == list(base)
     share = pd.Series(got) / total - pd.Series(base) / 24
     assert share.abs().max() <= 1 / total + 1e-12
+
+
+def test_the_seat_verdict_says_how_much_of_a_first_player_edge_is_the_extra_turn():
+    """The base line-up at 4 players: seat 0 takes a 15th turn in almost every game, and its
+    real edge is mostly that turn, so the verdict splits it instead of calling it a
+    first-player advantage alone (issue 12's misattribution)."""
+    t = run_chunk(load_study(BASE), 0, 3000)
+    text = verdict(t["players"], moments_of(t))
+    assert "a real first-player advantage" in text, text
+    assert "seat 0 takes an extra turn in 9" in text and "comes from the extra turn" in text
+    assert "mostly turn parity" in text
+
+
+def test_no_turn_clause_when_the_seats_take_equal_turns():
+    """31 box cards, 3 players: equal turns, so nothing is said of an extra turn."""
+    t = run_chunk(counted(31), 0, 40)
+    assert _turn_parity_clause(moments_of(t)) == ""
