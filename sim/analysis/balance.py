@@ -243,7 +243,9 @@ def fairness(players: pd.DataFrame, moments: Moments | None = None) -> pd.DataFr
     return fairness_from_moments(*seat_moments(moments))
 
 
-def verdict(players: pd.DataFrame, moments: Moments | None = None) -> str:
+def verdict(
+    players: pd.DataFrame, moments: Moments | None = None, games: pd.DataFrame | None = None
+) -> str:
     """A plain sentence on seat fairness that says which test it rests on.
 
     Seat 0's win share with its 95% interval; with more than two seats, the
@@ -255,6 +257,9 @@ def verdict(players: pd.DataFrame, moments: Moments | None = None) -> str:
     each seat always played one policy, no seat verdict is given at all. With
     `moments` (of every game; players may then be a sample), the seat numbers
     and tests come from the moments and only the policy adjustment from players.
+    A real first-player edge is split into its extra-turn and equal-turn parts
+    when seat 0 takes an extra turn in most games (from `moments`, else from
+    `games` and players; with neither, the split is left out).
     """
     n = n_seats(players)
     fair = 1 / n
@@ -301,8 +306,8 @@ def verdict(players: pd.DataFrame, moments: Moments | None = None) -> str:
                 f"; seats {rest} win equally among themselves (chi²({group['df']}) ="
                 f" {group['chi2']:.1f}, p = {group['p']:.2g}, step-down tests)"
             )
-    if call.startswith("a real first-player") and moments is not None:
-        text += _turn_parity_clause(moments)
+    if call.startswith("a real first-player") and (moments is not None or games is not None):
+        text += _turn_parity_clause(moments, games, players)
     if players["policy"].nunique() > 1:
         text += "; " + _policy_adjusted(players)
         if moments is not None and players["game"].nunique() < moments.n:
@@ -313,13 +318,18 @@ def verdict(players: pd.DataFrame, moments: Moments | None = None) -> str:
 EXTRA_TURN_MOST = 0.5  # seat 0 takes an extra turn in at least this share of games
 
 
-def _turn_parity_clause(moments: Moments) -> str:
+def _turn_parity_clause(
+    moments: Moments | None, games: pd.DataFrame | None = None, players: pd.DataFrame | None = None
+) -> str:
     """'; of that edge, its extra turn ... at equal turns ...' when seat 0 takes an extra turn
     in most games: what looks like a first-player edge may be turn parity (a deck-size
     matter, not card values). The two parts add up to the edge (registry metrics
     `turn_edge.seat0` and `equal_turn_edge.seat0`, each with its own 95% interval)."""
     names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
-    est = moment_metrics(moments, names).set_index("metric")
+    if moments is not None:
+        est = moment_metrics(moments, names).set_index("metric")
+    else:
+        est = run_metrics(games, players, names).set_index("metric")
     extra, turn, equal = (est.loc[name] for name in names)
     if not extra["value"] >= EXTRA_TURN_MOST:
         return ""
@@ -589,7 +599,7 @@ def run_summary(
         }
     return {
         "games": int(moments.n if moments is not None else len(games)),
-        "verdict": verdict(players, moments),
+        "verdict": verdict(players, moments, games),
         "metrics": metrics,
         "seats": seats,
     }
