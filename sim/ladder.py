@@ -28,15 +28,12 @@ from sim.storage import (
     STUDY_FILE,
     RunResult,
     load_run,
-    locked,
     point_dir,
     read_study_meta,
     require_complete,
     saved_study,
-    study_yaml,
-    write_text,
 )
-from sim.studies import fresh_dir, run_points
+from sim.studies import play_new_study
 
 DEFAULT_GAMES = 400  # games per match when neither --games nor ladder.games says
 DEFAULT_RUNGS: list[dict[str, Any]] = [
@@ -127,27 +124,20 @@ def run_ladder(
         study = study.with_overrides(seed=seed)
     labels, _ = rungs_of(study)
     matches = ladder_matches(study, games)
-    if before_play is not None:
-        before_play(study)
-    out_dir = fresh_dir(out, f"{study.name}-ladder", None)
-    with locked(out_dir):
-        head = {
-            "kind": "ladder",
-            "name": study.name,
-            "config": study.to_yaml_dict(),
-            "rungs": labels,
-            "points": [
-                {
-                    "label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
-                    "values": {"step": m.step, "lower": m.lower, "players": m.players},
-                }
-                for m in matches
-            ],
-        }
-        write_text(out_dir / "config.yaml", study_yaml(study))
-        runs, meta = run_points(
-            [m.study for m in matches], out_dir, head, jobs, quiet, backend, scheduler
-        )
+    head = {
+        "rungs": labels,
+        "points": [
+            {
+                "label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
+                "values": {"step": m.step, "lower": m.lower, "players": m.players},
+            }
+            for m in matches
+        ],
+    }
+    out_dir, runs, meta = play_new_study(
+        study, "ladder", [m.study for m in matches], head, out=out, jobs=jobs, quiet=quiet,
+        backend=backend, scheduler=scheduler, before_play=before_play,
+    )  # fmt: skip
     threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
     tables = ladder_tables(labels, matches, runs, threshold, study.seed)
     return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)

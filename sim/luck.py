@@ -28,15 +28,12 @@ from sim.storage import (
     STUDY_FILE,
     RunResult,
     load_run,
-    locked,
     point_dir,
     read_study_meta,
     require_complete,
     saved_study,
-    study_yaml,
-    write_text,
 )
-from sim.studies import fresh_dir, run_points
+from sim.studies import play_new_study
 
 DEFAULT_DEALS = 200
 DEFAULT_REPLAYS = 10
@@ -104,19 +101,11 @@ def run_luck(
     if seed is not None:
         study = study.with_overrides(seed=seed)
     labels, studies, r = luck_studies(study, deals, replays)
-    if before_play is not None:
-        before_play(study)
-    out_dir = fresh_dir(out, f"{study.name}-luck", None)
-    with locked(out_dir):
-        head = {
-            "kind": "luck",
-            "name": study.name,
-            "config": study.to_yaml_dict(),
-            "replays": r,
-            "points": [{"label": lab, "values": {}} for lab in labels],
-        }
-        write_text(out_dir / "config.yaml", study_yaml(study))
-        runs, meta = run_points(studies, out_dir, head, jobs, quiet, backend, scheduler)
+    head = {"replays": r, "points": [{"label": lab, "values": {}} for lab in labels]}
+    out_dir, runs, meta = play_new_study(
+        study, "luck", studies, head, out=out, jobs=jobs, quiet=quiet,
+        backend=backend, scheduler=scheduler, before_play=before_play,
+    )  # fmt: skip
     return LuckResult(study, out_dir, labels, runs, luck_table(labels, runs, r, study.seed), meta)
 
 

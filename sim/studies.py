@@ -377,6 +377,33 @@ def fresh_dir(out: Path | str | None, stem: str, resume: str | None) -> Path:
     return new_folder(out, stem, "folder exists and is not empty; use another --out", resume)
 
 
+def play_new_study(
+    study: StudyConfig,
+    kind: str,
+    studies: list[StudyConfig],
+    head: dict,
+    *,
+    out: Path | str | None,
+    jobs: int,
+    quiet: bool,
+    backend: str | None,
+    scheduler: str | None,
+    before_play: Callable[[StudyConfig], None] | None,
+) -> tuple[Path, list[RunResult], dict]:
+    """A new study folder of one kind (value, ladder, luck): the caller's check before any
+    game, the folder (default runs/<name>-<kind>-<time>) under its lock with `config.yaml`,
+    and every point's games in one pool. `head` holds the kind's own study.json entries
+    (its "points" among them). Returns (folder, runs, study meta)."""
+    if before_play is not None:
+        before_play(study)
+    out_dir = fresh_dir(out, f"{study.name}-{kind}", None)
+    with locked(out_dir):
+        head = {"kind": kind, "name": study.name, "config": study.to_yaml_dict(), **head}
+        write_text(out_dir / "config.yaml", study_yaml(study))
+        runs, meta = run_points(studies, out_dir, head, jobs, quiet, backend, scheduler)
+    return out_dir, runs, meta
+
+
 def _same_study(saved: dict, study: StudyConfig | None, out_dir: Path, kind: str) -> StudyConfig:
     """The study a folder was started with; refuses a different given study."""
     original = saved_study(saved, out_dir / STUDY_FILE)

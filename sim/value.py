@@ -33,15 +33,12 @@ from sim.storage import (
     STUDY_FILE,
     RunResult,
     load_run,
-    locked,
     point_dir,
     read_study_meta,
     require_complete,
     saved_study,
-    study_yaml,
-    write_text,
 )
-from sim.studies import fresh_dir, run_points
+from sim.studies import play_new_study
 
 DEFAULT_GAMES = 2000  # games per point when neither --games nor value.games says
 
@@ -128,22 +125,15 @@ def run_value(
     if seed is not None:
         study = study.with_overrides(seed=seed)
     points = value_points(study, games)
-    if before_play is not None:
-        before_play(study)
-    out_dir = fresh_dir(out, f"{study.name}-value", None)
     slot = study.value.get("seat", 0)
-    with locked(out_dir):
-        head = {
-            "kind": "value",
-            "name": study.name,
-            "config": study.to_yaml_dict(),
-            "seat": slot,
-            "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
-        }
-        write_text(out_dir / "config.yaml", study_yaml(study))
-        runs, meta = run_points(
-            [p.study for p in points], out_dir, head, jobs, quiet, backend, scheduler
-        )
+    head = {
+        "seat": slot,
+        "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
+    }
+    out_dir, runs, meta = play_new_study(
+        study, "value", [p.study for p in points], head, out=out, jobs=jobs, quiet=quiet,
+        backend=backend, scheduler=scheduler, before_play=before_play,
+    )  # fmt: skip
     values, ablation = value_tables(points, runs, slot)
     return ValueResult(study, out_dir, points, runs, values, ablation, slot, meta)
 
