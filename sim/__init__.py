@@ -10,7 +10,7 @@ from pathlib import Path
 from sim.version import __version__ as __version__
 
 # Every source file whose code or constants numba compiles into the game loop.
-COMPILED = ("engine/*.py", "policies/*.py", "specs.py", "results.py", "loop.py")
+COMPILED = ("engine/*.py", "policies/*.py", "specs.py", "runs/results.py", "runs/loop.py")
 
 
 def _compile_cache_dir() -> None:
@@ -40,10 +40,35 @@ _compile_cache_dir()
 def run(config, **kwargs):
     """Run a study (a StudyConfig or a YAML path) like `sim run`; returns a RunResult.
 
-    Keyword arguments: jobs, out, resume, quiet, backend, scheduler (as on the command line).
+    Keyword arguments as on the command line: jobs, backend, scheduler, quiet (the
+    workers) and out, resume, games, seed (the request).
     """
     from sim.config import StudyConfig, load_study
-    from sim.runner import run as _run
+    from sim.runs import Request, Workers
+    from sim.runs import run as _run
 
     study = config if isinstance(config, StudyConfig) or config is None else load_study(config)
-    return _run(study, **kwargs)
+    workers = Workers(**{k: kwargs.pop(k) for k in Workers.KEYS if k in kwargs})
+    return _run(study, Request.of(**kwargs), workers)
+
+
+def load_run(run_dir):
+    """Open a finished run folder: its tables (games, players, cards, turns) and run.json."""
+    from sim.runs import load_run as _load_run
+
+    return _load_run(run_dir)
+
+
+def build_report(run, out_path=None, force=False, *, quiet=False):
+    """Write the HTML report of a finished run (a run folder or a RunResult) and return its
+    path (default: the study's report.path, else reports/<name>.html), as `sim report` does
+    without its copy in the run folder: the played parts of the page (the deck scan and the
+    representative game) come from `sim.studies.run_page`, the page from `sim.report`."""
+    from sim.report.run_report import write_report
+    from sim.runs import RunResult
+    from sim.runs import load_run as _load_run
+    from sim.runs.partials import run_data
+    from sim.studies.run_page import page_plays
+
+    run = run if isinstance(run, RunResult) else _load_run(run)
+    return write_report(run, page_plays(run, run_data(run)[1]), out_path, force, quiet=quiet)

@@ -17,7 +17,7 @@ one definition:
 
 Because a metric only needs column means (and, for its interval, their
 covariance), per-chunk partial sums of the columns in `columns` are enough to
-compute it later without whole tables (`sim.analysis.moments`, `sim.partials`).
+compute it later without whole tables (`sim.analysis.moments`, `sim.runs.partials`).
 
 This module is on the ground floor: numpy and the standard library only.
 """

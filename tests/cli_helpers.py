@@ -19,3 +19,16 @@ def one_error(capsys, *args) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
     return lines[0]
+
+
+def sim_cli(*args) -> str:
+    """`sim ARGS` in this process, for fixtures without capsys: its stdout; any exit code
+    but 0 fails with what it printed on stderr."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    assert code == 0, err.getvalue()
+    return out.getvalue()

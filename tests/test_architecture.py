@@ -17,45 +17,30 @@ SIM = Path(__file__).resolve().parents[1] / "sim"
 # Floor of each module or package (a package's floor covers its modules). A module may
 # import from its own floor and the floors below, never from a floor above.
 FLOORS: dict[str, int] = {
-    # the ground: leaves that anything may use
+    # the ground: leaves that anything may use (analysis is pure: DataFrames in and out)
     "sim.errors": 0,
     "sim.version": 0,
     "sim.walls": 0,
     "sim.variants": 0,
     "sim.specs": 0,
     "sim.metrics": 0,
-    "sim.units": 0,  # how shares, differences and counts are written (one convention)
-    "sim.parallel": 0,
-    "sim.analysis": 0,  # pure: DataFrames in, DataFrames out
+    "sim.units": 0,
+    "sim.analysis": 0,
     # models and rules, which do not know each other
     "sim.config": 1,
     "sim.engine": 1,
     # the players, built on the engine
     "sim.policies": 2,
-    # a study meets the engine; a finished game becomes rows
-    "sim.lineup": 3,
-    "sim.results": 3,
-    # compiled chunks of games; run folders on disk
-    "sim.loop": 4,
-    "sim.storage": 4,
-    "sim.play": 5,
-    "sim.partials": 5,  # per-chunk partial results beside the parts, merged
-    # one orchestration, and the thin layers over it
-    "sim.orchestrate": 6,
-    "sim.runner": 7,
-    "sim.studies": 7,
-    "sim.tune": 7,
-    "sim.parity": 7,
-    "sim.value": 7,  # restricted play and deck ablation (sim value)
-    "sim.ladder": 7,  # skill ladder, ratings, depth (sim ladder)
-    "sim.luck": 7,  # the luck gauge (sim luck)
-    # rendering and measuring
-    "sim.report": 8,
-    "sim.bench": 8,
-    "sim.tune_bench": 8,
-    # whole commands, then the command line
-    "sim.commands": 9,
-    "sim.cli": 10,
+    # one study point: line-up, compiled chunks, run folders, the pool, `sim run`
+    "sim.runs": 3,
+    # the studies over many points, and every file they write
+    "sim.studies": 4,
+    # rendering only
+    "sim.report": 5,
+    # measuring
+    "sim.bench": 6,
+    # the command line
+    "sim.cli": 7,
 }
 # Pairs on one floor that must not import each other (either way).
 STRANGERS = [("sim.config", "sim.engine")]
@@ -155,20 +140,20 @@ def test_the_import_graph_has_no_cycle():
 def test_a_cycle_would_be_found():
     """The detector itself: a late import back up closes a loop it must report."""
     graph = {k: set(v) for k, v in GRAPH.items()}
-    graph["sim.config"].add("sim.runner")  # runner -> ... -> config -> runner
-    assert any({"sim.config", "sim.runner"} <= set(c) for c in cycles(graph))
+    graph["sim.config"].add("sim.runs.run")  # runner -> ... -> config -> runner
+    assert any({"sim.config", "sim.runs.run"} <= set(c) for c in cycles(graph))
 
 
 def test_imports_inside_functions_and_relative_ones_are_read():
     source = (
         "def f():\n"
-        "    from sim.runner import run\n"
-        "    import sim.storage\n"
+        "    from sim.runs.run import run\n"
+        "    import sim.runs.storage\n"
         "    from . import specs\n"
         "    from .engine import scoring\n"
     )
     found = imports_in(source, "sim")
-    assert found == {"sim.runner", "sim.storage", "sim.specs", "sim.engine.scoring"}
+    assert found == {"sim.runs.run", "sim.runs.storage", "sim.specs", "sim.engine.scoring"}
 
 
 def test_every_module_has_a_floor():

@@ -99,7 +99,7 @@ def test_sigterm_stops_like_ctrl_c(tmp_path):
     assert f"sim run --resume {out}" in err
     assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
     assert gone_within(workers, 5) == []
-    from sim.storage import check_chunk
+    from sim.runs.storage import check_chunk
 
     size = json.loads((out / "run.json").read_text())["chunk_games"]
     done = sorted(int(p.stem.split("-")[1]) for p in (out / "chunks").glob("chunk-*.json"))

@@ -10,11 +10,12 @@ import pytest
 import yaml
 
 from sim.analysis import ladder as L
-from sim.commands import ladder_file, luck_file
 from sim.config import parse_study
 from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.errors import ConfigError
-from sim.play import play_arrays
+from sim.runs.play import play_arrays
+from sim.studies.ladder import load_ladder
+from cli_helpers import sim_cli
 
 
 def _write(tmp_path, data: dict):
@@ -117,14 +118,8 @@ def test_ladder_end_to_end(tmp_path):
         "seed": 3,
         "ladder": {"rungs": [{"policy": "random"}, {"policy": "greedy"}]},
     }
-    result, text = ladder_file(
-        _write(tmp_path, data),
-        games=200,
-        jobs=1,
-        out=tmp_path / "l",
-        report=tmp_path / "l.html",
-        quiet=True,
-    )
+    text = sim_cli("ladder", _write(tmp_path, data), "--games", 200, "--jobs", 1,
+                   "--out", tmp_path / "l", "--report", tmp_path / "l.html", "--quiet")
     steps = pd.read_csv(tmp_path / "l" / "ladder.csv")
     assert list(steps["players"]) == [2, 3]
     assert (steps["lo"] > steps["fair"]).all()  # greedy clearly above its fair share
@@ -148,15 +143,8 @@ def test_ladder_end_to_end(tmp_path):
 
 def test_luck_end_to_end(tmp_path):
     data = {"players": 2, "seats": [{"policy": "random"}, {"policy": "greedy"}], "seed": 9}
-    result, text = luck_file(
-        _write(tmp_path, data),
-        deals=40,
-        replays=4,
-        jobs=1,
-        out=tmp_path / "k",
-        report=tmp_path / "k.html",
-        quiet=True,
-    )
+    sim_cli("luck", _write(tmp_path, data), "--deals", 40, "--replays", 4, "--jobs", 1,
+            "--out", tmp_path / "k", "--report", tmp_path / "k.html", "--quiet")
     table = pd.read_csv(tmp_path / "k" / "luck.csv")
     assert set(table["policy"]) == {"random", "greedy"}
     assert ((table["lo"] <= table["deal_share"]) & (table["deal_share"] <= table["hi"])).all()
@@ -183,9 +171,9 @@ def test_ladder_orders_random_greedy_lookahead(tmp_path):
             ]
         },
     }
-    result, _ = ladder_file(
-        _write(tmp_path, data), games=400, out=tmp_path / "l", no_report=True, quiet=True
-    )
+    sim_cli("ladder", _write(tmp_path, data), "--games", 400, "--out", tmp_path / "l",
+            "--no-report", "--quiet")
+    result = load_ladder(tmp_path / "l")
     s = result.steps
     assert len(s) == 3  # two steps and random v look-ahead, the transitivity check
     assert (s["lo"] > 0.55).all()

@@ -9,7 +9,7 @@ import nbclient
 import nbformat
 
 from sim.config import load_study
-from sim.runner import run
+from sim import run
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"

@@ -15,8 +15,8 @@ from sim.analysis.moments import Moments
 from sim.analysis.paired import compare_runs, sweep_stats
 from sim.analysis.values import game_values
 from sim.config import load_study
-from sim.orchestrate import _sees_folder
-from sim.partials import (
+from sim.runs.orchestrate import _sees_folder
+from sim.runs.partials import (
     chunk_moments,
     load_moments,
     run_chunks,
@@ -26,8 +26,8 @@ from sim.partials import (
     stats_path,
     stream_runs,
 )
-from sim.report.run_report import report_data
-from sim.runner import load_run, run
+from sim.runs.partials import run_data as report_data
+from sim import load_run, run
 
 BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
 
@@ -112,7 +112,7 @@ def test_summary_from_partials_and_a_sample_equals_the_whole_table_one(finished)
 
 
 def test_the_report_reads_a_sample_of_a_large_run(finished, monkeypatch):
-    monkeypatch.setattr("sim.report.run_report.SAMPLE_GAMES", 400)
+    monkeypatch.setattr("sim.runs.partials.SAMPLE_GAMES", 400)
     fresh = load_run(finished.run_dir)
     moments, view = report_data(fresh)
     assert moments.n == 1200 and len(view.games) <= 400
@@ -146,11 +146,10 @@ def test_dask_workers_write_parts_and_partials_to_a_shared_folder(study, finishe
     assert all(load_moments(on_dask.run_dir, first) is not None for first, _ in chunks)
     _same(run_moments(on_dask.run_dir, on_dask.meta), run_moments(finished.run_dir, finished.meta))
     # the report's numbers come from the merged partials, the same as a local run's
-    from sim.commands import write_run_summary
+    from sim.studies.outputs import write_run_summary
 
-    a = write_run_summary(load_run(on_dask.run_dir))
-    b = write_run_summary(load_run(finished.run_dir))
-    assert a == b
+    a, b = (load_run(r.run_dir) for r in (on_dask, finished))
+    assert write_run_summary(a, *report_data(a)) == write_run_summary(b, *report_data(b))
 
 
 def test_comparisons_and_sweeps_resampled_chunk_by_chunk_equal_whole_tables(
@@ -177,7 +176,7 @@ def test_the_report_says_what_it_is_doing_unless_quiet(finished, tmp_path, monke
     from sim.cli import main
 
     monkeypatch.setattr("sim.report.run_report.PROGRESS_GAMES", 1000)  # a "long" run here
-    monkeypatch.setattr("sim.report.run_report.SAMPLE_GAMES", 600)
+    monkeypatch.setattr("sim.runs.partials.SAMPLE_GAMES", 600)
     assert main(["report", str(finished.run_dir), "--out", str(tmp_path / "a.html")]) == 0
     err = capsys.readouterr().err
     assert "with saved partial results" in err and "reading the rows of" in err

@@ -106,8 +106,8 @@ def test_constructor_failure(plugin, tmp_path, capsys):
 def test_report_of_a_plugin_run_without_the_plugin(plugin, tmp_path, capsys):
     """The report replays its representative game, plug-in included; when the plug-in is
     gone, the page says so instead of failing."""
-    from sim.report.run_report import _game
-    from sim.storage import load_run, saved_study
+    from sim.runs.storage import load_run
+    from sim.studies.run_page import PAGE_FILE, page_plays
 
     config, name = plugin(CHOOSER.format(ret="legal[-1].code"))
     out = tmp_path / "run"
@@ -115,11 +115,11 @@ def test_report_of_a_plugin_run_without_the_plugin(plugin, tmp_path, capsys):
                        "--quiet", "--no-report")  # fmt: skip
     assert code == 0, err
     run = load_run(out)
-    study = saved_study(run.meta, out / "run.json", plugins=False)
-    assert _game(run, study)["note"] == ""
+    assert page_plays(run, run).game.note == ""
+    (out / PAGE_FILE).unlink()  # played again
     (tmp_path / f"{name}.py").unlink()
     del sys.modules[name]
-    assert "could not be replayed" in _game(run, study)["note"]
+    assert "could not be replayed" in page_plays(run, run).game.note
 
 
 def test_plugin_beside_the_config_from_another_folder(tmp_path):

@@ -16,10 +16,10 @@ from sim.config import load_study
 from sim.engine.game import Game
 from sim.engine.reference import score_position
 from sim.engine.state import STAT_NAMES
-from sim.lineup import engine_for
-from sim.play import play_arrays, play_one
-from sim.results import finish_rounds, max_rounds, record_rounds, trace_scratch
-from sim.runner import run_chunk
+from sim.runs.lineup import engine_for
+from sim.runs.play import play_arrays, play_one
+from sim.runs.results import finish_rounds, max_rounds, record_rounds, trace_scratch
+from sim.runs import run_chunk
 
 BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
 
@@ -119,7 +119,7 @@ def test_last_seat_and_first_turns_match_a_logged_game(base):
     turn_seats = [e["seat"] for e in events if e["event"] == "turn" and e["action"] != "skip"]
     assert game.turns == len(turn_seats)
     arrays = play_arrays(base, 3, 1)
-    from sim.results import G_LAST_SEAT
+    from sim.runs.results import G_LAST_SEAT
 
     assert arrays.games[0, G_LAST_SEAT] == turn_seats[-1]
     # first_turn of seat 0's first placed box card is the number of its turn event

@@ -54,12 +54,12 @@ def test_report_under_a_file_is_refused_before_playing(study, tmp_path, capsys):
 
 def test_report_folder_not_writable(study, tmp_path, capsys, monkeypatch):
     """A read-only folder (mocked: the tests may run as root, who writes anywhere)."""
-    import sim.storage
+    import sim.runs.storage
 
-    real = sim.storage.os.access
+    real = sim.runs.storage.os.access
     ro = tmp_path / "ro"
     ro.mkdir()
-    monkeypatch.setattr(sim.storage.os, "access", lambda p, m: Path(p) != ro and real(p, m))
+    monkeypatch.setattr(sim.runs.storage.os, "access", lambda p, m: Path(p) != ro and real(p, m))
     args = ("--games", "5", "--out", tmp_path / "run", "--quiet")
     line = one_error(capsys, "run", study(), *args, "--report", ro / "r.html")
     assert "cannot write in" in line and str(ro) in line
@@ -169,7 +169,7 @@ def test_bench_counts(args, needle, capsys):
 
 
 def test_bench_finds_its_config_outside_the_repository(tmp_path, monkeypatch):
-    from sim.bench import bench_study
+    from sim.bench.engine import bench_study
 
     monkeypatch.chdir(tmp_path)
     assert bench_study(None).name == "base"
@@ -211,7 +211,7 @@ def test_report_may_not_overwrite_the_config(study, tmp_path, capsys, monkeypatc
 
 def test_report_path_rules(tmp_path):
     from sim.errors import SimError
-    from sim.storage import REPORT_MARK, check_report_path
+    from sim.runs.paths import REPORT_MARK, check_report_path
 
     run = tmp_path / "run"
     (run / "games.parquet").mkdir(parents=True)
@@ -232,7 +232,7 @@ def test_report_path_rules(tmp_path):
 
 
 def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypatch):
-    from sim.storage import REPORT_MARK
+    from sim.runs.paths import REPORT_MARK
 
     out = tmp_path / "run"
     code, _, err = cli(capsys, "run", ROOT / "configs" / "base.yaml", "--games", "8",
@@ -242,7 +242,7 @@ def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypa
     assert "not a report made by sim" in line
     assert '"status": "complete"' in (out / "run.json").read_text()
     # the page itself is beside the point here: a stand-in keeps the test quick
-    monkeypatch.setattr("sim.report.run_report.report_context", lambda run, study, moments=None: {})
+    monkeypatch.setattr("sim.report.run_report.report_context", lambda *args: {})
     monkeypatch.setattr("sim.report.run_report.render", lambda c: f"<!DOCTYPE html>{REPORT_MARK}")
     assert cli(capsys, "report", out, "--out", tmp_path / "r.html")[0] == 0
     assert cli(capsys, "report", out, "--out", tmp_path / "r.html")[0] == 0  # ours: replaced
@@ -252,7 +252,7 @@ def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypa
     def full(path, data):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr("sim.storage._write_bytes", full)
+    monkeypatch.setattr("sim.runs.storage._write_bytes", full)
     line = one_error(capsys, "report", out, "--out", tmp_path / "r.html")
     # the run's own page (run/report.html) is written first, then copied to --out
     assert "No space left on device" in line and str(out / "report.html") in line

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from sim.config import load_study
-from sim.orchestrate import CHUNKS_PER_WORKER, chunk_games
-from sim.results import TABLES
-from sim.runner import load_run, run
+from sim.runs.orchestrate import CHUNKS_PER_WORKER, chunk_games
+from sim.runs.results import TABLES
+from sim import load_run, run
 from sim.specs import POLICIES
 
 CHUNK_GAMES = {name: spec.chunk_games for name, spec in POLICIES.items()}
@@ -126,7 +126,7 @@ def test_cards_on_disk_skip_all_zero_rows_and_read_back_whole(one_worker, small_
     import pyarrow.parquet as pq
 
     from sim.engine.state import STAT_NAMES
-    from sim.play import play_arrays
+    from sim.runs.play import play_arrays
 
     on_disk = pq.read_table(one_worker.run_dir / "cards.parquet").to_pandas()
     assert 0 < len(on_disk) < len(one_worker.cards)

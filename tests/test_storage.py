@@ -15,9 +15,9 @@ from cli_helpers import cli, one_error
 from sim.cli import main
 from sim.config import load_study
 from sim.errors import SimError
-from sim.results import TABLES
-from sim.runner import load_run
-from sim.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
+from sim.runs.results import TABLES
+from sim import load_run
+from sim.runs.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "base.yaml"
@@ -115,9 +115,9 @@ def test_every_chunk_has_a_manifest(tmp_path, capsys):
 
 
 def test_disk_full_is_one_line_and_the_folder_resumes(tmp_path, capsys, reference, monkeypatch):
-    import sim.storage
+    import sim.runs.storage
 
-    real = sim.storage._write_bytes
+    real = sim.runs.storage._write_bytes
     writes = []
 
     def filling(path, data):
@@ -127,7 +127,7 @@ def test_disk_full_is_one_line_and_the_folder_resumes(tmp_path, capsys, referenc
                 raise OSError(errno.ENOSPC, "No space left on device")
         real(path, data)
 
-    monkeypatch.setattr(sim.storage, "_write_bytes", filling)
+    monkeypatch.setattr(sim.runs.storage, "_write_bytes", filling)
     out = tmp_path / "run"
     code, err = run_cli(capsys, out)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -136,7 +136,7 @@ def test_disk_full_is_one_line_and_the_folder_resumes(tmp_path, capsys, referenc
     assert status(out)["status"] == "failed" and "No space" in status(out)["reason"]
     assert not list(out.rglob("*.tmp"))  # no half-written file left
     # the same command now points to --resume instead of "folder exists"
-    monkeypatch.setattr(sim.storage, "_write_bytes", real)
+    monkeypatch.setattr(sim.runs.storage, "_write_bytes", real)
     code, err = run_cli(capsys, out)
     assert code == 2 and "holds a failed run" in err and f"sim run --resume {out}" in err
     assert resume(capsys, out) == (0, "")
@@ -163,7 +163,7 @@ def test_atomic_write_keeps_the_old_file(tmp_path, monkeypatch):
         def write(self, data):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("sim.storage.open", HalfWritten, raising=False)
+    monkeypatch.setattr("sim.runs.storage.open", HalfWritten, raising=False)
     with pytest.raises(OSError, match="No space") as err:
         write_text(path, "new" * 1000)
     assert err.value.filename == str(path)
@@ -212,12 +212,12 @@ def test_a_lock_file_left_by_a_dead_process_is_no_obstacle(tmp_path):
 
 
 def test_a_run_that_fails_says_so(tmp_path, capsys, monkeypatch):
-    import sim.orchestrate
+    import sim.runs.orchestrate
 
     def broken(*args, **kwargs):
         raise SimError("the engine refused")
 
-    monkeypatch.setattr(sim.orchestrate, "play_arrays", broken)
+    monkeypatch.setattr(sim.runs.orchestrate, "play_arrays", broken)
     out = tmp_path / "run"
     code, err = run_cli(capsys, out)
     assert code == 2 and "the engine refused" in err

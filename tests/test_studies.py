@@ -15,22 +15,31 @@ from sim.analysis.paired import compare_runs, sweep_result_stats
 from sim.config import load_study
 from sim.engine.game import Game
 from sim.errors import SimError
-from sim.lineup import engine_for
+from sim.runs.lineup import engine_for
 from sim.report.study_report import build_compare_report, build_sweep_report
-from sim.results import TABLES
-from sim.studies import (
-    load_compare,
-    load_sweep,
-    point_dir,
-    run_compare,
-    run_sweep,
-    sweep_studies,
-)
+from sim.runs.results import TABLES
+from sim.runs import Request, Workers
+from sim.runs.storage import point_dir
+from sim.studies import compare as C
+from sim.studies import sweep as S
+from sim.studies.compare import load_compare
+from sim.studies.sweep import load_sweep, sweep_studies
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "base.yaml"
 MORE = ROOT / "configs" / "base_more_sprayers.yaml"
 GAMES = 1000  # per point: enough for the known effects to be sharp
+
+
+def run_sweep(study, *, jobs=-1, quiet=True, **request):
+    """A sweep as its old keyword call: the request's and the workers' options together."""
+    return S.run_sweep(study, Request.of(**request), Workers(jobs, quiet=quiet))
+
+
+def run_compare(a, b, *, labels=("A", "B"), jobs=-1, quiet=True, independent=False, **request):
+    """A comparison as its old keyword call."""
+    return C.run_compare(a, b, labels, Request.of(**request), Workers(jobs, quiet=quiet),
+                         independent)  # fmt: skip
 
 
 def deck(study, index: int) -> list[str]:

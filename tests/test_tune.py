@@ -7,11 +7,11 @@ import json
 
 import pytest
 import yaml
+from cli_helpers import sim_cli
 
-import sim.tune
+import sim.studies.tune
 from sim.analysis.tuning import pareto_front, target_distance
 from sim.cli import main
-from sim.commands import tune_file
 from sim.config import load_study
 
 # Mean score falls by about 0.38 points per sprayer with four random seats (0.96 at 5
@@ -40,8 +40,8 @@ def known(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tune")
     config = _write(tmp / "known.yaml", KNOWN)
     report = tmp / "known.html"
-    out_dir, verdict, text = tune_file(config, jobs=1, out=tmp / "t", report=report, quiet=True)
-    return out_dir, verdict, text
+    text = sim_cli("tune", config, "--jobs", 1, "--out", tmp / "t", "--report", report, "--quiet")
+    return tmp / "t", None, text
 
 
 def test_finds_the_known_answer(known):
@@ -81,7 +81,7 @@ def test_candidates_share_their_games(known):
 
 def test_a_killed_search_resumes_to_the_same_recommendation(known, tmp_path, monkeypatch):
     config = _write(tmp_path / "known.yaml", KNOWN)
-    real, calls = sim.tune.execute, []
+    real, calls = sim.studies.tune.execute, []
 
     def dies_on_the_fourth_call(*args, **kwargs):
         calls.append(1)
@@ -90,12 +90,13 @@ def test_a_killed_search_resumes_to_the_same_recommendation(known, tmp_path, mon
             raise KeyboardInterrupt
         return done
 
-    monkeypatch.setattr(sim.tune, "execute", dies_on_the_fourth_call)
-    with pytest.raises(KeyboardInterrupt):
-        tune_file(config, jobs=1, out=tmp_path / "t", no_report=True, quiet=True)
-    monkeypatch.setattr(sim.tune, "execute", real)
+    monkeypatch.setattr(sim.studies.tune, "execute", dies_on_the_fourth_call)
+    args = ["tune", str(config), "--jobs", "1", "--out", str(tmp_path / "t"), "--no-report"]
+    assert main([*args, "--quiet"]) == 130  # interrupted, as by Ctrl-C
+    monkeypatch.setattr(sim.studies.tune, "execute", real)
     assert not (tmp_path / "t" / "tune.json").exists()
-    out_dir, _, _ = tune_file(None, jobs=1, resume=tmp_path / "t", no_report=True, quiet=True)
+    sim_cli("tune", "--jobs", 1, "--resume", tmp_path / "t", "--no-report", "--quiet")
+    out_dir = tmp_path / "t"
     again = json.loads((out_dir / "tune.json").read_text())
     first = json.loads((known[0] / "tune.json").read_text())
     assert again["recommended"] == first["recommended"]

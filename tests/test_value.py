@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 
-from sim.commands import value_file
+from cli_helpers import sim_cli
 from sim.config import ban_options, parse_study
 from sim.errors import ConfigError
 
@@ -71,9 +71,11 @@ def test_value_study_end_to_end(tmp_path):
         "value": {"options": ["princess", "box:NESW", "cat", "sleeping"], "ablate": ["box:N"]},
     }
     path = _write(tmp_path, data)
-    result, text = value_file(
-        path, games=240, jobs=1, out=tmp_path / "v", report=tmp_path / "v.html", quiet=True
-    )
+    text = sim_cli("value", path, "--games", 240, "--jobs", 1, "--out", tmp_path / "v",
+                   "--report", tmp_path / "v.html", "--quiet")
+    from sim.studies.value import load_value
+
+    result = load_value(tmp_path / "v")
     values = pd.read_csv(tmp_path / "v" / "values.csv").set_index("option")
     assert list(values.columns[:5]) == ["value", "lo", "hi", "n", "p"]
     # Options that never arise: the same games, value 0 inside its (empty) interval.
@@ -98,6 +100,4 @@ def test_value_study_end_to_end(tmp_path):
 
     again = build_folder_report(tmp_path / "v", tmp_path / "again.html")
     assert "<svg" in again.read_text()
-    from sim.value import load_value
-
     pd.testing.assert_frame_equal(load_value(tmp_path / "v").values, result.values)

@@ -1,6 +1,6 @@
 """Balance analysis of a run's tables: pure functions, DataFrame in, DataFrame out.
 
-In a notebook: `run = sim.runner.load_run("runs/base-...")`, then e.g.
+In a notebook: `run = sim.load_run("runs/base-...")`, then e.g.
 `seat_win_shares(run.players)` or `card_impact(run.cards, run.players)`.
 """
 

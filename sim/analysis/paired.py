@@ -120,7 +120,7 @@ def draws_of(reps: list[Replicates], metrics: list[Metric]) -> tuple[np.ndarray,
 @dataclass(frozen=True)
 class Streamed:
     """What a comparison or a sweep needs of its points' games, summed chunk by chunk
-    (`sim.partials.stream_points`): each point's replicate sums under the shared weights
+    (`sim.runs.partials.stream_points`): each point's replicate sums under the shared weights
     (`paired`) and, for a comparison, under a stream of its own (`unpaired`), the games,
     and whether every point produced the very same per-game values."""
 
@@ -287,7 +287,7 @@ def compare_runs(
     `attrs` holds the labels, games, resamples, level, the families' captions
     and `identical` (A and B played the very same games: every difference is 0
     by construction, which says nothing about noise). `streamed`: the runs' sums,
-    accumulated chunk by chunk (`sim.partials.stream_points`), instead of `a` and `b`.
+    accumulated chunk by chunk (`sim.runs.partials.stream_points`), instead of `a` and `b`.
     """
     if streamed is None:
         streamed = Streamed.of([_values_of(a, cards), _values_of(b, cards)], resamples, seed, True)
@@ -487,7 +487,7 @@ def sweep_stats(
 
 
 def sweep_result_stats(result: Any, **kwargs) -> SweepStats:
-    """sweep_stats for a sim.studies.SweepResult, with the study's targets."""
+    """sweep_stats for a sim.studies.common.SweepResult, with the study's targets."""
     kwargs.setdefault("targets", result.study.targets)
     kwargs.setdefault("primary", result.study.primary)
     return sweep_stats(result.runs, result.labels, **kwargs)

@@ -8,7 +8,7 @@ the deal's luck. Intervals are normal-theory on the per-game differences
 (n is in the hundreds at least); p-values are two-sided, and a family of
 options is controlled by Holm's method (`sim.analysis.inference`).
 
-Inputs are the tidy tables of `sim.results` (players: game, seat, slot, score,
+Inputs are the tidy tables of `sim.runs.results` (players: game, seat, slot, score,
 win_share, ...; cards: game, seat, card, played, ...).
 """
 

@@ -22,8 +22,6 @@ import numpy as np
 from sim.variants import Rules
 from sim.walls import parse_walls
 
-ENGINE_VERSION = 1  # bump whenever game behaviour changes
-
 # Sides: index d, bit 1 << d; the opposite side is d ^ 2.
 DIR_N, DIR_E, DIR_S, DIR_W = 0, 1, 2, 3
 

@@ -1,20 +1,9 @@
-"""The HTML balance report of a run folder: `build_report(run_dir)` (`sim report RUN_DIR`)."""
+"""Rendering only: the pages of every study (figures inline as SVG, no scripts, no network).
 
-from __future__ import annotations
-
-
-def build_report(run_dir, out_path=None, force=False, *, quiet=False):
-    """Write the report of a finished run folder and return its path (see run_report)."""
-    from sim.report.run_report import build_report as _build
-
-    return _build(run_dir, out_path, force, quiet=quiet)
-
-
-def write_report(run, out_path=None, force=False, *, quiet=False):
-    """Write the report of a finished RunResult (the end of `sim run`)."""
-    from sim.report.run_report import write_report as _write
-
-    return _write(run, out_path, force, quiet=quiet)
-
-
-__all__ = ["build_report", "write_report"]
+A page never plays, compiles or decides: the numbers and verdicts come from
+`sim.analysis`, the played parts of a run's page from `sim.studies.run_page`. The
+rooms: `figures`, `study_figures`, `tune_figures` and `table_picture` (drawing),
+`run_report` (a run), `study_report` (sweeps and comparisons), `tune_report`,
+`causal_report` (value, ladder, luck), `publish` (a run's page in its folder and
+at its shared path), `templates/`.
+"""

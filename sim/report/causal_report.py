@@ -1,6 +1,7 @@
 """HTML pages of `sim value`, `sim ladder` and `sim luck`: one self-contained page each,
 figures inline as SVG. The numbers come from `sim.analysis.restricted` and
-`sim.analysis.ladder` through the results of `sim.value`, `sim.ladder` and `sim.luck`."""
+`sim.analysis.ladder` through the studies' results (`sim.studies.value`, `.ladder`,
+`.luck`); the verdict sentences from `sim.analysis.findings`."""
 
 from __future__ import annotations
 
@@ -13,20 +14,17 @@ import yaml
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
+from sim.analysis.findings import ladder_verdict, luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.errors import SimError
-from sim.ladder import LadderResult, load_ladder
-from sim.luck import LuckResult, load_luck
 from sim.report.figures import styled, to_svg
 from sim.report.run_report import render_template, table
-from sim.storage import check_report_path, write_text
+from sim.runs.paths import check_report_path, page_path
+from sim.runs.storage import write_text
+from sim.studies.ladder import LadderResult, load_ladder
+from sim.studies.luck import LuckResult, load_luck
+from sim.studies.value import ValueResult, load_value
 from sim.units import card_label
-from sim.value import ValueResult, load_value
-
-
-def report_path(study, kind: str, out_path: str | Path | None = None) -> Path:
-    """Where a value, ladder or luck page goes: `out_path`, else reports/<name>-<kind>.html."""
-    return Path(out_path or f"reports/{study.name}-{kind}.html")
 
 
 def _num(col: str, digits: int = 2, signed: bool = False):
@@ -79,29 +77,12 @@ def _page(out: Path, context: dict, t0: float) -> Path:
 # ---------------------------------------------------------------- sim value
 
 
-def value_verdict(result: ValueResult, top: int = 5) -> tuple[str, list[str]]:
-    """The value page's headline and one line per most valuable option."""
-    v = result.values
-    n = int(v["n"].iloc[0]) if len(v) else 0
-    who = result.study.seats[result.seat].label
-    head = (
-        f"Restricted play of line-up slot {result.seat} ({who}) on {n:,} paired games per"
-        f" option; the most valuable options first."
-    )
-    lines = [
-        f"{card_label(r.option)}: {r.value:+.1f} pp of win share [{r.lo:+.1f}, {r.hi:+.1f}],"
-        f" {r.score_loss:+.2f} points; {'real' if r.real else 'not shown'} (Holm p {r.p_adj:.2g})"
-        for r in v.head(top).itertuples()
-    ]
-    return head, lines
-
-
 def build_value_report(result: ValueResult, out_path=None, force: bool = False) -> Path:
     """Write the `sim value` page: option values (sorted bars), the table, the ablation."""
     t0 = time.perf_counter()
-    out = check_report_path(report_path(result.study, "value", out_path), force)
+    out = check_report_path(page_path("value", result.study, out_path), force)
     v, a = result.values, result.ablation
-    head, lines = value_verdict(result)
+    head, lines = value_verdict(v, result.seat, result.study.seats[result.seat].label)
     sections = []
     if len(v):
         fig = interval_bars(
@@ -195,25 +176,10 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
 # ---------------------------------------------------------------- sim ladder
 
 
-def ladder_verdict(result: LadderResult) -> str:
-    """Two sentences: the depth and the rating chain depth, with intervals and rules."""
-    lo, hi = result.depth_ci
-    clo, chi = result.chain_ci
-    steps = len(result.labels) - 1
-    th = f"{result.threshold:.0%}"
-    return (
-        f"Depth {result.depth} of {steps} steps (bootstrap 95% interval {lo:.0f}–{hi:.0f}):"
-        f" consecutive rungs from the bottom whose upper rung wins at least {th} of heads-up"
-        f" games with its 95% interval above 50%. Rating chain depth {result.chain_depth}"
-        f" ({clo:.0f}–{chi:.0f}): the longest chain of rungs each beating the previous with at"
-        f" least {th} by the heads-up ratings."
-    )
-
-
 def build_ladder_report(result: LadderResult, out_path=None, force: bool = False) -> Path:
     """Write the `sim ladder` page: ratings, the steps heads-up and at the table size."""
     t0 = time.perf_counter()
-    out = check_report_path(report_path(result.study, "ladder", out_path), force)
+    out = check_report_path(page_path("ladder", result.study, out_path), force)
     r, s = result.ratings, result.steps
     fig = interval_bars(
         list(r["rung"]),
@@ -290,7 +256,14 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         "title": f"{result.study.name}: skill ladder",
         "command": "sim ladder",
         "intro": "Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
-        "verdict": ladder_verdict(result),
+        "verdict": ladder_verdict(
+            result.depth,
+            result.depth_ci,
+            result.chain_depth,
+            result.chain_ci,
+            len(result.labels) - 1,
+            result.threshold,
+        ),
         "findings": [],
         "facts": [
             ("folder", str(result.out_dir)),
@@ -306,19 +279,10 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
 # ---------------------------------------------------------------- sim luck
 
 
-def luck_lines(result: LuckResult) -> list[str]:
-    """One line per policy and outcome: the deal's share with its interval."""
-    return [
-        f"{r.policy}: the deal explains {r.deal_share:.0%} [{r.lo:.0%}, {r.hi:.0%}] of the"
-        f" variance of {'who wins' if r.outcome == 'win_share' else 'the lead'}"
-        for r in result.table.itertuples()
-    ]
-
-
 def build_luck_report(result: LuckResult, out_path=None, force: bool = False) -> Path:
     """Write the `sim luck` page: the deal's share of the variance per policy."""
     t0 = time.perf_counter()
-    out = check_report_path(report_path(result.study, "luck", out_path), force)
+    out = check_report_path(page_path("luck", result.study, out_path), force)
     t = result.table
     labels = [
         f"{p} · {'win' if o == 'win_share' else 'lead'}"
@@ -359,8 +323,8 @@ def build_luck_report(result: LuckResult, out_path=None, force: bool = False) ->
         "title": f"{result.study.name}: luck gauge",
         "command": "sim luck",
         "intro": "How much of the outcome the deal fixes (Goodman et al.).",
-        "verdict": luck_lines(result)[0] if len(t) else "no policies",
-        "findings": luck_lines(result)[1:],
+        "verdict": luck_lines(t)[0] if len(t) else "no policies",
+        "findings": luck_lines(t)[1:],
         "facts": [("folder", str(result.out_dir))],
         "sections": sections,
         "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),

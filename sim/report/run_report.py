@@ -1,4 +1,4 @@
-"""The HTML balance report of one run folder: `build_report(run_dir)`.
+"""The HTML balance report of one run folder: `write_report(run, plays)` (`sim report RUN_DIR`).
 
 One self-contained file (inline CSS, inline SVG figures, no scripts, no
 network). The numbers come from `sim.analysis`; this module only formats them.
@@ -23,14 +23,12 @@ from sim import units
 from sim.analysis.moments import Moments
 from sim.analysis.values import game_values
 from sim.config import StudyConfig, dump_yaml
-from sim.engine.state import ENGINE_VERSION
-from sim.errors import SimError
-from sim.parallel import parallel_results
-from sim.parity import deck_scan
-from sim.partials import chunk_moments, run_chunks, run_moments, sample_chunks, sampled_run
 from sim.report import figures as F
 from sim.report.table_picture import draw_position
-from sim.storage import REPORT_MARK, RunResult, check_report_path, load_run, saved_study, write_text
+from sim.runs.partials import run_data
+from sim.runs.paths import REPORT_MARK, RUN_FILE, check_report_path, page_path
+from sim.runs.storage import RunResult, saved_study, write_text
+from sim.studies.run_page import PagePlays, representative_game
 
 SECTIONS = (
     ("summary", "Summary"),
@@ -66,51 +64,33 @@ POLICY_FIGURES = ("policies", "matchup-share", "matchup-beats")
 TEMPLATES = Path(__file__).parent / "templates"
 
 
-def default_path(study: StudyConfig) -> Path:
-    """Where the report goes: the config's report.path, else reports/<name>.html."""
-    return Path(study.report_path or f"reports/{study.name}.html")
-
-
-def build_report(
-    run_dir: str | Path,
-    out_path: str | Path | None = None,
-    force: bool = False,
-    *,
-    quiet: bool = False,
-) -> Path:
-    """Write the HTML report of a finished run folder and return its path."""
-    return write_report(load_run(run_dir), out_path, force, quiet=quiet)
-
-
 def write_report(
     run: RunResult,
+    plays: PagePlays,
     out_path: str | Path | None = None,
     force: bool = False,
     *,
     quiet: bool = False,
 ) -> Path:
-    """Write the report of a finished run (what `sim run` holds at its end).
+    """Write the report of a finished run (what `sim run` holds at its end), with the played
+    parts of its page (`sim.studies.run_page.page_plays`), and return its path.
 
     The registry metrics, seat tests and targets come from the run's per-chunk
-    partial results (`sim.partials`), merged: every game counts, and no table is
+    partial results (`sim.runs.partials`), merged: every game counts, and no table is
     loaded whole. The other sections read the rows of at most SAMPLE_GAMES games
     (evenly spaced whole chunks), and the page says so. The page is written
     atomically; a path that would overwrite something that is not a report is
-    refused unless `force` (see `sim.storage.check_report_path`). The run's plug-in
+    refused unless `force` (see `sim.runs.paths.check_report_path`). The run's plug-in
     policies are not imported: the report needs no player. Unless `quiet`, what it
     is doing goes to stderr.
     """
     t0 = time.perf_counter()
-
-    def say(message: str) -> None:
-        if not quiet and run.meta.get("games", 0) >= PROGRESS_GAMES:
-            print(f"report: {message} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
-
-    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
-    out = check_report_path(out_path if out_path is not None else default_path(study), force)
-    moments, view = report_data(run, say)
+    say = progress(run, t0, quiet)
+    study = saved_study(run.meta, Path(run.run_dir) / RUN_FILE, plugins=False)
+    out = check_report_path(page_path("run", study, out_path), force)
+    moments, view = run_data(run, say)
     say("analysing")
-    context = report_context(view, study, moments)
+    context = report_context(view, study, moments, plays)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     context["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
     say("writing the page")
@@ -118,45 +98,17 @@ def write_report(
     return out
 
 
-SAMPLE_GAMES = 20_000  # at most this many games' rows are read for the row-level sections
 PROGRESS_GAMES = 100_000  # from this many games on, the report says what it is doing
 
 
-def report_data(run: RunResult, say=None) -> tuple[Moments, RunResult]:
-    """The merged moments of every game, and the run or a sample of its chunks' rows
-    (computed once per run object: `sim run` and `sim report` also write summary.json)."""
-    if "report" not in run.derived:
-        run.derived["report"] = _report_data(run, say)
-    return run.derived["report"]
+def progress(run: RunResult, t0: float, quiet: bool) -> Callable[[str], None]:
+    """What the report says on stderr while it works on a large run (nothing when quiet)."""
 
+    def say(message: str) -> None:
+        if not quiet and run.meta.get("games", 0) >= PROGRESS_GAMES:
+            print(f"report: {message} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
 
-def _report_data(run: RunResult, say) -> tuple[Moments, RunResult]:
-    moments = run_moments(Path(run.run_dir), run.meta, compute=_parallel_moments(run), say=say)
-    chunks = run_chunks(run.meta)
-    sample = sample_chunks(chunks, SAMPLE_GAMES)
-    if len(sample) == len(chunks):
-        return moments, run
-    if say:
-        say(f"reading the rows of {sum(n for _, n in sample):,} games ({len(sample)} chunks)")
-    return moments, sampled_run(run, sample)
-
-
-def _parallel_moments(run: RunResult):
-    """Compute missing chunk moments on local worker processes (an older run folder)."""
-
-    def compute(firsts: list[int]) -> list[Moments]:
-        from joblib import delayed
-
-        folder = Path(run.run_dir)
-        tasks = (delayed(_one_chunk)(folder, first) for first in firsts)
-        done = dict(parallel_results(tasks, len(firsts), -1 if len(firsts) > 8 else 1))
-        return [done[first] for first in firsts]
-
-    return compute
-
-
-def _one_chunk(folder: Path, first: int) -> tuple[int, Moments]:
-    return first, chunk_moments(folder, first)
+    return say
 
 
 def runtime(meta: dict) -> str:
@@ -202,9 +154,12 @@ def render(context: dict) -> str:
     return render_template("run.html.j2", {"sections": SECTIONS, **context})
 
 
-def report_context(run: RunResult, study: StudyConfig, moments: Moments | None = None) -> dict:
+def report_context(
+    run: RunResult, study: StudyConfig, moments: Moments | None, plays: PagePlays
+) -> dict:
     """Every table, figure and sentence of the page, keyed by section. `moments` are those
-    of every game's values; `run` may then hold a sample of the games (see `write_report`)."""
+    of every game's values; `run` may then hold a sample of the games (see `write_report`);
+    `plays` are the page's played parts (the deck scan, the representative game)."""
     games, players = run.games, run.players
     if moments is None:
         moments = Moments.of(game_values(games, players, run.cards))
@@ -224,14 +179,14 @@ def report_context(run: RunResult, study: StudyConfig, moments: Moments | None =
         "sample_note": note,
         "summary": _summary(run, study, metrics, moments),
         "seats": _seats(players, metrics, moments),
-        "turns": _turns(games, players, study),
+        "turns": _turns(games, players, study, plays),
         "policies": _policies(players),
         "scores": _scores(games, players),
         "flow": _flow(games),
         "tension": _tension(games, run.turns),
         "cards": _cards(run.cards, players),
         "usage": _usage(run.cards, games, players),
-        "game": _game(run, study),
+        "game": _game(run, plays),
         "config": dump_yaml(run.meta["config"]),
     }
 
@@ -590,29 +545,17 @@ def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
     }
 
 
-def representative_game(games: pd.DataFrame) -> int:
-    """The first game whose winning margin is the median margin."""
-    gap = (games["margin"] - games["margin"].median()).abs()
-    return int(games.loc[gap == gap.min(), "game"].min())
-
-
-def _game(run: RunResult, study: StudyConfig) -> dict:
+def _game(run: RunResult, plays: PagePlays) -> dict:
     """Section 7: the median-margin game replayed, its table drawn and its scores."""
-    from sim.play import play_one
-
-    index = representative_game(run.games)
+    game = plays.game
+    index = game.index
     row = run.games.loc[run.games["game"] == index].iloc[0]
     seats = run.players.loc[run.players["game"] == index].sort_values("seat")
-    note = ""
-    try:  # a plug-in policy replays here too: if it cannot, the page says so
-        game = play_one(study, int(row["seed"]), index)
-    except SimError as exc:
-        note = f"The game could not be replayed here, so it is not drawn: {exc}"
-        replayed, same, picture = ["–"] * len(seats), True, Markup("")
+    if game.position is None:
+        replayed, picture = ["–"] * len(seats), Markup("")
     else:
-        replayed = list(game.outcome().scores)
-        same = replayed == seats["score"].tolist() and run.meta["engine_version"] == ENGINE_VERSION
-        picture = svg(draw_position(game.position(), f"Game {index}: the final table"), "table")
+        replayed = game.replayed
+        picture = svg(draw_position(game.position, f"Game {index}: the final table"), "table")
     seats = seats.assign(replayed=replayed, winner=seats["win_share"] > 0)
     return {
         "index": index,
@@ -633,14 +576,12 @@ def _game(run: RunResult, study: StudyConfig) -> dict:
                 ("replayed score", text("replayed")),
             ],
         ),
-        "replay_ok": same,
-        "note": note,
+        "replay_ok": game.matches,
+        "note": game.note,
     }
 
 
 # ---------------------------------------------------------------- turns, tension, card use
-
-DECK_SCAN_GAMES = 200  # games per deck size in the report's turns-against-deck-size figure
 
 
 def _ci_signed(col: str, lo: str, hi: str) -> Callable[[dict], str]:
@@ -652,13 +593,15 @@ def _ci_signed(col: str, lo: str, hi: str) -> Callable[[dict], str]:
     )
 
 
-def _turns(games: pd.DataFrame, players: pd.DataFrame, study: StudyConfig) -> dict:
+def _turns(
+    games: pd.DataFrame, players: pd.DataFrame, study: StudyConfig, plays: PagePlays
+) -> dict:
     """Section 3: turns per seat, who ends the game, and the seat edge split by turn parity."""
     counts = A.turns_per_seat(players)
     split = A.turn_decomposition(games, players)
     wins = A.turn_wins(players)
     end = A.end_structure(games)
-    scan = deck_scan(study, players=[study.game.players], games=DECK_SCAN_GAMES)
+    scan = plays.deck_scan
     final = end["final"].iloc[0]
     return {
         "note": A.parity_note(games, players),
@@ -718,7 +661,7 @@ def _turns(games: pd.DataFrame, players: pd.DataFrame, study: StudyConfig) -> di
                 ("games", num("games", 0)),
             ],
         ),
-        "deck_games": DECK_SCAN_GAMES,
+        "deck_games": plays.deck_games,
         "deck_replaced": bool(len(scan) and scan["replaced"].any()),
         "config_boxes": sum(study.game.deck.boxes.values()),
     }

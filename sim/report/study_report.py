@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from markupsafe import Markup
 
-from sim import units
+from sim.analysis.findings import compare_findings, metric_interval, metric_text, sweep_findings
 from sim.analysis.paired import (
     SweepStats,
     compare_runs,
@@ -22,13 +22,15 @@ from sim.analysis.paired import (
     sweep_result_stats,
 )
 from sim.config import dump_yaml
-from sim.metrics import metric as registry_metric
-from sim.partials import stream_runs
+from sim.errors import SimError
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, runtime, table, text
-from sim.storage import check_report_path, read_json, write_text
-from sim.studies import CompareResult, SweepResult, load_compare, load_sweep
+from sim.runs.partials import stream_runs
+from sim.runs.paths import STUDY_FILE, check_report_path, page_path
+from sim.runs.storage import read_json, write_text
+from sim.studies.compare import CompareResult, load_compare
+from sim.studies.sweep import SweepResult, load_sweep
 
 # Metric panels of the sweep page, by section; a list draws several metrics in one panel.
 SWEEP_SECTIONS = (
@@ -41,16 +43,6 @@ SWEEP_SECTIONS = (
 )  # fmt: skip
 
 
-def fmt(metric: str, value: float, signed: bool = False, diff: bool | None = None) -> str:
-    """A metric value as text by its registry unit (sim.units): shares in percent, a
-    difference of shares (`signed`, or `diff` for an unsigned width) in pp, others to 3
-    digits."""
-    if pd.isna(value):
-        return "–"
-    return units.value(value, registry_metric(metric).unit, diff=signed or bool(diff),
-                       signed=signed)  # fmt: skip
-
-
 def _svg(fig, key: str) -> Markup:
     return Markup(to_svg(fig, key))
 
@@ -58,18 +50,6 @@ def _svg(fig, key: str) -> Markup:
 def _write(out: Path, html: str) -> Path:
     write_text(out, html)  # atomic: a full disk leaves the old page, not half a new one
     return out
-
-
-def sweep_report_path(study, out_path: str | Path | None = None) -> Path:
-    """Where a sweep's page goes: `out_path`, the study's report.path, else
-    reports/<name>-sweep.html."""
-    return Path(out_path or study.report_path or f"reports/{study.name}-sweep.html")
-
-
-def compare_report_path(labels: tuple[str, str], out_path: str | Path | None = None) -> Path:
-    """Where a comparison's page goes: `out_path`, else reports/compare-<A>-<B>.html."""
-    la, lb = (_slug(x) for x in labels)
-    return Path(out_path or f"reports/compare-{la}-{lb}.html")
 
 
 # ---------------------------------------------------------------- sweeps
@@ -88,7 +68,7 @@ def build_sweep_report(
     t0 = time.perf_counter()
     if not isinstance(result, SweepResult):
         result = load_sweep(result)
-    out = check_report_path(sweep_report_path(result.study, out_path), force)
+    out = check_report_path(page_path("sweep", result.study, out_path), force)
     stats = stats or sweep_result_stats(result, streamed=stream_runs(result.runs))
     context = sweep_context(result, stats)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
@@ -137,7 +117,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "facts": _sweep_facts(result),
         "verdict": stats.verdict.text if stats.verdict else None,
         "ranking": _ranking(stats) if stats.verdict else None,
-        "findings": sweep_findings(stats),
+        "findings": sweep_findings(stats.table),
         "sections": sections,
         "cards": cards,
         "values": _wide(t, result.labels, "value"),
@@ -177,7 +157,9 @@ def _ranking(stats: SweepStats) -> Markup:
     skip = {"point", "label", "miss", "gap", "gap_lo", "gap_hi", "within_noise", "in_best_set"}
     targets = [c for c in r.columns if c not in skip and not c.endswith(":status")]
     cols: list[tuple[str, Callable]] = [("point", text("label"))]
-    cols += [(m, lambda row, m=m: f"{fmt(m, row[m])} ({row[m + ':status']})") for m in targets]
+    cols += [
+        (m, lambda row, m=m: f"{metric_text(m, row[m])} ({row[m + ':status']})") for m in targets
+    ]
     cols += [
         ("miss (sd units)", lambda row: f"{row['miss']:.2f}"),
         ("miss − best [95%]", lambda row: f"{row['gap']:+.2f} [{row['gap_lo']:+.2f},"
@@ -195,40 +177,19 @@ def _wide(t: pd.DataFrame, labels: list[str], what: str) -> Markup:
         row = {"metric": g["metric_label"].iloc[0]}
         for r in g.itertuples():
             if what == "value":
-                cell = f"{fmt(metric, r.value)} [{fmt(metric, r.lo)}, {fmt(metric, r.hi)}]"
+                cell = metric_interval(metric, {"estimate": r.value, "lo": r.lo, "hi": r.hi})
             elif r.point == 0:
                 continue
             else:
                 mark = " ●" if r.real else ""
                 cell = (
-                    f"{fmt(metric, r.diff, True)} [{fmt(metric, r.diff_lo, True)},"
-                    f" {fmt(metric, r.diff_hi, True)}]{mark}"
+                    f"{metric_text(metric, r.diff, True)} [{metric_text(metric, r.diff_lo, True)},"
+                    f" {metric_text(metric, r.diff_hi, True)}]{mark}"
                 )
             row[labels[r.point]] = cell
         rows.append(row)
     frame = pd.DataFrame(rows)
     return Markup(frame.to_html(index=False, border=0, classes="t", escape=True, na_rep="–"))
-
-
-def sweep_findings(stats: SweepStats, limit: int = 6) -> list[str]:
-    """Plain sentences for the biggest real changes from the first point to the last."""
-    t = stats.table
-    last = t["point"].max()
-    if last == 0:
-        return []
-    end = t[(t["point"] == last) & t["real"] & (t["group"] != "cards")].copy()
-    first = t[t["point"] == 0].set_index("metric")
-    end["size"] = (end["diff"] / (end["diff_hi"] - end["diff_lo"])).abs()
-    out = []
-    for r in end.sort_values("size", ascending=False).head(limit).itertuples():
-        a = first.loc[r.metric, "value"]
-        out.append(
-            f"{r.metric_label}: {fmt(r.metric, a)} at {first.loc[r.metric, 'label']} → "
-            f"{fmt(r.metric, r.value)} at {r.label} (paired change "
-            f"{fmt(r.metric, r.diff, True)} [{fmt(r.metric, r.diff_lo, True)}, "
-            f"{fmt(r.metric, r.diff_hi, True)}])"
-        )
-    return out
 
 
 # ---------------------------------------------------------------- comparisons
@@ -247,7 +208,7 @@ def build_compare_report(
     t0 = time.perf_counter()
     if not isinstance(result, CompareResult):
         result = load_compare(result)
-    out = check_report_path(compare_report_path(result.labels, out_path), force)
+    out = check_report_path(page_path("compare", given=out_path, labels=result.labels), force)
     if table_ is None:
         table_ = compare_runs(
             result.a,
@@ -286,12 +247,12 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
     ]
     cols = [
         ("metric", text("label")),
-        (la, lambda r: fmt(r["metric"], r["a"])),
-        (lb, lambda r: fmt(r["metric"], r["b"])),
-        (f"{lb} − {la} [95%]", lambda r: f"{fmt(r['metric'], r['diff'], True)} "
-         f"[{fmt(r['metric'], r['lo'], True)}, {fmt(r['metric'], r['hi'], True)}]"),
-        ("paired width", lambda r: fmt(r["metric"], r["width"], diff=True)),
-        ("unpaired width", lambda r: fmt(r["metric"], r["unpaired_width"], diff=True)),
+        (la, lambda r: metric_text(r["metric"], r["a"])),
+        (lb, lambda r: metric_text(r["metric"], r["b"])),
+        (f"{lb} − {la} [95%]", lambda r: f"{metric_text(r['metric'], r['diff'], True)} "
+         f"[{metric_text(r['metric'], r['lo'], True)}, {metric_text(r['metric'], r['hi'], True)}]"),
+        ("paired width", lambda r: metric_text(r["metric"], r["width"], diff=True)),
+        ("unpaired width", lambda r: metric_text(r["metric"], r["unpaired_width"], diff=True)),
         ("paired / unpaired", lambda r: "–" if pd.isna(r["width_ratio"])
          else f"{r['width_ratio']:.0%}"),
         ("adjusted p", lambda r: "–" if pd.isna(r["p_adj"]) else f"{r['p_adj']:.2g}"),
@@ -335,19 +296,6 @@ def _call(r) -> str:
     return "real" if r["real"] else "noise"
 
 
-def compare_findings(t: pd.DataFrame, limit: int = 10) -> list[str]:
-    """One sentence per real difference (card impacts left to the table), largest first."""
-    la, lb = t.attrs.get("labels", ("A", "B"))
-    real = t[t["real"] & (t["group"] != "cards")].copy()
-    real["size"] = (real["diff"] / real["width"]).abs()
-    return [
-        f"{r.label}: {fmt(r.metric, r.a)} ({la}) → {fmt(r.metric, r.b)} ({lb}), change"
-        f" {fmt(r.metric, r.diff, True)} [{fmt(r.metric, r.lo, True)},"
-        f" {fmt(r.metric, r.hi, True)}], adjusted p {r.p_adj:.2g} ({r.family})"
-        for r in real.sort_values("size", ascending=False).head(limit).itertuples()
-    ]
-
-
 def config_diff(a, b) -> str:
     """'deck.sprayers: 4 → 6; seats[2].policy: random → greedy' (game settings and line-up)."""
     ignore = {"name", "games", "seed", "targets", "report", "sweep"}
@@ -371,18 +319,10 @@ def _flatten(data, prefix: str = "") -> dict[str, object]:
     return out
 
 
-def _slug(label: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
-
-
 def build_study_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
     """The page of a sweep or comparison folder, whichever it is (for `sim report FOLDER`)."""
-
-    from sim.errors import SimError
-    from sim.storage import STUDY_FILE
-
     meta_path = Path(folder) / STUDY_FILE
     if not meta_path.exists():
         raise SimError(f"{folder}: not a sweep or comparison folder (no {STUDY_FILE})")

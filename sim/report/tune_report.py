@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 from markupsafe import Markup
 
+from sim.analysis.findings import metric_interval
 from sim.analysis.tuning import parameter_effects, target_misses
 from sim.config import dump_yaml, parse_study
 from sim.errors import SimError
@@ -18,8 +19,9 @@ from sim.report import causal_report
 from sim.report import tune_figures as TF
 from sim.report.figures import to_svg
 from sim.report.run_report import render_template, table, text
-from sim.report.study_report import build_study_report, config_diff, fmt
-from sim.storage import STUDY_FILE, check_report_path, write_text
+from sim.report.study_report import build_study_report, config_diff
+from sim.runs.paths import STUDY_FILE, check_report_path, page_path
+from sim.runs.storage import write_text
 
 TUNE_FILE = "tune.json"
 
@@ -37,7 +39,7 @@ def build_tune_report(
     context = tune_context(folder, meta, verdict)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     study = parse_study(meta["config"], str(folder / STUDY_FILE))
-    out = check_report_path(out_path or f"reports/{study.name}-tune.html", force)
+    out = check_report_path(page_path("tune", study, out_path), force)
     write_text(out, render_template("tune.html.j2", context))  # atomic
     return out
 
@@ -60,7 +62,7 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
     """Every table, figure and sentence of the tune page."""
     study = parse_study(meta["config"], str(folder / STUDY_FILE))
     tune = study.tune
-    targets, params = tune["targets"], list(tune["space"])
+    targets, params = tune.targets, list(tune.space)
     start = study.with_overrides(tune=None)
     chosen = start.with_overrides(**verdict["chosen_params"])
     frame = pd.DataFrame(
@@ -107,9 +109,9 @@ def _targets_table(verdict: dict, targets: dict) -> Markup:
         s = t["start"]
         rows.append(
             {"target": name, "band": describe_target(name, targets[name]),
-             "start": f"{fmt(name, s['estimate'])} [{fmt(name, s['lo'])}, {fmt(name, s['hi'])}]",
+             "start": metric_interval(name, s),
              "start_v": s["verdict"],
-             "after": f"{fmt(name, t['estimate'])} [{fmt(name, t['lo'])}, {fmt(name, t['hi'])}]",
+             "after": metric_interval(name, t),
              "after_v": t["verdict"]}
         )  # fmt: skip
     after = f"{verdict['chosen']} [95% interval]"
@@ -126,9 +128,7 @@ def _finalists_table(verdict: dict, targets: dict, params: list[str]) -> Markup:
                "met": f"{r['met']} of {len(targets)}", "D": f"{r['distance']:.2f}"}  # fmt: skip
         for n in targets:
             e = r["targets"][n]
-            row[n] = (
-                f"{fmt(n, e['estimate'])} [{fmt(n, e['lo'])}, {fmt(n, e['hi'])}] {e['verdict']}"
-            )
+            row[n] = f"{metric_interval(n, e)} {e['verdict']}"
         rows.append(row)
     cols = [(c, text(c)) for c in ["config", *params, *targets, "met", "D"]]
     return table(pd.DataFrame(rows), cols)
@@ -136,10 +136,10 @@ def _finalists_table(verdict: dict, targets: dict, params: list[str]) -> Markup:
 
 def _facts(study, meta: dict, verdict: dict, folder: Path) -> list[tuple[str, str]]:
     search, conf = verdict["search"], verdict["confirm"]
-    limits = study.tune["constraints"]
+    limits = study.tune.constraints
     return [
         ("Config", f"{study.name} ({study.source})"),
-        ("Space", "; ".join(f"{p}: {json.dumps(s)}" for p, s in study.tune["space"].items())),
+        ("Space", "; ".join(f"{p}: {json.dumps(s)}" for p, s in study.tune.space.items())),
         ("Constraints", json.dumps(limits) if limits else "none"),
         ("Search", f"{search['candidates']} candidates in {search['rounds']} rounds, "
                    f"{search['games']:,} of {search['budget']:,} games, "

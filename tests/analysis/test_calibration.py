@@ -20,7 +20,7 @@ from sim.analysis.inference import adjust, p_from_draws, wald_equal_shares
 from sim.analysis.paired import compare_runs, sweep_stats, target_verdict
 from sim.analysis.seats import balance_interval, equal_within, seat_fairness
 from sim.config import load_study
-from sim.runner import run_chunk
+from sim.runs import run_chunk
 
 BASE = "configs/base.yaml"
 RENAMED = {"wool": 4, "mouse": 4, "feather": 4, "fish": 4}  # yarn, renamed: the same game

@@ -15,7 +15,7 @@ from sim.analysis.seats import balance_from_moments, seat_fairness
 from sim.analysis.values import game_values
 from sim.config import load_study
 from sim.metrics import metrics_for
-from sim.runner import run_chunk
+from sim.runs import run_chunk
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

@@ -21,7 +21,7 @@ from sim.analysis.paired import (
     target_verdict,
 )
 from sim.config import load_study
-from sim.runner import run_chunk
+from sim.runs import run_chunk
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

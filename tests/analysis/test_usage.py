@@ -19,7 +19,7 @@ from sim.analysis.usage import (
 from sim.analysis.values import game_values
 from sim.config import load_study
 from sim.metrics import metric
-from sim.runner import run_chunk
+from sim.runs import run_chunk
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

@@ -70,8 +70,8 @@ from sim.engine.turns import (
     count_play_actions,
     nth_play_action,
 )
-from sim.lineup import engine_for
-from sim.play import play_one
+from sim.runs.lineup import engine_for
+from sim.runs.play import play_one
 from sim.walls import parse_walls, turned
 
 Cell = tuple[int, int]
@@ -796,7 +796,7 @@ def test_same_seed_and_index_give_the_same_log(cfg, seed, index):
 
 
 def test_compiled_random_loop_matches_the_python_driver():
-    """(f) fastplay.random_turns plays the same games as sim.play.play_one for the same
+    """(f) fastplay.random_turns plays the same games as sim.runs.play.play_one for the same
     (seed, index): equal turn counts for every game of a batch, over several configs."""
     for players, variant in [(2, "any"), (3, "matching"), (4, "any"), (5, "any")]:
         study = parse_study(

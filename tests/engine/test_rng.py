@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sim.config import GameConfig, StudyConfig
 from sim.engine.game import Game
 from sim.engine.rng import WORD_SEAT0, game_words
-from sim.lineup import engine_for
+from sim.runs.lineup import engine_for
 
 ROOTS = [
     0,

@@ -42,7 +42,7 @@ from sim.engine.turns import (
     action_kind,
 )
 from sim.errors import ConfigError, IllegalAction
-from sim.lineup import engine_for
+from sim.runs.lineup import engine_for
 from sim.walls import parse_walls
 
 Cell = tuple[int, int]

@@ -13,8 +13,8 @@ import pytest
 from sim.config import parse_study
 from sim.engine.game import Game
 from sim.engine.state import PS_CATS
-from sim.lineup import engine_for
-from sim.play import Seat, play_arrays, play_one
+from sim.runs.lineup import engine_for
+from sim.runs.play import Seat, play_arrays, play_one
 from sim.policies.compiled import action_banned
 from sim.policies.dispatch import PolicyScratch
 

@@ -16,11 +16,12 @@ import pytest
 from sim.analysis import wilson
 from sim.config import GameConfig, load_study
 from sim.engine.game import Game
-from sim.lineup import engine_for
+from sim.runs.lineup import engine_for
 from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
 from sim.policies.ismcts import T_AVAIL, T_CHILD, T_MOVER, T_SIBLING, T_VISITS, top_actions
-from sim.results import TABLES
-from sim.runner import run, run_chunk
+from sim.runs.results import TABLES
+from sim import run
+from sim.runs import run_chunk
 from sim.specs import POLICY_ISMCTS, seat_params
 
 BASE = load_study(Path(__file__).resolve().parents[2] / "configs" / "base.yaml")
@@ -108,6 +109,6 @@ def test_a_small_budget_beats_random():
 @pytest.mark.slow
 def test_ismcts_beats_lookahead_at_equal_time():
     """Defaults against defaults, about equal time per decision: docs/POLICIES.md reports
-    74.2% [72.3%, 76.1%] over 2,000 games timed side by side (sim.bench.duel)."""
+    74.2% [72.3%, 76.1%] over 2,000 games timed side by side (sim.bench.engine.duel)."""
     share, lo, hi = heads_up({"policy": "ismcts"}, {"policy": "lookahead"}, 200, seed=13)
     assert lo > 0.5, f"ismcts {share:.3f} [{lo:.3f}, {hi:.3f}] against lookahead"

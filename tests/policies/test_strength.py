@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sim.config import load_study
-from sim.runner import run_chunk
+from sim.runs import run_chunk
 
 BASE = load_study(Path(__file__).resolve().parents[2] / "configs" / "base.yaml")
 

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from sim.config import load_study
-from sim.report.run_report import build_report
-from sim.runner import run
+from sim import build_report, run
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

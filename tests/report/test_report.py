@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 
 from sim.config import load_study
-from sim.report.run_report import (
-    FIGURES,
-    POLICY_FIGURES,
-    SECTIONS,
-    build_report,
-    report_context,
-    representative_game,
-)
-from sim.runner import load_run, run
+from sim import build_report, load_run, run
+from sim.report.run_report import FIGURES, POLICY_FIGURES, SECTIONS, report_context
+from sim.runs.partials import run_data
+from sim.studies.run_page import page_plays, representative_game
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
@@ -114,7 +109,8 @@ def test_card_section_says_association_not_cause(html):
 
 def test_representative_game_replays_exactly(small_run):
     study = load_study(BASE).with_overrides(games=400)
-    context = report_context(small_run, study)
+    moments, view = run_data(small_run)
+    context = report_context(view, study, moments, page_plays(small_run, view))
     game = context["game"]
     assert game["replay_ok"]
     games = small_run.games
@@ -162,10 +158,11 @@ def test_report_path_from_config(tmp_path, monkeypatch):
 
 
 def test_write_report_from_memory_equals_build(small_run, report_path, tmp_path):
-    from sim.report import write_report
+    from sim.report.run_report import write_report
 
     built = report_path.read_text(encoding="utf-8")
-    written = write_report(small_run, tmp_path / "w.html").read_text(encoding="utf-8")
+    plays = page_plays(small_run, run_data(small_run)[1])
+    written = write_report(small_run, plays, tmp_path / "w.html").read_text(encoding="utf-8")
     strip = re.compile(r"Report built in [\d.]+ s")
     assert strip.sub("", built) == strip.sub("", written)
 

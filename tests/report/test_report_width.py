@@ -32,16 +32,17 @@ MEASURE = """() => ({
 @pytest.fixture(scope="module")
 def study_reports(tmp_path_factory):
     """A small sweep's and a small comparison's pages."""
-    from sim.commands import compare_files, sweep_file
+    from sim.cli import main
 
     out = tmp_path_factory.mktemp("study-reports")
-    quick = {"games": 120, "jobs": 1, "quiet": True}
-    _, sweep, _ = sweep_file(ROOT / "configs" / "sweep_sprayers.yaml", out=out / "sweep",
-                             report=out / "sweep.html", **quick)  # fmt: skip
+    quick = ["--games", "120", "--jobs", "1", "--quiet"]
+    sweep = ROOT / "configs" / "sweep_sprayers.yaml"
     more = ROOT / "configs" / "base_more_sprayers.yaml"
-    _, compare, _ = compare_files(BASE, more, out=out / "compare", report=out / "compare.html",
-                                  **quick)  # fmt: skip
-    return {"sweep": sweep, "compare": compare}
+    assert main(["sweep", str(sweep), "--out", str(out / "sweep"),
+                 "--report", str(out / "sweep.html"), *quick]) == 0  # fmt: skip
+    assert main(["compare", str(BASE), str(more), "--out", str(out / "compare"),
+                 "--report", str(out / "compare.html"), *quick]) == 0  # fmt: skip
+    return {"sweep": out / "sweep.html", "compare": out / "compare.html"}
 
 
 def measure(path: Path) -> dict:

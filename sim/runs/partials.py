@@ -24,14 +24,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from joblib import delayed
 
 from sim.analysis.moments import Moments
 from sim.analysis.paired import RESAMPLES, Streamed, same_games
 from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.errors import SimError
-from sim.results import with_zero_card_rows
-from sim.storage import (
+from sim.runs.parallel import parallel_results
+from sim.runs.results import with_zero_card_rows
+from sim.runs.storage import (
     LEGACY_CHUNK_GAMES,
     RunResult,
     chunk_ranges,
@@ -212,3 +214,41 @@ def stream_runs(
 def _chunk_values(run_dir: Path, first: int) -> pd.DataFrame:
     frames = read_chunk(run_dir, first, VALUE_TABLES)
     return game_values(frames["games"], frames["players"], frames["cards"])
+
+
+# ---------------------------------------------------------------- a run's data for its page
+
+SAMPLE_GAMES = 20_000  # at most this many games' rows are read for the row-level sections
+
+
+def run_data(run: RunResult, say: Callable[[str], None] | None = None) -> tuple[Moments, RunResult]:
+    """The merged moments of every game, and the run or a sample of its chunks' rows
+    (computed once per run object: `sim run` and `sim report` also write summary.json)."""
+    if "report" not in run.derived:
+        moments = run_moments(Path(run.run_dir), run.meta, compute=_on_workers(run), say=say)
+        chunks = run_chunks(run.meta)
+        sample = sample_chunks(chunks, SAMPLE_GAMES)
+        if len(sample) == len(chunks):
+            run.derived["report"] = moments, run
+        else:
+            if say:
+                games = sum(n for _, n in sample)
+                say(f"reading the rows of {games:,} games ({len(sample)} chunks)")
+            run.derived["report"] = moments, sampled_run(run, sample)
+    return run.derived["report"]
+
+
+def _on_workers(run: RunResult) -> Callable[[list[int]], list[Moments]]:
+    """Compute missing chunk moments on local worker processes (an older run folder)."""
+
+    def compute(firsts: list[int]) -> list[Moments]:
+        folder = Path(run.run_dir)
+        tasks = (delayed(_one_chunk)(folder, first) for first in firsts)
+        done = dict(parallel_results(tasks, len(firsts), -1 if len(firsts) > 8 else 1))
+        return [done[first] for first in firsts]
+
+    return compute
+
+
+def _one_chunk(folder: Path, first: int) -> tuple[int, Moments]:
+    return first, chunk_moments(folder, first)

@@ -14,23 +14,22 @@ order (paired games).
 
 Folder: like a sweep's, `study.json` and one run folder per point under
 `points/` (p00 is the unrestricted base), then `values.csv`, `ablation.csv`
-and `summary.json` (`sim.commands`).
+and `summary.json` (`sim.cli.commands`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from sim.analysis import restricted as R
-from sim.config import StudyConfig, ablation_cards, ban_options, parse_study
+from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
-from sim.specs import is_plugin
-from sim.storage import (
-    STUDY_FILE,
+from sim.runs.options import Request, Workers
+from sim.runs.paths import STUDY_FILE
+from sim.runs.storage import (
     RunResult,
     load_run,
     point_dir,
@@ -38,9 +37,8 @@ from sim.storage import (
     require_complete,
     saved_study,
 )
-from sim.studies import play_new_study
-
-DEFAULT_GAMES = 2000  # games per point when neither --games nor value.games says
+from sim.specs import is_plugin
+from sim.studies.common import play_new_study
 
 
 @dataclass(frozen=True)
@@ -69,24 +67,22 @@ class ValueResult:
 def value_points(study: StudyConfig, games: int | None = None) -> list[ValuePoint]:
     """The base point, one restricted point per option, one ablated point per card."""
     block = study.value
-    n = games or block.get("games") or min(study.games, DEFAULT_GAMES)
+    n = games or block.point_games(study.games)
     base = study.with_overrides(
         games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
     )
-    slot = block.get("seat", 0)
+    slot = block.seat
     if is_plugin(base.seats[slot].policy):
         raise SimError(f"{study.source}: value.seat {slot} is a plug-in; restrict a built-in seat")
     if base.seats[slot].ban:
         raise SimError(f"{study.source}: seats[{slot}] already has a ban; value plays it without")
     points = [ValuePoint("base", "", base.with_overrides(name=f"{study.name}[base]"))]
-    for option in block.get("options", ban_options(study.game)):
+    for option in block.option_names(study.game):
         seats = [s.to_dict() for s in base.seats]
         seats[slot]["ban"] = [option]
         name = f"{study.name}[-{option}]"
         points.append(ValuePoint("restrict", option, base.with_overrides(seats=seats, name=name)))
-    ablate = block.get("ablate", True)
-    cards = ablation_cards(study.game) if ablate is True else (ablate or [])
-    for card in cards:
+    for card in block.cards(study.game):
         points.append(ValuePoint("ablate", card, _without_one(base, card)))
     return points
 
@@ -109,31 +105,20 @@ def _without_one(study: StudyConfig, card: str) -> StudyConfig:
     return study.with_overrides(name=name, **change)
 
 
-def run_value(
-    study: StudyConfig,
-    *,
-    games: int | None = None,
-    seed: int | None = None,
-    jobs: int = -1,
-    out: Path | str | None = None,
-    quiet: bool = False,
-    backend: str | None = None,
-    scheduler: str | None = None,
-    before_play: Callable[[StudyConfig], None] | None = None,
-) -> ValueResult:
-    """Play every point of the value study on shared seeds (one pool) and analyse it."""
-    if seed is not None:
-        study = study.with_overrides(seed=seed)
-    points = value_points(study, games)
-    slot = study.value.get("seat", 0)
+def run_value(study: StudyConfig, request: Request, workers: Workers) -> ValueResult:
+    """Play every point of the value study on shared seeds (one pool) and analyse it;
+    `request.games` is the games per point, `request.seed` replaces the study's seed."""
+    if request.seed is not None:
+        study = study.with_overrides(seed=request.seed)
+    points = value_points(study, request.games)
+    slot = study.value.seat
     head = {
         "seat": slot,
         "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
     }
     out_dir, runs, meta = play_new_study(
-        study, "value", [p.study for p in points], head, out=out, jobs=jobs, quiet=quiet,
-        backend=backend, scheduler=scheduler, before_play=before_play,
-    )  # fmt: skip
+        study, "value", [p.study for p in points], head, request, workers
+    )
     values, ablation = value_tables(points, runs, slot)
     return ValueResult(study, out_dir, points, runs, values, ablation, slot, meta)
 

@@ -5,7 +5,7 @@ in compiled code into three small arrays per game (`summarize_game`), and
 the game loop records each seat's table score after every round
 (`record_rounds`, the `turns` table); a chunk of such arrays becomes Arrow
 tables with categoricals and small integers (`arrow_tables`), written to
-Parquet by `sim.storage` or read into pandas (`tables`). Every row carries
+Parquet by `sim.runs.storage` or read into pandas (`tables`). Every row carries
 the config hash and the engine version, so results of another config or an
 older engine are never mixed up with new ones.
 """
@@ -33,7 +33,6 @@ from sim.engine.scoring import (
     winners,
 )
 from sim.engine.state import (
-    ENGINE_VERSION,
     N_PS,
     N_ST,
     PS_TURNS,
@@ -52,6 +51,7 @@ from sim.engine.state import (
     TRIGGER_NAMES,
     CardTypes,
 )
+from sim.version import ENGINE_VERSION
 
 TABLES = ("games", "players", "cards", "turns")
 

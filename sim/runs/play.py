@@ -27,12 +27,19 @@ import numpy as np
 from sim.config import SeatSpec, StudyConfig
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
-from sim.lineup import ban_word, engine_for, lineup_policies, lineup_slots, seat_lineup, seat_vector
-from sim.loop import play_chunk
 from sim.policies.base import LegalAction
 from sim.policies.compiled import action_banned
 from sim.policies.dispatch import PolicyScratch
-from sim.results import (
+from sim.runs.lineup import (
+    ban_word,
+    engine_for,
+    lineup_policies,
+    lineup_slots,
+    seat_lineup,
+    seat_vector,
+)
+from sim.runs.loop import play_chunk
+from sim.runs.results import (
     ChunkArrays,
     empty_arrays,
     finish_rounds,

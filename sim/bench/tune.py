@@ -1,6 +1,6 @@
 """Benchmark of `sim tune`'s search against plain random search and a grid at the same budget.
 
-    python -m sim.tune_bench [--repeats 3] [--jobs 1]
+    python -m sim.bench.tune [--repeats 3] [--jobs 1]
 
 Each method spends the same search games on a tuning problem and names the
 config it would pick (the one with the smallest target distance on its own
@@ -23,9 +23,10 @@ import numpy as np
 
 from sim.analysis.tuning import target_distance
 from sim.config import StudyConfig, parse_study, tune_game_problem, tune_values
-from sim.orchestrate import Point, chunk_games, execute
-from sim.storage import load_run
-from sim.tune import apply_point, estimates, finalists, run_tune
+from sim.runs.options import Workers
+from sim.runs.orchestrate import Point, chunk_games, execute
+from sim.runs.storage import load_run
+from sim.studies.tune import apply_point, estimates, finalists, run_tune
 
 MEASURE_GAMES = 20000
 MEASURE_SEED_OFFSET = 1000  # neither the search (seed) nor the confirmation (seed + 1)
@@ -67,15 +68,15 @@ def _play(study: StudyConfig, points: list[dict], games: int, folder: Path, jobs
     studies = [apply_point(study, p).with_overrides(games=games) for p in points]
     size = chunk_games(studies, max(jobs, 1))
     runs = [Point(s, folder / f"p{k:04d}") for k, s in enumerate(studies)]
-    execute(runs, size, jobs=jobs, quiet=True, died_hint="benchmark")
-    names = list(study.tune["targets"])
+    execute(runs, size, Workers(jobs, quiet=True), died_hint="benchmark")
+    names = list(study.tune.targets)
     return [estimates(load_run(r.folder), names) for r in runs]
 
 
 def _pick(study: StudyConfig, points: list[dict], games: int, folder: Path, jobs: int) -> dict:
     """The point with the smallest distance on its own games."""
     est = _play(study, points, games, folder, jobs)
-    dist = [target_distance(e, study.tune["targets"]) for e in est]
+    dist = [target_distance(e, study.tune.targets) for e in est]
     return points[int(np.argmin(dist))]
 
 
@@ -86,9 +87,9 @@ def _valid(study: StudyConfig, point: dict) -> bool:
 def random_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
     """Uniform valid points, `per` games each, as many as the budget pays for (in a space with
     fewer points, each of them, with the budget shared out)."""
-    values = tune_values(study.tune["space"])
+    values = tune_values(study.tune.space)
     rng = random.Random(study.seed)
-    n = study.tune["budget"]["games"] // per
+    n = study.tune.budget.games // per
     points: list[dict] = []
     for _ in range(100 * n):
         if len(points) == n:
@@ -96,14 +97,14 @@ def random_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict
         p = {k: rng.choice(v) for k, v in values.items()}
         if _valid(study, p) and p not in points:
             points.append(p)
-    return _pick(study, points, study.tune["budget"]["games"] // len(points), folder, jobs)
+    return _pick(study, points, study.tune.budget.games // len(points), folder, jobs)
 
 
 def grid_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
     """An even grid with as many levels per setting as the budget pays for at `per` games a
     point (invalid points dropped), the games shared out over the valid points."""
-    values = tune_values(study.tune["space"])
-    n = study.tune["budget"]["games"] // per
+    values = tune_values(study.tune.space)
+    n = study.tune.budget.games // per
     levels = max(2, int(n ** (1 / len(values))))
     axes = {
         k: sorted({v[round(i * (len(v) - 1) / (levels - 1))] for i in range(levels)})
@@ -112,13 +113,13 @@ def grid_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
     grid = [dict(zip(axes, combo, strict=True)) for combo in np.array(np.meshgrid(
         *axes.values(), indexing="ij")).reshape(len(axes), -1).T.tolist()]  # fmt: skip
     points = [p for p in grid if _valid(study, p)]
-    games = study.tune["budget"]["games"] // len(points)
+    games = study.tune.budget.games // len(points)
     return _pick(study, points, games, folder, jobs)
 
 
 def tuner(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
     """`sim tune`'s search; its first finalist."""
-    state = run_tune(study, jobs=jobs, out=folder, quiet=True)
+    state = run_tune(study, Workers(jobs, quiet=True), out=folder)
     return state.candidates[finalists(state)[0]]["params"]
 
 
@@ -129,7 +130,7 @@ def regret(study: StudyConfig, pick: dict, folder: Path, jobs: int) -> float:
     """The pick's target distance on fresh seeds."""
     fresh = study.with_overrides(seed=study.seed + MEASURE_SEED_OFFSET)
     (est,) = _play(fresh, [pick], MEASURE_GAMES, folder, jobs)
-    return target_distance(est, study.tune["targets"])
+    return target_distance(est, study.tune.targets)
 
 
 def main(argv: list[str] | None = None) -> None:

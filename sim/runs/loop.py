@@ -9,7 +9,7 @@ from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
 from sim.policies.dispatch import choose, new_scratch
-from sim.results import (
+from sim.runs.results import (
     empty_arrays,
     finish_rounds,
     record_rounds,

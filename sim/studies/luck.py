@@ -14,7 +14,6 @@ that into the share of variance the deal explains, with intervals.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,9 +22,9 @@ import pandas as pd
 from sim.analysis import ladder as L
 from sim.config import StudyConfig, rung_label, rung_seat
 from sim.errors import SimError
-from sim.specs import is_plugin
-from sim.storage import (
-    STUDY_FILE,
+from sim.runs.options import Request, Workers
+from sim.runs.paths import STUDY_FILE
+from sim.runs.storage import (
     RunResult,
     load_run,
     point_dir,
@@ -33,10 +32,8 @@ from sim.storage import (
     require_complete,
     saved_study,
 )
-from sim.studies import play_new_study
-
-DEFAULT_DEALS = 200
-DEFAULT_REPLAYS = 10
+from sim.specs import is_plugin
+from sim.studies.common import play_new_study
 
 
 @dataclass
@@ -53,8 +50,8 @@ class LuckResult:
 
 def luck_policies(study: StudyConfig) -> tuple[list[str], list[dict]]:
     """(labels, seat dicts) of the policies to gauge."""
-    if "rungs" in study.luck:
-        raw = study.luck["rungs"]
+    if study.luck.rungs is not None:
+        raw = study.luck.rungs
         return [r.get("label") or rung_label(rung_seat(r)) for r in raw], [
             rung_seat(r).to_dict() for r in raw
         ]
@@ -68,8 +65,8 @@ def luck_studies(
     study: StudyConfig, deals: int | None = None, replays: int | None = None
 ) -> tuple[list[str], list[StudyConfig], int]:
     """(labels, one study per policy with every seat playing it, replays)."""
-    k = deals or study.luck.get("deals", DEFAULT_DEALS)
-    r = replays or study.luck.get("replays", DEFAULT_REPLAYS)
+    k = deals or study.luck.deals
+    r = replays or study.luck.replays
     if r < 2:
         raise SimError("luck: replays must be at least 2 (the spread within a deal)")
     labels, seats = luck_policies(study)
@@ -86,26 +83,17 @@ def luck_studies(
 
 def run_luck(
     study: StudyConfig,
-    *,
+    request: Request,
+    workers: Workers,
     deals: int | None = None,
     replays: int | None = None,
-    seed: int | None = None,
-    jobs: int = -1,
-    out: Path | str | None = None,
-    quiet: bool = False,
-    backend: str | None = None,
-    scheduler: str | None = None,
-    before_play: Callable[[StudyConfig], None] | None = None,
 ) -> LuckResult:
     """Play every policy's replays in one pool and measure the deal's share."""
-    if seed is not None:
-        study = study.with_overrides(seed=seed)
+    if request.seed is not None:
+        study = study.with_overrides(seed=request.seed)
     labels, studies, r = luck_studies(study, deals, replays)
     head = {"replays": r, "points": [{"label": lab, "values": {}} for lab in labels]}
-    out_dir, runs, meta = play_new_study(
-        study, "luck", studies, head, out=out, jobs=jobs, quiet=quiet,
-        backend=backend, scheduler=scheduler, before_play=before_play,
-    )  # fmt: skip
+    out_dir, runs, meta = play_new_study(study, "luck", studies, head, request, workers)
     return LuckResult(study, out_dir, labels, runs, luck_table(labels, runs, r, study.seed), meta)
 
 

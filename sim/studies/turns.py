@@ -22,8 +22,8 @@ from sim import specs
 from sim.config import StudyConfig
 from sim.engine.state import PS_TURNS
 from sim.errors import ConfigError
-from sim.play import play_arrays
-from sim.results import G_TURNS, P_SEAT_STATS
+from sim.runs.play import play_arrays
+from sim.runs.results import G_TURNS, P_SEAT_STATS
 
 SCAN_GAMES = 300  # games per deck size and player count
 FAST = specs.chunk_games("greedy")  # slower policies are played by greedy in a scan

@@ -1,7 +1,7 @@
 """`sim ladder`: a skill ladder of policies, one rating model over all results, and depth.
 
 Rungs come from the config's `ladder.rungs` (seats: {policy, ...params, label})
-or DEFAULT_RUNGS: random, the heuristic presets, greedy, the look-ahead at
+or `sim.config.DEFAULT_RUNGS`: random, the heuristic presets, greedy, the look-ahead at
 doubling rollout budgets and ismcts. Any built-in policy of `sim.specs.POLICIES` can be a
 rung, so a new search player joins the ladder by naming it in the config.
 
@@ -14,7 +14,6 @@ one Bradley-Terry fit over all matches, and the depth.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,9 @@ import pandas as pd
 
 from sim.analysis import ladder as L
 from sim.config import StudyConfig, parse_study, rung_label, rung_seat
-from sim.storage import (
-    STUDY_FILE,
+from sim.runs.options import Request, Workers
+from sim.runs.paths import STUDY_FILE
+from sim.runs.storage import (
     RunResult,
     load_run,
     point_dir,
@@ -33,18 +33,7 @@ from sim.storage import (
     require_complete,
     saved_study,
 )
-from sim.studies import play_new_study
-
-DEFAULT_GAMES = 400  # games per match when neither --games nor ladder.games says
-DEFAULT_RUNGS: list[dict[str, Any]] = [
-    {"policy": "random"},
-    {"policy": "heuristic", "preset": "sleeper"},
-    {"policy": "heuristic", "preset": "spoiler"},
-    {"policy": "heuristic", "preset": "builder"},
-    {"policy": "greedy"},
-    *({"policy": "lookahead", "rollouts": r} for r in (2, 4, 8)),
-    {"policy": "ismcts"},  # the strongest built-in player (its default budget)
-]
+from sim.studies.common import play_new_study
 
 
 @dataclass(frozen=True)
@@ -79,7 +68,7 @@ class LadderResult:
 
 def rungs_of(study: StudyConfig) -> tuple[list[str], list[dict[str, Any]]]:
     """(labels, seat dicts) of the ladder's rungs, bottom first."""
-    raw = study.ladder.get("rungs", DEFAULT_RUNGS)
+    raw = study.ladder.rung_list()
     labels = [r.get("label") or rung_label(rung_seat(r)) for r in raw]
     seats = [rung_seat(r).to_dict() for r in raw]
     return labels, seats
@@ -90,14 +79,14 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
     then, unless `ladder.skip` is false, each rung heads-up against the rung two below (the
     rating model predicts those from the steps, so non-transitive results show)."""
     labels, seats = rungs_of(study)
-    n = games or study.ladder.get("games") or DEFAULT_GAMES
+    n = games or study.ladder.games
     base = study.with_overrides(
         games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
     )
     sizes = [2] if study.game.players == 2 else [2, study.game.players]
     matches = []
     pairs = [(step, step - 1, players) for step in range(1, len(labels)) for players in sizes]
-    if study.ladder.get("skip", True):
+    if study.ladder.skip:
         pairs += [(step, step - 2, 2) for step in range(2, len(labels))]
     for step, lower, players in pairs:
         line = [seats[step] if q % 2 == 0 else seats[lower] for q in range(players)]
@@ -107,23 +96,12 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
     return matches
 
 
-def run_ladder(
-    study: StudyConfig,
-    *,
-    games: int | None = None,
-    seed: int | None = None,
-    jobs: int = -1,
-    out: Path | str | None = None,
-    quiet: bool = False,
-    backend: str | None = None,
-    scheduler: str | None = None,
-    before_play: Callable[[StudyConfig], None] | None = None,
-) -> LadderResult:
+def run_ladder(study: StudyConfig, request: Request, workers: Workers) -> LadderResult:
     """Play every match of the ladder in one pool and analyse the results."""
-    if seed is not None:
-        study = study.with_overrides(seed=seed)
+    if request.seed is not None:
+        study = study.with_overrides(seed=request.seed)
     labels, _ = rungs_of(study)
-    matches = ladder_matches(study, games)
+    matches = ladder_matches(study, request.games)
     head = {
         "rungs": labels,
         "points": [
@@ -135,10 +113,9 @@ def run_ladder(
         ],
     }
     out_dir, runs, meta = play_new_study(
-        study, "ladder", [m.study for m in matches], head, out=out, jobs=jobs, quiet=quiet,
-        backend=backend, scheduler=scheduler, before_play=before_play,
-    )  # fmt: skip
-    threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
+        study, "ladder", [m.study for m in matches], head, request, workers
+    )
+    threshold = study.ladder.threshold
     tables = ladder_tables(labels, matches, runs, threshold, study.seed)
     return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)
 
@@ -232,7 +209,7 @@ def load_ladder(out_dir: str | Path) -> LadderResult:
         s = parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False)
         upper = tuple(range(0, v["players"], 2))
         matches.append(Match(v["step"], v["lower"], v["players"], upper, s))
-    threshold = study.ladder.get("threshold", L.DEFAULT_THRESHOLD)
+    threshold = study.ladder.threshold
     labels = meta["rungs"]
     tables = ladder_tables(labels, matches, runs, threshold, study.seed)
     return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)

@@ -46,18 +46,20 @@ from sim.analysis.balance import run_metrics
 from sim.analysis.paired import metric_points
 from sim.analysis.tuning import pareto_front, target_distance, target_misses
 from sim.analysis.values import game_values
-from sim.config import StudyConfig, parse_study, tune_game_problem, tune_values
-from sim.engine.state import ENGINE_VERSION
+from sim.config import StudyConfig, TuneBlock, parse_study, tune_game_problem, tune_values
 from sim.errors import SimError
 from sim.metrics import metric, needs, target_band, target_status
-from sim.orchestrate import Point, chunk_games, execute
-from sim.parallel import resolve_jobs
-from sim.storage import STUDY_FILE, load_run, new_folder, read_study_meta, write_json
+from sim.runs.options import Workers
+from sim.runs.orchestrate import Point, chunk_games, execute
+from sim.runs.parallel import resolve_jobs
+from sim.runs.paths import STUDY_FILE, folder_stem
+from sim.runs.storage import load_run, new_folder, read_study_meta, write_json
+from sim.version import ENGINE_VERSION
 
 ETA = 3  # successive halving: keep a third, give them three times the games
 # Rungs per round: `first` games, then ETA times as many for the best third. A third rung
 # (the round's winner on ETA^2 times) left fewer games for breadth: on the 4-setting
-# problem of sim.tune_bench its regret was 2.38 against 1.65 with two rungs (3 seeds).
+# problem of sim.bench.tune its regret was 2.38 against 1.65 with two rungs (3 seeds).
 RUNGS = 2
 BATCH = 9  # candidates per round: 9 on the first rung, 3 on the second
 CONFIRM_SEED_OFFSET = 1  # confirmation plays seed + 1: games the search never saw
@@ -80,7 +82,7 @@ class TuneState:
     trace: list[dict] = field(default_factory=list)
 
     @property
-    def tune(self) -> dict:
+    def tune(self) -> TuneBlock:
         return self.study.tune
 
     def save(self, status: str) -> None:
@@ -98,7 +100,7 @@ class TuneState:
     def start_point(self) -> dict[str, Any]:
         """The starting config's value of every setting in the space."""
         base = self.study.to_yaml_dict()
-        return {p: _get_dotted(base, p) for p in self.tune["space"]}
+        return {p: _get_dotted(base, p) for p in self.tune.space}
 
 
 # ---------------------------------------------------------------- entry point
@@ -106,14 +108,11 @@ class TuneState:
 
 def run_tune(
     study: StudyConfig | None,
+    workers: Workers,
     *,
     budget: int | None = None,
-    jobs: int = -1,
-    out: Path | str | None = None,
-    resume: Path | str | None = None,
-    quiet: bool = False,
-    backend: str | None = None,
-    scheduler: str | None = None,
+    out: Path | None = None,
+    resume: Path | None = None,
 ) -> TuneState:
     """Search (rounds of racing) until the budget or the space is used up; the state, which
     `confirm` turns into the verdict.
@@ -121,9 +120,8 @@ def run_tune(
     `budget` replaces `tune.budget.games` (also when resuming: a finished search
     given a larger budget goes on).
     """
-    state = _open_state(study, budget, jobs, out, resume)
-    say = _printer(quiet)
-    workers = dict(jobs=jobs, backend=backend, scheduler=scheduler)
+    state = _open_state(study, budget, workers.jobs, out, resume)
+    say = _printer(workers.quiet)
     t0 = time.perf_counter()
     wall0 = state.wall_s
     while True:
@@ -173,7 +171,7 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
     if budget is not None:
         study = _with_budget(study, budget)
     out_dir = new_folder(
-        out, f"{study.name}-tune", "folder exists and is not empty; use another --out"
+        out, folder_stem("tune", study.name), "folder exists and is not empty; use another --out"
     )
     state = TuneState(study, out_dir, _chunk(study, jobs), _confirm_chunk(study, jobs))
     state.save("searching")
@@ -189,14 +187,14 @@ def _with_budget(study: StudyConfig, games: int) -> StudyConfig:
 
 def _chunk(study: StudyConfig, jobs: int) -> int:
     """Games per chunk: a divisor of the first rung (so promoted runs extend whole chunks)."""
-    first = study.tune["budget"]["first"]
+    first = study.tune.budget.first
     want = chunk_games([study.with_overrides(games=first)] * BATCH, resolve_jobs(jobs, first))
     return max(d for d in range(1, want + 1) if first % d == 0)
 
 
 def _confirm_chunk(study: StudyConfig, jobs: int) -> int:
     """Games per chunk of the confirmation (the finalists and the start)."""
-    games, n = study.tune["budget"]["confirm"], study.tune["budget"]["finalists"] + 1
+    games, n = study.tune.budget.confirm, study.tune.budget.finalists + 1
     return chunk_games([study.with_overrides(games=games)] * n, resolve_jobs(jobs, games * n))
 
 
@@ -206,12 +204,12 @@ def _confirm_chunk(study: StudyConfig, jobs: int) -> int:
 def _new_round(state: TuneState) -> list[int]:
     """Ask the sampler for the next batch (the start config first); [] when the budget or the
     space is used up. The round is saved before it plays."""
-    budget, first = state.tune["budget"]["games"], state.tune["budget"]["first"]
+    budget, first = state.tune.budget.games, state.tune.budget.first
     n = min(BATCH, (budget - state.spent) // first)
     if n < 1:
         return []
     wanted: list[dict] = []
-    if not state.candidates and _in_space(state.start_point(), state.tune["space"]):
+    if not state.candidates and _in_space(state.start_point(), state.tune.space):
         wanted.append(state.start_point())
     seed = state.study.seed * 1009 + len(state.rounds)
     wanted += _ask(state, n - len(wanted), seed, [_key(p) for p in wanted])
@@ -242,7 +240,7 @@ def _refine_round(state: TuneState) -> list[int]:
     )[:BATCH]
     while done:
         games = max(c["games"] for c in done)
-        if state.spent + sum(games - c["games"] for c in done) <= state.tune["budget"]["games"]:
+        if state.spent + sum(games - c["games"] for c in done) <= state.tune.budget.games:
             break
         done.pop()
     if len(done) < 2:
@@ -261,7 +259,7 @@ def _ask(state: TuneState, n: int, seed: int, taken: list[str]) -> list[dict]:
     from optuna.distributions import CategoricalDistribution, IntDistribution
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    space = state.tune["space"]
+    space = state.tune.space
     dists = {
         p: IntDistribution(s[0], s[1])
         if isinstance(s, list)
@@ -297,11 +295,11 @@ def _ask(state: TuneState, n: int, seed: int, taken: list[str]) -> list[dict]:
     return out
 
 
-def _race(state: TuneState, round_: dict, workers: dict) -> None:
+def _race(state: TuneState, round_: dict, workers: Workers) -> None:
     """Successive halving over one round's batch: all on its first rung, then the best third
     on three times the games (RUNGS rungs), while the budget lasts. Replays from disk when
     resumed."""
-    budget, games = state.tune["budget"]["games"], round_["start_games"]
+    budget, games = state.tune.budget.games, round_["start_games"]
     alive = list(round_["candidates"])
     for rung in range(RUNGS):
         _evaluate(state, alive, games, workers)
@@ -316,20 +314,19 @@ def _race(state: TuneState, round_: dict, workers: dict) -> None:
         alive, games = keep, more
 
 
-def _evaluate(state: TuneState, ids: list[int], games: int, workers: dict) -> None:
+def _evaluate(state: TuneState, ids: list[int], games: int, workers: Workers) -> None:
     """Play candidates `ids` up to `games` games each on the study's seed (one pool, common
     random numbers) and record each one's target estimates and distance."""
     todo = [i for i in ids if state.candidates[i]["games"] < games]
     if not todo:
         return
-    targets = state.tune["targets"]
+    targets = state.tune.targets
     points = [Point(_candidate_study(state, i, games), _folder(state, i)) for i in todo]
     execute(
         points,
         state.chunk,
-        quiet=True,
+        workers.silent(),
         died_hint=f"finish it with sim tune --resume {state.out_dir}",
-        **workers,
     )
     for i in todo:
         cand = state.candidates[i]
@@ -383,13 +380,13 @@ def finalists(state: TuneState) -> list[int]:
     start = _key(state.start_point())
     done = [c for c in state.candidates if c["distance"] is not None and _key(c["params"]) != start]
     done.sort(key=lambda c: (-c["games"], c["distance"], c["id"]))
-    return [c["id"] for c in done[: state.tune["budget"]["finalists"]]]
+    return [c["id"] for c in done[: state.tune.budget.finalists]]
 
 
-def confirm(state: TuneState, workers: dict) -> Verdict:
+def confirm(state: TuneState, workers: Workers) -> Verdict:
     """Play the finalists and the start on fresh seeds; give every target its interval and
     verdict; recommend a finalist only when it meets every target."""
-    targets, games = state.tune["targets"], state.tune["budget"]["confirm"]
+    targets, games = state.tune.targets, state.tune.budget.confirm
     names = list(targets)
     ids = finalists(state)
     start = state.start_point()
@@ -406,9 +403,8 @@ def confirm(state: TuneState, workers: dict) -> Verdict:
         # confirm other finalists, and must not reuse another config's games
         [Point(s, folder / lab) for s, lab in zip(studies, labels, strict=True)],
         state.confirm_chunk,
-        quiet=True,
+        workers.silent(),
         died_hint=f"finish it with sim tune --resume {state.out_dir}",
-        **workers,
     )
     rows = []
     for lab, p in zip(labels, params, strict=True):
@@ -430,7 +426,7 @@ def confirm(state: TuneState, workers: dict) -> Verdict:
 
 def _verdict(state: TuneState, rows: list[dict], games: int, seed: int) -> Verdict:
     """Pick the confirmed row meeting the most targets (then the smallest distance)."""
-    targets = state.tune["targets"]
+    targets = state.tune.targets
     start_row = rows[-1]
     best = min(rows, key=lambda r: (-r["met"], r["distance"], r["label"] == "start"))
     all_met = best["met"] == len(targets)
@@ -472,7 +468,7 @@ def _verdict(state: TuneState, rows: list[dict], games: int, seed: int) -> Verdi
         "pareto": front,
         "distance": "sqrt(sum over targets of (|estimate - band centre| / band half-width)^2)",
         "search": {"candidates": len(state.candidates), "rounds": len(state.rounds),
-                   "games": state.spent, "budget": state.tune["budget"]["games"],
+                   "games": state.spent, "budget": state.tune.budget.games,
                    "wall_time_s": round(state.wall_s, 3)},
         "confirm": {"games": games, "seed": seed},
         "text": lines,
@@ -523,7 +519,7 @@ def _progress(state: TuneState) -> str:
         key=lambda c: (-c["games"], c["distance"]),
     )
     shown = ", ".join(f"{p}={_plain(v)}" for p, v in best["params"].items())
-    budget = state.tune["budget"]["games"]
+    budget = state.tune.budget.games
     return (
         f"tune: round {len(state.rounds)}, {len(state.candidates)} candidates,"
         f" {state.spent:,}/{budget:,} games; best distance {best['distance']:.2f}"

@@ -33,24 +33,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.config import StudyConfig, dump_yaml, parse_study
-from sim.engine.state import ENGINE_VERSION
 from sim.errors import SimError, one_line
-from sim.results import TABLES, with_zero_card_rows
-from sim.version import __version__
+from sim.runs.paths import RUN_FILE, STUDY_FILE
+from sim.runs.results import TABLES, with_zero_card_rows
+from sim.version import ENGINE_VERSION, __version__
 
 try:
     import fcntl
 except ImportError:  # not on Windows: folders are not locked there
     fcntl = None
 
-RUN_FILE = "run.json"
-STUDY_FILE = "study.json"
 CHUNKS = "chunks"  # one manifest per chunk
 SET_ASIDE = "set_aside"  # parts that failed verification, kept
 LOCK_FILE = ".lock"
 LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
-# Every report page carries this line in its <head>; a file without it is not ours.
-REPORT_MARK = '<meta name="generator" content="ifitfits-sim">'
 
 
 @dataclass
@@ -76,7 +72,7 @@ class RunResult:
 
     @property
     def turns(self) -> pd.DataFrame:
-        """The score trace: each seat's table score after every round (`sim.results`)."""
+        """The score trace: each seat's table score after every round (`sim.runs.results`)."""
         return self._table("turns")
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -475,50 +471,6 @@ def require_complete(out_dir: Path, meta: dict, kind: str) -> None:
     if meta.get("status") != "complete":
         hint = f"sim sweep --resume {out_dir}" if kind == "sweep" else "run the comparison again"
         raise SimError(f"{out_dir}: {kind} is not complete; finish it with {hint}")
-
-
-# ---------------------------------------------------------------- report files
-
-
-def check_report_path(path: str | Path, force: bool = False) -> Path:
-    """Refuse, before any game is played, a report path that cannot be written or that
-    would overwrite a file that is not one of our reports (a config, a run folder's
-    files) or land inside a run folder's tables, unless `force`."""
-    path = Path(path)
-    if path.name in ("", ".", ".."):
-        raise SimError(f"{path}: not a file name; give one like reports/base.html")
-    if path.is_dir():
-        raise SimError(f"{path}: is a folder; give a file name like {path / 'report.html'}")
-    folder = next(p for p in (path.parent, *path.parent.parents) if p.exists() or p == p.parent)
-    if not folder.is_dir():
-        raise SimError(f"{path}: {folder} is a file, not a folder")
-    if not os.access(folder, os.W_OK):
-        raise SimError(f"{path}: cannot write in {folder} (read-only or no permission)")
-    if force:
-        return path
-    if path.exists() and not _is_report(path):
-        raise SimError(
-            f"{path}: exists and is not a report made by sim; use --force to overwrite it"
-        )
-    for above in path.parents:
-        if above != path.parent and any((above / f).exists() for f in (RUN_FILE, STUDY_FILE)):
-            raise SimError(
-                f"{path}: inside the run folder {above}; write the report elsewhere"
-                " (or use --force)"
-            )
-    return path
-
-
-def _is_report(path: Path) -> bool:
-    """A page this package wrote: it carries REPORT_MARK (or, written before the mark,
-    the report's own style sheet)."""
-    try:
-        with open(path, "rb") as page:
-            head = page.read(16384).decode("utf-8", "replace")
-    except OSError:
-        return False
-    old = head.startswith("<!DOCTYPE html>") and "table.t th, table.t td" in head
-    return REPORT_MARK in head or old
 
 
 def resumed(saved: StudyConfig, folder: Path, games: int | None, seed: int | None) -> StudyConfig:

@@ -27,11 +27,12 @@ from joblib import delayed
 from sim import specs
 from sim.config import StudyConfig
 from sim.errors import SimError, one_line, os_problem
-from sim.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
-from sim.partials import parts_moments, save_moments
-from sim.play import engine_is_cached, load_engine, play_arrays
-from sim.results import arrow_tables
-from sim.storage import (
+from sim.runs.options import ALL_CORES, Workers
+from sim.runs.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
+from sim.runs.partials import parts_moments, save_moments
+from sim.runs.play import engine_is_cached, load_engine, play_arrays
+from sim.runs.results import arrow_tables
+from sim.runs.storage import (
     RUN_FILE,
     RunResult,
     chunk_ranges,
@@ -118,14 +119,7 @@ def _sees_folder(folder: Path, study: StudyConfig) -> bool:
 
 
 def execute(
-    points: Sequence[Point],
-    size: int,
-    *,
-    jobs: int = -1,
-    backend: str | None = None,
-    scheduler: str | None = None,
-    quiet: bool = False,
-    died_hint: str,
+    points: Sequence[Point], size: int, workers: Workers = ALL_CORES, *, died_hint: str
 ) -> Executed:
     """Play every point's missing chunks in one pool and mark every point complete.
 
@@ -136,7 +130,7 @@ def execute(
     games = points[0].study.games
     if any(p.study.games != games for p in points):
         raise ValueError("points must share their game count")
-    check_options(jobs, backend, scheduler)
+    check_options(workers.jobs, workers.backend, workers.scheduler)
     ranges = chunk_ranges(games, size)
     if len(ranges) * len(points) > MAX_CHUNKS:
         raise SimError(
@@ -150,15 +144,16 @@ def execute(
     startup = 0.0
     try:
         todo = _pending(points, ranges)  # a resumed run's parts are checked first
+        backend = workers.backend
         if todo and (backend in (None, "fork") or (backend == "loky" and not engine_is_cached())):
             # load (or compile, once, saying so) before the clock of games/s starts: forked
             # workers inherit it, fresh local ones find it in the cache (Dask workers are
             # on their own machines)
             startup = load_engine(points[0].study)
-        played = _play(points, todo, games, jobs, backend, scheduler, quiet)
+        played = _play(points, todo, games, workers)
         again = _pending(points, ranges) if played else []  # complete once all verify
         if again:
-            played += _play(points, again, games, jobs, backend, scheduler, quiet=True)
+            played += _play(points, again, games, workers.silent())
             if still := _pending(points, ranges):
                 raise SimError(f"chunk at game {still[0][1]} fails verification after replay")
     except BaseException as exc:
@@ -189,12 +184,12 @@ def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tup
             if first in bad[i]]  # fmt: skip
 
 
-def _play(points, todo, games, jobs, backend, scheduler, quiet) -> int:
+def _play(points, todo, games, workers: Workers) -> int:
     """Play the chunks `todo` in one pool, writing each as it finishes; games played."""
     if not todo:
         return 0
     total = games * len(points)
-    bar = progress_bar(total, total - sum(n for _, _, n in todo), quiet)
+    bar = progress_bar(total, total - sum(n for _, _, n in todo), workers.quiet)
     seat0: list[float] = []
     tasks = (
         delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute())
@@ -204,9 +199,9 @@ def _play(points, todo, games, jobs, backend, scheduler, quiet) -> int:
         results = parallel_results(
             tasks,
             len(todo),
-            jobs,
-            backend,
-            scheduler,
+            workers.jobs,
+            workers.backend,
+            workers.scheduler,
             before_fork=lambda: load_engine(points[0].study),
         )
         for i, first, count, share, parts, moments in results:

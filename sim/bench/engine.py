@@ -20,7 +20,7 @@ def bench_study(config_path: str | Path | None) -> StudyConfig:
     repository this package was installed from, else the built-in defaults."""
     if config_path is not None:
         return load_study(config_path)
-    for path in (BASE, Path(__file__).resolve().parents[1] / BASE):
+    for path in (BASE, Path(__file__).resolve().parents[2] / BASE):
         if path.is_file():
             return load_study(path)
     print("no configs/base.yaml here: the built-in default game, every seat random")
@@ -37,7 +37,7 @@ def check_count(option: str, value: int, lo: int, hi: int) -> None:
 def bench_random_play(games: int = 20000, config_path: str | None = None) -> list[dict]:
     """Random play at 2-5 players on the config's game; prints and returns one row each."""
     from sim.engine.fastplay import bench_random
-    from sim.lineup import engine_for
+    from sim.runs.lineup import engine_for
 
     check_count("--games", games, 1, MAX_BENCH_GAMES)
     study = bench_study(config_path)
@@ -83,9 +83,9 @@ def bench_runner(games: int = 10000, config_path: str | None = None, repeat: int
     import tempfile
     from pathlib import Path
 
-    from sim.lineup import engine_for, lineup_policies, lineup_slots
-    from sim.loop import play_chunk
-    from sim.runner import run
+    from sim.runs import Request, Workers, run
+    from sim.runs.lineup import engine_for, lineup_policies, lineup_slots
+    from sim.runs.loop import play_chunk
 
     check_count("--games", games, 1, MAX_BENCH_GAMES)
     check_count("--repeat", repeat, 1, MAX_REPEAT)
@@ -113,7 +113,7 @@ def bench_runner(games: int = 10000, config_path: str | None = None, repeat: int
     def run_in_temp(study, jobs):
         out = Path(tempfile.mkdtemp())
         try:
-            run(study, jobs=jobs, out=out / "run", quiet=True)
+            run(study, Request(out=out / "run", no_report=True), Workers(jobs, quiet=True))
         finally:
             shutil.rmtree(out, ignore_errors=True)
 
@@ -151,8 +151,8 @@ SEARCH = ("lookahead", "ismcts")  # about 100 times slower than greedy: a hundre
 
 def bench_policies(games: int = 2000, config_path: str | None = None) -> list[dict]:
     """Games and decisions per second on one core, every seat playing one policy."""
-    from sim.play import play_arrays
-    from sim.results import G_DECISIONS
+    from sim.runs.play import play_arrays
+    from sim.runs.results import G_DECISIONS
 
     check_count("--games", games, 1, MAX_BENCH_GAMES)
     base = bench_study(config_path)
@@ -197,12 +197,12 @@ def duel(
     Driven from Python one decision at a time, so both sides are timed under the same
     load; returns slot 0's win shares per game and each slot's seconds per decision.
     Used to check a search player against another at equal time per decision:
-    `python -c "from sim.bench import duel; print(duel({...}, {...}, 2000))"`.
+    `python -c "from sim.bench.engine import duel; print(duel({...}, {...}, 2000))"`.
     """
     from sim.engine.game import Game
     from sim.engine.scoring import final_scores, win_share
-    from sim.lineup import engine_for
     from sim.policies.dispatch import PolicyScratch
+    from sim.runs.lineup import engine_for
     from sim.specs import policy_code, seat_params
 
     check_count("games", games, 1, MAX_BENCH_GAMES)
@@ -245,8 +245,12 @@ def _params(seat: dict) -> dict:
 _REPORT_PROBE = """
 import json, resource, sys, time
 t = time.perf_counter()
-from sim.report import build_report
-build_report(sys.argv[1], sys.argv[2], quiet=True)
+from sim.report.run_report import write_report
+from sim.runs import load_run
+from sim.runs.partials import run_data
+from sim.studies.run_page import page_plays
+run = load_run(sys.argv[1])
+write_report(run, page_plays(run, run_data(run)[1]), sys.argv[2], quiet=True)
 s = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -266,7 +270,7 @@ def bench_report(
     import sys
     import tempfile
 
-    from sim.runner import run
+    from sim.runs import Request, Workers, run
 
     check_count("--games", games, 1, MAX_BENCH_GAMES)
     base = bench_study(config_path)
@@ -274,7 +278,7 @@ def bench_report(
     top = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="sim-bench-report-"))
     try:
         t = time.perf_counter()
-        run(study, jobs=jobs, out=top / "run", quiet=True)
+        run(study, Request(out=top / "run", no_report=True), Workers(jobs, quiet=True))
         play_s = time.perf_counter() - t
         done = subprocess.run(
             [sys.executable, "-c", _REPORT_PROBE, str(top / "run"), str(top / "report.html")],

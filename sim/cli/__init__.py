@@ -1,0 +1,70 @@
+"""The command line: `sim.cli:main` parses (`parser`) and calls one function per command
+(`commands`).
+
+`main` is the one error boundary: a mistake of the user's or the machine's (a
+bad config, a full disk, a read-only folder, a plug-in that fails) ends in one
+line `error: ...` and exit code 2; Ctrl-C and SIGTERM stop a run the same way
+(exit 130, finished chunks kept); anything else is a bug, shown with its
+traceback and a request to report it.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import traceback
+
+from sim.cli import commands
+from sim.cli.parser import build_parser
+from sim.errors import SimError, os_problem
+
+BUG_REPORT = (
+    "This is a bug in ifitfits-sim, not a mistake of yours: please report it with the"
+    " command, the config and the traceback above."
+)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: a run stops the same way."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise _Terminated()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `sim` command and its one error boundary: a user's or the
+    machine's mistake is one line `error: ...` and exit code 2, Ctrl-C or SIGTERM exit
+    130, a bug its traceback and exit code 1."""
+    args = build_parser().parse_args(argv)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    try:
+        return getattr(commands, args.command)(args)
+    except SimError as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, _Terminated) else "interrupted"
+        print(f"{what}: {exc}" if str(exc) else what, file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
+    except OSError as exc:  # a full disk, a read-only or missing folder, a file in the way
+        return _error(os_problem(exc))
+    except MemoryError:
+        return _error("out of memory; try fewer games, or fewer --jobs")
+    except Exception:
+        traceback.print_exc()
+        print(BUG_REPORT, file=sys.stderr)
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _error(message: str) -> int:
+    """Print the one error line (a message never spans lines) and give exit code 2."""
+    print("error: " + " ".join(message.split()), file=sys.stderr)
+    return 2

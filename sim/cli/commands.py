@@ -1,0 +1,383 @@
+"""One function per `sim` command: load, call the study, write its files and page, print.
+
+Each takes the parsed arguments and returns an exit code; the work lives in
+`sim.runs` (playing), `sim.studies` (the studies and their files), `sim.analysis`
+(numbers and sentences) and `sim.report` (pages). Heavy modules are imported in
+the command that needs them, so `sim validate` and `sim --help` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
+from sim.errors import SimError
+from sim.units import plural
+
+
+def score(args: argparse.Namespace) -> int:
+    """`sim score POSITION.json`: the reference scorer's result as JSON."""
+    from sim.engine.position_io import load_position
+    from sim.engine.reference import score_position
+
+    print(json.dumps(score_position(load_position(args.position)), indent=2))
+    return 0
+
+
+def validate(args: argparse.Namespace) -> int:
+    """`sim validate CONFIG`: one summary line, and what differs from the parent and --set."""
+    from sim.config import extends_chain, load_study, study_changes, summarize
+
+    study = load_study(args.config, args.set)
+    print(summarize(study))
+    chain = extends_chain(args.config)
+    own = load_study(args.config) if args.set else study
+    if len(chain) > 1:
+        changes = study_changes(load_study(chain[1]), own)
+        print(f"  differs from {chain[1]} (extends): {plural(len(changes), 'setting')}")
+        print("".join(f"    {line}\n" for line in changes), end="")
+    if args.set:
+        changes = study_changes(own, study)
+        print(f"  --set changes {plural(len(changes), 'setting')}")
+        print("".join(f"    {line}\n" for line in changes), end="")
+    return 0
+
+
+def play(args: argparse.Namespace) -> int:
+    """`sim play CONFIG`: one game of a run, its scores, its log and its final table."""
+    from sim.config import load_study
+    from sim.engine.render import render
+    from sim.runs.play import play_one
+    from sim.runs.storage import write_text
+
+    study = load_study(args.config)
+    if args.seed is not None:
+        study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
+    if not 0 <= args.game < MAX_GAME_INDEX:
+        raise SimError(f"--game must be a game index from 0 to {MAX_GAME_INDEX - 1:,}")
+    seed = study.seed
+    game = play_one(study, seed, args.game, log=args.log is not None)
+    result = game.outcome()
+    if args.log is not None:
+        path = Path(args.log)
+        try:
+            write_text(path, "".join(json.dumps(event) + "\n" for event in game.events()))
+        except OSError as exc:
+            raise SimError(f"{path}: cannot write the log: {exc.strerror}") from None
+    if args.show:
+        print(render(game.position()))
+    labels = [seat.label for seat in study.seats]
+    which = f"game {args.game} of seed {seed}" if args.game else f"seed {seed}"
+    print(f"{study.name}: {which}, {game.turns} turns, end by {game.trigger}")
+    for seat, (points, bonus) in enumerate(zip(result.scores, result.cat_bonus, strict=True)):
+        mark = "  winner" if seat in result.winners else ""
+        print(
+            f"  seat {seat} ({labels[seat]}): {plural(points, 'point')} ({bonus} from cats){mark}"
+        )
+    return 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    """`sim bench`: the engine's, the runner's, the policies' or the report's speed."""
+    from sim.bench.engine import bench_policies, bench_random_play, bench_report, bench_runner
+
+    if args.report:
+        bench_report(games=args.games, config_path=args.config, keep=args.keep)
+    elif args.policies:
+        bench_policies(games=min(args.games, 4000), config_path=args.config)
+    elif args.runner:
+        bench_runner(games=args.games, config_path=args.config, repeat=args.repeat)
+    else:
+        bench_random_play(games=args.games, config_path=args.config)
+    return 0
+
+
+# ---------------------------------------------------------------- sim run, sim report
+
+
+def run(args: argparse.Namespace) -> int:
+    """`sim run CONFIG`: play, then summary.json, the terminal summary and the page."""
+    from sim.runs import run as run_study
+    from sim.runs.partials import run_data
+    from sim.studies.outputs import write_run_summary
+
+    check_resume(args, "run", "RUN_DIR")
+    if args.resume is not None and args.out is not None:
+        raise SimError("--out: a resumed run stays in its folder; leave --out out")
+    request, workers = options(args)
+    study = load_config(args, args.config) if args.config is not None else None
+    result = run_study(study, request, workers)
+    moments, view = run_data(result)  # every game's partial results; rows of a sample
+    summary = write_run_summary(result, moments, view)
+    print(run_lines(result, moments, view))
+    print(f"  verdict: {summary['verdict']}")
+    if not args.no_report:
+        print("\n".join(publish(result, args.report, args.force, True, args.quiet)))
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    """`sim report FOLDER`: rebuild the page of a run, sweep, comparison, tune, value,
+    ladder or luck folder (and a run's summary.json)."""
+    folder = Path(args.run_dir)
+    if (folder / "study.json").exists():  # a study folder: its page renders its files
+        from sim.report.tune_report import build_folder_report
+
+        print(build_folder_report(folder, args.out, force=args.force))
+        return 0
+    from sim.runs import load_run
+    from sim.runs.partials import run_data
+    from sim.studies.outputs import write_run_summary
+
+    result = load_run(folder)  # read once: the page and summary.json share its partials
+    print("\n".join(publish(result, args.out, args.force, False, args.quiet)))
+    write_run_summary(result, *run_data(result))
+    return 0
+
+
+def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list[str]:
+    """A run's page in its folder and at its shared path, with its played parts (the deck
+    scan and the representative game, `sim.studies.run_page`); the lines to print."""
+    import time
+
+    from sim.report.publish import publish_run_report
+    from sim.report.run_report import progress
+    from sim.runs.partials import run_data
+    from sim.runs.paths import check_report_path, page_path
+    from sim.runs.storage import saved_study
+    from sim.studies.run_page import page_plays
+
+    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
+    check_report_path(page_path("run", study, out), force)  # before playing the page's parts
+    say = progress(run, time.perf_counter(), quiet)
+    _, view = run_data(run, say)
+    say("playing the page's parts: turns against deck size, the representative game")
+    plays = page_plays(run, view)
+    return publish_run_report(run, plays, out, force=force, fresh=fresh, quiet=quiet)
+
+
+def run_lines(result, moments, view) -> str:
+    """A few lines a designer reads first: where the results are, how fast they came, and
+    who won how often, each share with its 95% interval (in the report's units)."""
+    from sim.analysis.balance import policy_win_shares, seat_win_shares
+    from sim.analysis.turns import parity_note
+    from sim.units import interval, pct
+
+    meta, players = result.meta, view.players
+    speed = meta.get("games_per_s") or 0
+    startup = meta.get("startup_s") or 0
+    engine = f"; {startup:.0f} s of it to load the engine" if startup >= 1 else ""
+    lines = [
+        f"{meta['name']}: {plural(meta['games'], 'game')} in {meta['wall_time_s']:.1f} s"
+        f" ({plural(round(speed), 'game/s')}{engine}) -> {result.run_dir}"
+    ]
+    for r in policy_win_shares(players, moments).itertuples():
+        lines.append(
+            f"  {r.policy:<20} win share {interval(r.win_share, r.lo, r.hi, 'share')}"
+            f"  ({plural(int(r.n), 'seat-game')})"
+        )
+    seats = seat_win_shares(players, moments)
+    lines.append(
+        f"  by seat (fair {pct(seats['fair'].iloc[0])}, {plural(moments.n, 'game')}): "
+        + ", ".join(
+            f"{r.seat}: {interval(r.win_share, r.lo, r.hi, 'share')}" for r in seats.itertuples()
+        )
+    )
+    note = parity_note(view.games, players)  # when unequal turns drive the seat result
+    if note:
+        sample = len(view.games)
+        tail = f" (a sample of {sample:,} games)" if sample < moments.n else ""
+        lines.append(f"  {note}{tail}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the studies
+
+
+def sweep(args: argparse.Namespace) -> int:
+    """`sim sweep CONFIG`: every point on shared seeds, points.csv, the page."""
+    from sim.analysis.findings import sweep_findings
+    from sim.analysis.paired import sweep_result_stats
+    from sim.report.study_report import build_sweep_report
+    from sim.runs.partials import stream_runs
+    from sim.studies.outputs import write_points
+    from sim.studies.sweep import run_sweep
+
+    check_resume(args, "sweep", "SWEEP_DIR")
+    request, workers = options(args)
+    study = load_config(args, args.config) if args.config is not None else None
+    result = run_sweep(study, request, workers)
+    stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
+    write_points(result, stats)
+    lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
+             f" on shared seeds -> {result.out_dir}"]  # fmt: skip
+    if stats.verdict is not None:
+        lines.append(stats.verdict.text)
+    lines += sweep_findings(stats.table)
+    if not args.no_report:
+        path = build_sweep_report(result, request.report, stats=stats, force=args.force)
+        lines.append(f"report: {path}")
+    print("\n".join(lines))
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    """`sim compare A.yaml B.yaml`: both on the same games, differences.csv, the page.
+    Labels default to the file names (suffixed (A)/(B) when they are the same); `--set`
+    changes both configs; `--seed` replaces A's (B plays on A's seed)."""
+    from sim.analysis.paired import compare_runs, summarize_compare
+    from sim.config import load_study
+    from sim.report.study_report import build_compare_report
+    from sim.runs.partials import stream_runs
+    from sim.studies.compare import run_compare
+    from sim.studies.outputs import write_differences
+
+    request, workers = options(args)
+    a, b = load_study(args.a, args.set), load_study(args.b, args.set)
+    if args.labels:
+        labels = tuple(args.labels)
+    else:
+        sa, sb = Path(args.a).stem, Path(args.b).stem
+        labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
+    result = run_compare(a, b, labels, request, workers, independent=args.independent)
+    table = compare_runs(
+        result.a,
+        result.b,
+        labels=result.labels,
+        paired=not args.independent,
+        primary=result.studies[0].primary,
+        streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
+    )
+    write_differences(table, result.out_dir)
+    lines = [*result.meta.get("notes", []), summarize_compare(table)]
+    if not args.no_report:
+        path = build_compare_report(result, request.report, table_=table, force=args.force)
+        lines.append(f"report: {path}")
+    print("\n".join(lines))
+    return 0
+
+
+def tune(args: argparse.Namespace) -> int:
+    """`sim tune CONFIG`: search, confirm on fresh seeds, tune.json, the recommended (or
+    closest) study as YAML, the page."""
+    from sim.report.tune_report import build_tune_report
+    from sim.runs.paths import check_page
+    from sim.studies.outputs import write_tune_files
+    from sim.studies.tune import confirm, run_tune
+
+    check_resume(args, "tune", "TUNE_DIR")
+    if args.budget is not None and args.budget < 1:
+        raise SimError(f"sim tune: --budget must be a number of games >= 1, got {args.budget}")
+    request, workers = options(args)
+    study = load_config(args, args.config) if args.config is not None else None
+    if request.seed is not None and study is None:
+        raise SimError("--seed: a resumed search keeps its seed; leave --seed out")
+    if request.seed is not None:
+        study = study.with_overrides(seed=request.seed)
+    if study is not None:
+        check_page(request, "tune", study)  # before any game
+    state = run_tune(study, workers, budget=args.budget, out=request.out, resume=request.resume)
+    verdict = confirm(state, workers)
+    chosen = write_tune_files(state, verdict)
+    search = verdict.data["search"]
+    lines = [
+        f"{state.study.name}: {search['candidates']} candidates, {search['games']:,} search games"
+        f" in {search['wall_time_s']:.0f} s; confirmed on {verdict.data['confirm']['games']:,}"
+        f" fresh games each -> {state.out_dir}",
+        *verdict.lines,
+    ]
+    if verdict.data["pareto"]:
+        lines.append("Pareto set (no other confirmed config is closer on every target): "
+                     + ", ".join(verdict.data["pareto"]))  # fmt: skip
+    lines.append(f"{chosen.stem} study: {chosen}")
+    if not args.no_report:
+        path = build_tune_report(state.out_dir, request.report, force=args.force)
+        lines.append(f"report: {path}")
+    print("\n".join(lines))
+    return 0
+
+
+def turns(args: argparse.Namespace) -> int:
+    """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or --players),
+    as a table; with --figure, the same drawn as an SVG file."""
+    from sim.report.figures import to_svg, turns_by_deck
+    from sim.studies.turns import SCAN_GAMES, deck_scan, scan_text
+
+    games = SCAN_GAMES if args.games is None else args.games
+    bad = [n for n in args.players or () if not 2 <= n <= 5]
+    if bad or games < 1:
+        raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
+    study = load_config(args, args.config)
+    if args.seed is not None:
+        study = study.with_overrides(seed=args.seed)
+    scan = deck_scan(study, players=args.players, games=games)
+    text = scan_text(study, scan)
+    if args.figure is not None:
+        path = Path(args.figure)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_svg(turns_by_deck(scan), "turns-deck"), encoding="utf-8")
+        text += f"\nfigure: {path}"
+    print(text)
+    return 0
+
+
+def _games_ok(games: int | None) -> None:
+    if games is not None and games < 2:
+        raise SimError(f"--games: need at least 2 games per point for an interval, got {games}")
+
+
+def value(args: argparse.Namespace) -> int:
+    """`sim value CONFIG`: restricted play and deck ablation; values.csv, ablation.csv,
+    summary.json and the page."""
+    from sim.report.causal_report import build_value_report
+    from sim.studies.outputs import write_value_files
+    from sim.studies.value import run_value
+
+    _games_ok(args.games)
+    request, workers = options(args)
+    result = run_value(load_config(args, args.config), request, workers)
+    head, lines = write_value_files(result)
+    text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
+            f" -> {result.out_dir}", head, *lines]  # fmt: skip
+    if not args.no_report:
+        text.append(f"report: {build_value_report(result, request.report, force=args.force)}")
+    print("\n".join(text))
+    return 0
+
+
+def ladder(args: argparse.Namespace) -> int:
+    """`sim ladder CONFIG`: the skill ladder; ladder.csv, ratings.csv, summary.json, page."""
+    from sim.analysis.findings import ladder_lines
+    from sim.report.causal_report import build_ladder_report
+    from sim.studies.ladder import run_ladder
+    from sim.studies.outputs import write_ladder_files
+
+    _games_ok(args.games)
+    request, workers = options(args)
+    result = run_ladder(load_config(args, args.config), request, workers)
+    verdict = write_ladder_files(result)
+    head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
+    text = [head, *ladder_lines(result.steps, result.ratings), verdict]
+    if not args.no_report:
+        text.append(f"report: {build_ladder_report(result, request.report, force=args.force)}")
+    print("\n".join(text))
+    return 0
+
+
+def luck(args: argparse.Namespace) -> int:
+    """`sim luck CONFIG`: the luck gauge; luck.csv, summary.json and the page."""
+    from sim.report.causal_report import build_luck_report
+    from sim.studies.luck import run_luck
+    from sim.studies.outputs import write_luck_files
+
+    request, workers = options(args)
+    study = load_config(args, args.config)
+    result = run_luck(study, request, workers, deals=args.deals, replays=args.replays)
+    lines = write_luck_files(result)
+    text = [f"{result.study.name}: luck gauge -> {result.out_dir}", *lines]
+    if not args.no_report:
+        text.append(f"report: {build_luck_report(result, request.report, force=args.force)}")
+    print("\n".join(text))
+    return 0

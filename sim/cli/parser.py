@@ -1,0 +1,218 @@
+"""The command line's words: every subcommand, its flags and their help, in one parser.
+
+Every study command takes the same study flags (`add_study_options`), spelt and
+meaning the same everywhere; `options` reads them back as the two values the
+studies take, a `Request` and `Workers`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sim.errors import SimError
+from sim.runs.options import GAMES, Request, Workers
+
+MAX_GAME_INDEX = 100_000_000  # as many games as a run may have (sim.config.MAX_GAMES)
+
+# Every flag a study command may take, in --help order. `add_study_options` gives a
+# subcommand all of them but those it leaves out, so every study command (run, sweep,
+# compare, tune, turns, value, ladder, luck) spells and means them the same way.
+STUDY_FLAGS = ("set", "games", "seed", "workers", "out", "resume", "quiet", "report")
+STUDY_DEFAULTS = {"set": [], "games": None, "seed": None, "jobs": -1, "backend": None,
+                  "scheduler": None, "out": None, "resume": None, "quiet": False,
+                  "report": None, "no_report": False, "force": False}  # fmt: skip
+
+
+def add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="let the report replace a file that is not a report (a config, a run file)",
+    )
+
+
+def add_study_options(
+    p: argparse.ArgumentParser,
+    command: str,
+    *,
+    leave_out: tuple[str, ...] = (),
+) -> None:
+    """The shared flags of the study commands (STUDY_FLAGS, but `leave_out`); read them
+    back with `options` and `load_config`. `command` names the folder, page and games the
+    help shows."""
+    unknown = set(leave_out) - set(STUDY_FLAGS)
+    assert not unknown, unknown
+    want = [f for f in STUDY_FLAGS if f not in leave_out]
+    stem = "<name>" if command == "run" else f"<name>-{command}"
+    if command == "compare":
+        stem = "compare-<A>-<B>"
+    if "set" in want:
+        p.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="change one setting of the config, e.g. --set deck.sprayers=6 (value read"
+            " as YAML; repeatable; a mapping merges key by key)",
+        )
+    if "games" in want:
+        meaning, default = GAMES[command]
+        p.add_argument("--games", type=int, default=None, help=f"{meaning} (default: {default})")
+    if "seed" in want:
+        p.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    if "workers" in want:
+        p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+        p.add_argument(
+            "--backend",
+            choices=("fork", "loky", "dask"),  # sim.runs.parallel.BACKENDS, without joblib
+            default=None,
+            help="fork: local workers forked from this process (default on Linux);"
+            " loky: fresh local processes (default elsewhere); dask: a Dask cluster",
+        )
+        p.add_argument(
+            "--scheduler", default=None, help="Dask scheduler address for --backend dask"
+        )
+    if "out" in want:
+        what = "run" if command == "run" else command
+        p.add_argument("--out", default=None, help=f"{what} folder (default runs/{stem}-<time>)")
+    if "resume" in want:
+        p.add_argument("--resume", default=None, metavar="DIR", help="go on with an unfinished one")
+    if "quiet" in want:
+        p.add_argument("--quiet", action="store_true", help="no progress bar or lines")
+    if "report" in want:
+        p.add_argument("--report", default=None, help=f"report path (default reports/{stem}.html)")
+        p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+        add_force(p)
+    p.set_defaults(**STUDY_DEFAULTS)  # a flag left out reads as not given
+
+
+def options(args: argparse.Namespace) -> tuple[Request, Workers]:
+    """The study flags as the two values every study takes."""
+    request = Request(
+        out=Path(args.out) if args.out else None,
+        resume=Path(args.resume) if args.resume else None,
+        games=args.games,
+        seed=args.seed,
+        report=Path(args.report) if args.report else None,
+        no_report=args.no_report,
+        force=args.force,
+    )
+    return request, Workers(args.jobs, args.backend, args.scheduler, args.quiet)
+
+
+def load_config(args: argparse.Namespace, path: str | None):
+    """The study of a config path on the command line, with its `--set` changes."""
+    from sim.config import load_study
+
+    return load_study(path, args.set)
+
+
+def check_resume(args: argparse.Namespace, command: str, folder: str) -> None:
+    """A study command needs a CONFIG or --resume; --set changes a config, not a saved study."""
+    if getattr(args, "config", None) is None and args.resume is None:
+        raise SimError(f"sim {command}: give a CONFIG file, or --resume {folder}")
+    if args.set and getattr(args, "config", None) is None:
+        raise SimError(
+            "--set: a resumed study keeps its saved settings; give the CONFIG with the same"
+            " --set to check it, or leave --set out"
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand of `sim` and its flags; `sim.cli.main` calls the function of
+    `sim.cli.commands` that bears the subcommand's name."""
+    parser = argparse.ArgumentParser(prog="sim", description="If It Fits balance simulator")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="score a position file (JSON) and print the result")
+    p.add_argument("position")
+
+    p = sub.add_parser("validate", help="check a config file without running it")
+    p.add_argument("config")
+    add_study_options(p, "run", leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
+
+    p = sub.add_parser("play", help="play one game and print the final scores")
+    p.add_argument("config")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default: the config's)")
+    p.add_argument("--game", type=int, default=0, help="game index (default 0), as in a run")
+    p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
+    p.add_argument("--show", action="store_true", help="print the final table as text")
+
+    p = sub.add_parser("run", help="play a study's games in parallel and save the results")
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "run")
+
+    p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
+    p.add_argument("run_dir")
+    p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
+    add_force(p)
+
+    p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "sweep")
+
+    p = sub.add_parser(
+        "value", help="what each option and card is worth: restricted play, ablation"
+    )
+    p.add_argument("config")
+    add_study_options(p, "value", leave_out=("resume",))
+
+    p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
+    p.add_argument("config")
+    add_study_options(p, "ladder", leave_out=("resume",))
+
+    p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
+    p.add_argument("config")
+    add_study_options(p, "luck", leave_out=("resume", "games"))
+    p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
+    p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
+
+    p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="search games")
+    add_study_options(p, "tune", leave_out=("games",))  # --budget counts the games
+
+    p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--labels", nargs=2, default=None, metavar=("A", "B"))
+    p.add_argument(
+        "--independent",
+        action="store_true",
+        help="play B on other seeds than A (unpaired; a calibration for identical configs)",
+    )
+    add_study_options(p, "compare", leave_out=("resume",))  # a comparison plays in one go
+
+    p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
+    p.add_argument("config")
+    add_study_options(
+        p, "turns", leave_out=("workers", "out", "resume", "quiet", "report")
+    )  # a quick scan, one core
+    p.add_argument("--players", type=int, nargs="+", default=None, help="player counts (2-5)")
+    p.add_argument("--figure", default=None, help="also draw the table into this SVG file")
+
+    p = sub.add_parser("bench", help="games per second of the engine on one core")
+    p.add_argument("--games", type=int, default=20000, help="games per player count")
+    p.add_argument(
+        "--config", default=None, help="study to bench (default configs/base.yaml, if found)"
+    )
+    p.add_argument(
+        "--policies",
+        action="store_true",
+        help="games and decisions per second of each built-in policy (4p, one core)",
+    )
+    p.add_argument(
+        "--runner",
+        action="store_true",
+        help="compare bare compiled games with the runner on 1 and 2 workers",
+    )
+    p.add_argument("--repeat", type=int, default=3, help="--runner: best of this many timings")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="play --games all-random games, then time the report build and its peak memory",
+    )
+    p.add_argument("--keep", default=None, metavar="DIR", help="--report: keep the run in DIR")
+    return parser

@@ -1,0 +1,321 @@
+"""The study blocks that are not game settings: targets, primary, report, and the blocks of
+`sim value`, `sim ladder` and `sim luck`, as typed models with their defaults declared once.
+
+Each `parse_*` turns the block as written into its model (or plain value), every
+mistake one line naming its key; a model remembers which keys were written
+(`model_fields_set`), so a study writes back exactly what it was given.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from sim.config.limits import MAX_GAMES, MAX_REPLAYS
+from sim.config.messages import check_size, fail, is_int, is_number, show, unknown
+from sim.config.models import Frozen, GameConfig, SeatSpec, Target, ablation_cards, ban_options
+from sim.metrics import TARGET_METRICS
+from sim.metrics import metric as registry_metric
+from sim.specs import check_seat, is_plugin
+
+# ---------------------------------------------------------------- the blocks' models
+
+
+class Block(Frozen):
+    """A study block: its defaults are its fields'; `to_yaml` writes only the keys given."""
+
+    def to_yaml(self) -> dict[str, Any]:
+        """The block as written in the study (keys given, in their declared order)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class ValueBlock(Block):
+    """value: what `sim value` restricts (one line-up slot) and ablates (one copy each)."""
+
+    DEFAULT_GAMES: ClassVar[int] = 2000  # games per point: the study's games, at most this
+    options: tuple[str, ...] | None = None  # None: every option of ban_options(game)
+    seat: int = 0  # the restricted line-up slot
+    ablate: bool | tuple[str, ...] = True  # True: every card kind in the deck; False: none
+    games: int | None = None  # games per point
+
+    def point_games(self, study_games: int) -> int:
+        """Games per point when --games does not say: `games`, else the study's, at most
+        DEFAULT_GAMES."""
+        return self.games or min(study_games, self.DEFAULT_GAMES)
+
+    def option_names(self, game: GameConfig) -> list[str]:
+        """The options to restrict, in order."""
+        return list(self.options) if self.options is not None else ban_options(game)
+
+    def cards(self, game: GameConfig) -> list[str]:
+        """The card kinds to ablate, in order."""
+        if self.ablate is True:
+            return ablation_cards(game)
+        return list(self.ablate or ())
+
+
+# The default ladder: random, the heuristic presets, greedy, the look-ahead at doubling
+# rollout budgets and ismcts, the strongest built-in player (at its default budget).
+DEFAULT_RUNGS: tuple[dict[str, Any], ...] = (
+    {"policy": "random"},
+    {"policy": "heuristic", "preset": "sleeper"},
+    {"policy": "heuristic", "preset": "spoiler"},
+    {"policy": "heuristic", "preset": "builder"},
+    {"policy": "greedy"},
+    *({"policy": "lookahead", "rollouts": r} for r in (2, 4, 8)),
+    {"policy": "ismcts"},
+)
+
+
+class LadderBlock(Block):
+    """ladder: the rungs of `sim ladder`, games per match, the depth threshold, and whether
+    each rung also plays the rung two below (a transitivity check)."""
+
+    rungs: tuple[dict[str, Any], ...] | None = None  # None: DEFAULT_RUNGS
+    games: int = Field(400, ge=1)  # games per match
+    skip: bool = True
+    threshold: float = 0.6  # a heads-up step counts for depth when its upper rung wins this
+
+    def rung_list(self) -> list[dict[str, Any]]:
+        """The rungs as written (or the default ladder), weakest first."""
+        return [copy.deepcopy(dict(r)) for r in (self.rungs or DEFAULT_RUNGS)]
+
+
+class LuckBlock(Block):
+    """luck: the policies of `sim luck` (None: the line-up's distinct seats), deals, replays."""
+
+    rungs: tuple[dict[str, Any], ...] | None = None
+    deals: int = Field(200, ge=1)
+    replays: int = Field(10, ge=1)
+
+
+def parse_targets(raw: Any, where: str, root: tuple = ("targets",)) -> dict[str, Target]:
+    """metric -> number, [lo, hi] or {value, within}; names from sim.metrics.TARGET_METRICS."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        fail(
+            where,
+            root,
+            f"must map metrics to a number, [lo, hi] or {{value, within}}, got {show(raw)}",
+        )
+    out: dict[str, Target] = {}
+    for metric, target in raw.items():
+        at = (*root, metric)
+        if metric not in TARGET_METRICS:
+            fail(where, at, unknown(metric, TARGET_METRICS, "metric"))
+        if is_number(target):
+            out[metric] = float(target)
+        elif isinstance(target, list) and len(target) == 2 and all(map(is_number, target)):
+            lo, hi = float(target[0]), float(target[1])
+            if lo > hi:
+                fail(where, at, f"range [lo, hi] needs lo <= hi, got {show(target)}")
+            out[metric] = (lo, hi)
+        elif isinstance(target, Mapping):
+            out[metric] = _equivalence_target(target, where, at)
+        else:
+            fail(
+                where,
+                at,
+                "must be a number, a range [lo, hi] or {value: v, within: m},"
+                f" got {show(target)}",
+            )
+    return out
+
+
+def _equivalence_target(target: Mapping, where: str, at: tuple) -> dict[str, float]:
+    """{value: v, within: m}: met when the whole interval lies within m of v."""
+    for key in target:
+        if key not in ("value", "within"):
+            fail(where, (*at, key), unknown(key, ("value", "within"), "key"))
+    for key in ("value", "within"):
+        if key not in target:
+            fail(where, at, f"needs '{key}', e.g. {{value: 0, within: 0.01}}")
+        if not is_number(target[key]) or not math.isfinite(target[key]):
+            fail(where, (*at, key), f"must be a number, got {show(target[key])}")
+    if target["within"] <= 0:
+        fail(where, (*at, "within"), f"must be > 0, got {show(target['within'])}")
+    return {"value": float(target["value"]), "within": float(target["within"])}
+
+
+def parse_primary(raw: Any, where: str) -> str | None:
+    """primary: one metric name, tested on its own at 5% in comparisons and sweeps."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        fail(where, ("primary",), f"must be a metric name, got {show(raw)}")
+    try:
+        registry_metric(raw)
+    except ValueError as exc:
+        fail(where, ("primary",), str(exc))
+    return raw
+
+
+def parse_report(raw: Any, where: str) -> str | None:
+    """report: {path: str} -> the path (None when absent)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        fail(
+            where,
+            ("report",),
+            f"must be a mapping like {{path: reports/base.html}}, got {show(raw)}",
+        )
+    for key in raw:
+        if key != "path":
+            fail(where, ("report", key), unknown(key, ("path",), "key"))
+    path = raw.get("path")
+    if not isinstance(path, str) or not path.strip():
+        fail(where, ("report", "path"), f"must be a file path, got {show(path)}")
+    return path
+
+
+def parse_ban(raw: Any, game: GameConfig | None, where: str, at: tuple) -> tuple[str, ...]:
+    """A seat's `ban:` list: option names of `ban_options(game)`, each at most once."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(b, str) for b in raw):
+        fail(where, at, f"must be a list of option names like [princess], got {show(raw)}")
+    known = ban_options(game) if game is not None else []
+    for name in raw:
+        if name not in known:
+            fail(where, at, f"{show(name)}: " + unknown(name, known, "option"))
+    if len(set(raw)) != len(raw):
+        fail(where, at, "names an option twice")
+    return tuple(raw)
+
+
+VALUE_KEYS = ("options", "seat", "ablate", "games")
+
+
+LADDER_KEYS = ("rungs", "games", "threshold", "skip")
+
+
+LUCK_KEYS = ("rungs", "deals", "replays")
+
+
+def parse_value(raw: Any, game: GameConfig, where: str) -> ValueBlock | None:
+    """value: {options: [...], seat: slot, ablate: [...] or true/false, games: N}."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        fail(where, ("value",), f"must be a mapping like {{options: [princess]}}, got {show(raw)}")
+    for key in raw:
+        if key not in VALUE_KEYS:
+            fail(where, ("value", key), unknown(key, VALUE_KEYS, "key"))
+    out: dict[str, Any] = {}
+    if "options" in raw:
+        out["options"] = parse_ban(raw["options"], game, where, ("value", "options"))
+    if "seat" in raw:
+        if not is_int(raw["seat"]) or not 0 <= raw["seat"] < game.players:
+            fail(where, ("value", "seat"), f"must be a seat from 0 to {game.players - 1}")
+        out["seat"] = raw["seat"]
+    if "ablate" in raw:
+        ablate = raw["ablate"]
+        if isinstance(ablate, bool):
+            out["ablate"] = ablate
+        elif isinstance(ablate, list) and all(isinstance(c, str) for c in ablate):
+            for name in ablate:
+                if name not in ablation_cards(game):
+                    cards = ablation_cards(game)
+                    fail(
+                        where,
+                        ("value", "ablate"),
+                        f"{show(name)}: " + unknown(name, cards, "card"),
+                    )
+            out["ablate"] = tuple(ablate)
+        else:
+            fail(
+                where,
+                ("value", "ablate"),
+                f"must be true, false or card names, got {show(ablate)}",
+            )
+    if "games" in raw:
+        out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES)
+    return ValueBlock(**out)
+
+
+def _block_count(value: Any, where: str, at: tuple, hi: int) -> int:
+    if not is_int(value) or not 1 <= value <= hi:
+        fail(where, at, f"must be an integer from 1 to {hi:,}, got {show(value)}")
+    return value
+
+
+def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBlock | None:
+    """ladder: {rungs, games, threshold, skip} / luck: {rungs, deals, replays}; rungs are seats
+    ({policy: NAME, ...params, label: TEXT}) checked like the line-up's (no plug-ins)."""
+    model, keys = {"ladder": (LadderBlock, LADDER_KEYS), "luck": (LuckBlock, LUCK_KEYS)}[name]
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        fail(where, (name,), f"must be a mapping with keys {', '.join(keys)}, got {show(raw)}")
+    for key in raw:
+        if key not in keys:
+            fail(where, (name, key), unknown(key, keys, "key"))
+    out: dict[str, Any] = {}
+    if "rungs" in raw:
+        rungs = raw["rungs"]
+        if (
+            not isinstance(rungs, list)
+            or not rungs
+            or not all(isinstance(r, Mapping) for r in rungs)
+        ):
+            fail(where, (name, "rungs"), "must be a list of seats like {policy: greedy}")
+        labels = []
+        for i, rung in enumerate(rungs):
+            at = (name, "rungs", i)
+            label = rung.get("label")
+            if label is not None and (not isinstance(label, str) or not label.strip()):
+                fail(where, (*at, "label"), f"must be a short text, got {show(label)}")
+            labels.append(label if label is not None else rung_label(_rung_seat(rung, where, at)))
+        if len(set(labels)) != len(labels):
+            fail(where, (name, "rungs"), "two rungs share a label; give each a distinct 'label'")
+        out["rungs"] = tuple(copy.deepcopy(dict(r)) for r in rungs)
+    if name == "ladder" and "rungs" in out and len(out["rungs"]) < 2:
+        fail(where, (name, "rungs"), "a ladder needs at least 2 rungs")
+    for key, hi in (("games", MAX_GAMES), ("deals", MAX_GAMES), ("replays", MAX_REPLAYS)):
+        if key in raw:
+            out[key] = _block_count(raw[key], where, (name, key), hi)
+    if "skip" in raw:
+        if not isinstance(raw["skip"], bool):
+            fail(where, (name, "skip"), f"must be true or false, got {show(raw['skip'])}")
+        out["skip"] = raw["skip"]
+    if "threshold" in raw:
+        th = raw["threshold"]
+        if not is_number(th) or not 0.5 < th < 1:
+            fail(where, (name, "threshold"), f"must be a share between 0.5 and 1, got {show(th)}")
+        out["threshold"] = float(th)
+    return model(**out)
+
+
+def _rung_seat(rung: Mapping, where: str, at: tuple) -> SeatSpec:
+    """A rung as a seat spec, checked like a line-up seat; built-in policies only."""
+    policy = rung.get("policy")
+    if not isinstance(policy, str) or not policy:
+        fail(where, (*at, "policy"), f"must be a policy name, got {show(policy)}")
+    if is_plugin(policy):
+        fail(where, (*at, "policy"), "rungs are built-in policies (compiled games)")
+    params = {k: copy.deepcopy(v) for k, v in rung.items() if k not in ("policy", "label")}
+    for key, value in params.items():
+        check_size(value, where, (*at, key))
+    try:
+        check_seat(policy, dict(params))
+    except ValueError as exc:
+        fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
+    return SeatSpec(policy=policy, params=params)
+
+
+def rung_seat(rung: Mapping) -> SeatSpec:
+    """A validated rung of a `ladder:` or `luck:` block as a seat spec."""
+    return _rung_seat(rung, "<rung>", ())
+
+
+def rung_label(seat: SeatSpec) -> str:
+    """A rung's default label: the seat label, plus a look-ahead's budget ('lookahead r8')."""
+    keys = ("candidates", "rollouts", "horizon", "rollout_policy", "budget")
+    extra = " ".join(f"{k[0]}{seat.params[k]}" for k in keys if k in seat.params)
+    return f"{seat.label} {extra}" if extra else seat.label

@@ -1,0 +1,121 @@
+"""`sim compare`: two configs on the same game indices and seed, a paired comparison.
+
+Game i of A and game i of B share their shuffle and seat streams (common random
+numbers, `sim.studies.common`), so a difference comes from the configs. B is A with
+its own settings (or with `--b-set` changes); `--independent` plays B on other seeds,
+an unpaired calibration run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from sim.config import StudyConfig, parse_study
+from sim.errors import SimError
+from sim.runs.options import Request, Workers
+from sim.runs.paths import STUDY_FILE, check_page, folder_stem
+from sim.runs.results import TABLES
+from sim.runs.storage import (
+    RunResult,
+    locked,
+    read_study_meta,
+    require_complete,
+    study_yaml,
+    write_text,
+)
+from sim.studies.common import fresh_dir, load_point, run_points
+
+
+@dataclass
+class CompareResult:
+    """A finished paired comparison: two runs on the same game indices and seed."""
+
+    a: RunResult
+    b: RunResult
+    labels: tuple[str, str]
+    out_dir: Path
+    studies: tuple[StudyConfig, StudyConfig]
+    meta: dict = field(default_factory=dict)
+
+    def tables(self, side: int) -> dict[str, pd.DataFrame]:
+        """The tables of side 0 (A) or 1 (B)."""
+        run = (self.a, self.b)[side]
+        return {name: getattr(run, name) for name in TABLES}
+
+
+def run_compare(
+    a: StudyConfig,
+    b: StudyConfig,
+    labels: tuple[str, str],
+    request: Request,
+    workers: Workers,
+    independent: bool = False,
+) -> CompareResult:
+    """Play A and B on the same game indices with A's seed (B's seed and count follow A's).
+
+    A comparison is about game settings and line-ups; pairing needs one seed and one
+    set of game indices, so B is played with A's seed and games (the request's, where
+    given); the result's meta notes when B's file said otherwise. With `independent`, B
+    plays on A's seed + 1 instead: other games, so the comparison is unpaired (a
+    calibration run: two identical configs should then differ by noise only). The page
+    is checked before any game.
+    """
+    if len(labels) != 2 or labels[0] == labels[1]:
+        raise SimError(f"compare: need two different labels, got {labels!r}")
+    if request.seed is not None:
+        a = a.with_overrides(seed=request.seed)
+    games = request.games
+    n = games if games is not None else a.games
+    notes = []
+    if b.seed != a.seed and not independent:
+        notes.append(f"{labels[1]} played with {labels[0]}'s seed {a.seed} (its file: {b.seed})")
+    if games is None and b.games != a.games:
+        notes.append(f"{labels[1]} played {n} games like {labels[0]} (its file: {b.games})")
+    for label, study in zip(labels, (a, b), strict=True):
+        if study.sweep:
+            notes.append(f"{label}: its sweep block is ignored (compare plays the config as is)")
+    b_seed = a.seed + 1 if independent else a.seed
+    if independent:
+        notes.append(f"{labels[1]} played on seed {b_seed}: independent games, unpaired intervals")
+    a = a.with_overrides(games=n, sweep=None)
+    b = b.with_overrides(games=n, seed=b_seed, sweep=None)
+    check_page(request, "compare", a, labels)
+    out_dir = fresh_dir(request.out, folder_stem("compare", labels=labels), None)
+    with locked(out_dir):
+        head = {
+            "kind": "compare",
+            "labels": list(labels),
+            "configs": [a.to_yaml_dict(), b.to_yaml_dict()],
+            "config_hashes": [a.config_hash(), b.config_hash()],
+            "notes": notes,
+            "independent": independent,
+            "points": [{"label": lab, "values": {}} for lab in labels],
+        }
+        write_text(
+            out_dir / "config.yaml",
+            "".join(f"# --- {lab}\n{study_yaml(s)}" for lab, s in zip(labels, (a, b), strict=True)),
+        )
+        runs, meta = run_points([a, b], out_dir, head, workers)
+    return CompareResult(
+        a=runs[0], b=runs[1], labels=tuple(labels), out_dir=out_dir, studies=(a, b), meta=meta
+    )
+
+
+def load_compare(out_dir: str | Path) -> CompareResult:
+    """Open a finished comparison folder."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "compare")
+    require_complete(out_dir, meta, "compare")
+    where = str(out_dir / STUDY_FILE)
+    a, b = (parse_study(cfg, where, plugins=False) for cfg in meta["configs"])
+    return CompareResult(
+        a=load_point(out_dir, 0),
+        b=load_point(out_dir, 1),
+        labels=tuple(meta["labels"]),
+        out_dir=out_dir,
+        studies=(a, b),
+        meta=meta,
+    )

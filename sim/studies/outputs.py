@@ -1,0 +1,186 @@
+"""Every file a study writes beside its runs, in the unit convention of `sim.units`.
+
+A run folder gets `summary.json`; a comparison folder `differences.csv`; a sweep
+folder `points.csv`; a value folder `values.csv`, `ablation.csv` and
+`summary.json`; a ladder folder `ladder.csv`, `ratings.csv` and `summary.json`; a
+luck folder `luck.csv` and `summary.json`; a tune folder `tune.json` and
+`recommended.yaml` (or `closest.yaml`). Shares in CSV files stay fractions where
+their column says so (`win_share`), and are percent where the header says `_pct`,
+`%` or `pp`, as written here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from sim import units
+from sim.analysis.balance import run_summary
+from sim.analysis.findings import ladder_verdict, luck_lines, value_verdict
+from sim.analysis.inference import family_note
+from sim.analysis.moments import Moments
+from sim.analysis.paired import SweepStats
+from sim.config import parse_study
+from sim.metrics import metric as registry_metric
+from sim.runs.paths import RUN_FILE
+from sim.runs.storage import RunResult, study_yaml, write_json, write_text
+from sim.studies.ladder import LadderResult
+from sim.studies.luck import LuckResult
+from sim.studies.sweep import SweepResult
+from sim.studies.tune import TuneState, Verdict
+from sim.studies.value import ValueResult
+
+SUMMARY_FILE = "summary.json"
+DIFFERENCES_FILE = "differences.csv"
+POINTS_FILE = "points.csv"
+VALUES_FILE = "values.csv"
+ABLATION_FILE = "ablation.csv"
+LADDER_FILE = "ladder.csv"
+RATINGS_FILE = "ratings.csv"
+LUCK_FILE = "luck.csv"
+TUNE_FILE = "tune.json"
+RECOMMENDED_FILE = "recommended.yaml"
+CLOSEST_FILE = "closest.yaml"
+
+
+def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict:
+    """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary` of every game's
+    merged moments and the rows of `view`, the run or its sample); return it."""
+    study = parse_study(run.meta["config"], str(Path(run.run_dir) / RUN_FILE), plugins=False)
+    summary = {
+        "name": study.name,
+        **run_summary(view.games, view.players, study.targets, moments=moments),
+    }
+    write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
+    return summary
+
+
+def write_differences(table: pd.DataFrame, out_dir: Path) -> Path:
+    """A comparison's verdicts as `differences.csv`: one row per metric, in the reports'
+    units: `unit` is that of a and b ("%" for shares), `diff_unit` that of diff, lo and hi
+    ("pp", percentage points, for shares)."""
+    cols = ["metric", "label", "unit", "a", "b", "diff_unit", "diff", "lo", "hi", "p",
+            "family", "p_adj", "real"]  # fmt: skip
+    out = table.copy()
+    share = out["unit"] == "share"
+    for col in ("a", "b", "diff", "lo", "hi"):
+        out[col] = out[col].where(~share, out[col] * 100)
+    out["diff_unit"] = out["unit"].where(~share, units.PP)
+    out["unit"] = out["unit"].where(~share, "%")
+    path = Path(out_dir) / DIFFERENCES_FILE
+    write_text(path, out[cols].to_csv(index=False))
+    return path
+
+
+def write_points(result: SweepResult, stats: SweepStats) -> Path:
+    """A sweep's points as `points.csv`: the swept values, each metric's value and interval
+    (columns <metric>, <metric>:lo, <metric>:hi; a share's are in percent and named
+    <metric>_pct) and whether the point is in the best set."""
+    t = stats.table
+    wide = t.pivot(index="point", columns="metric", values=["value", "lo", "hi"])
+    frame = result.point_frame().set_index("point")
+    columns = {}
+    for name in dict.fromkeys(t["metric"]):
+        share = registry_metric(name).unit == "share"
+        head, k = (f"{name}_pct", 100.0) if share else (name, 1.0)
+        columns[head] = wide[("value", name)] * k
+        columns[f"{head}:lo"] = wide[("lo", name)] * k
+        columns[f"{head}:hi"] = wide[("hi", name)] * k
+    frame = pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
+    if stats.verdict is not None:
+        frame["in_best_set"] = frame.index.isin(stats.verdict.best_set)
+    path = Path(result.out_dir) / POINTS_FILE
+    write_text(path, frame.reset_index().to_csv(index=False))
+    return path
+
+
+def _csv(frame: pd.DataFrame, path: Path) -> None:
+    write_text(path, frame.to_csv(index=False))
+
+
+def write_value_files(result: ValueResult) -> tuple[str, list[str]]:
+    """`values.csv`, `ablation.csv` and `summary.json` of a value study; its verdict lines."""
+    values = result.values.drop(columns="identical")
+    _csv(values, result.out_dir / VALUES_FILE)
+    ablation = result.ablation.drop(columns="identical", errors="ignore")
+    if len(ablation):
+        _csv(ablation, result.out_dir / ABLATION_FILE)
+    head, lines = value_verdict(result.values, result.seat, result.study.seats[result.seat].label)
+    summary = {
+        "name": result.study.name,
+        "kind": "value",
+        "seat": result.seat,
+        "verdict": head,
+        "family": family_note("holm", len(result.values)),
+        "values": values.to_dict("records"),
+        "ablation_family": family_note("holm", len(result.ablation)),
+        "ablation": ablation.to_dict("records"),
+    }
+    write_json(result.out_dir / SUMMARY_FILE, summary)
+    return head, lines
+
+
+def ladder_text(result: LadderResult) -> str:
+    """The ladder's verdict: its depth and rating chain depth, with intervals."""
+    return ladder_verdict(
+        result.depth,
+        result.depth_ci,
+        result.chain_depth,
+        result.chain_ci,
+        len(result.labels) - 1,
+        result.threshold,
+    )
+
+
+def write_ladder_files(result: LadderResult) -> str:
+    """`ladder.csv`, `ratings.csv` and `summary.json` of a ladder; its verdict."""
+    _csv(result.steps, result.out_dir / LADDER_FILE)
+    _csv(result.ratings, result.out_dir / RATINGS_FILE)
+    verdict = ladder_text(result)
+    write_json(
+        result.out_dir / SUMMARY_FILE,
+        {
+            "name": result.study.name,
+            "kind": "ladder",
+            "rungs": result.labels,
+            "depth": result.depth,
+            "depth_ci": list(result.depth_ci),
+            "chain_depth": result.chain_depth,
+            "chain_depth_ci": list(result.chain_ci),
+            "threshold": result.threshold,
+            "verdict": verdict,
+            "steps": result.steps.to_dict("records"),
+            "ratings": result.ratings.to_dict("records"),
+        },
+    )
+    return verdict
+
+
+def write_luck_files(result: LuckResult) -> list[str]:
+    """`luck.csv` and `summary.json` of a luck gauge; its lines."""
+    _csv(result.table, result.out_dir / LUCK_FILE)
+    lines = luck_lines(result.table)
+    write_json(
+        result.out_dir / SUMMARY_FILE,
+        {
+            "name": result.study.name,
+            "kind": "luck",
+            "luck": result.table.to_dict("records"),
+            "lines": lines,
+        },
+    )
+    return lines
+
+
+def write_tune_files(state: TuneState, verdict: Verdict) -> Path:
+    """`tune.json` (the evidence) and the recommended (or, when no candidate meets every
+    target, the closest) study as YAML; the YAML file's path."""
+    out_dir = state.out_dir
+    write_json(out_dir / TUNE_FILE, verdict.data)
+    chosen = verdict.recommended_study or verdict.closest_study
+    name = RECOMMENDED_FILE if verdict.recommended_study is not None else CLOSEST_FILE
+    why = "recommended by" if verdict.recommended_study is not None else "closest found by"
+    header = f"# {why} sim tune ({out_dir}); see tune.json for the evidence\n"
+    write_text(out_dir / name, header + study_yaml(chosen))
+    return out_dir / name

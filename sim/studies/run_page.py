@@ -1,0 +1,129 @@
+"""What a run's page shows that its tables do not hold, played once and kept in the run
+folder: turns against deck size (a scan of a few hundred games per deck size) and the
+representative game replayed to its final table.
+
+The report renders only; this module plays. `page_plays(run, view)` reads them
+from the run folder's `page.json` when it was made for these games, and otherwise
+plays them and writes it (a read-only folder just plays them again next time).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from sim.engine.position import Position
+from sim.engine.position_io import parse_position, position_to_json
+from sim.errors import SimError
+from sim.runs.play import play_one
+from sim.runs.storage import RunResult, read_json, saved_study, write_json
+from sim.studies.turns import deck_scan
+from sim.version import ENGINE_VERSION
+
+PAGE_FILE = "page.json"
+DECK_SCAN_GAMES = 200  # games per deck size in the page's turns-against-deck-size figure
+
+
+@dataclass(frozen=True)
+class RepresentativeGame:
+    """The median-margin game of a run, replayed: its final table and each seat's score
+    (None, with the reason in `note`, when it could not be replayed here)."""
+
+    index: int
+    position: Position | None
+    replayed: list[int] | None
+    matches: bool  # the replay gives the run's own scores, under the same engine version
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PagePlays:
+    """The played parts of a run's page."""
+
+    deck_scan: pd.DataFrame  # sim.studies.turns.deck_scan at the run's player count
+    deck_games: int
+    game: RepresentativeGame
+
+
+def representative_game(games: pd.DataFrame) -> int:
+    """The first game whose winning margin is the median margin."""
+    gap = (games["margin"] - games["margin"].median()).abs()
+    return int(games.loc[gap == gap.min(), "game"].min())
+
+
+def page_plays(run: RunResult, view: RunResult) -> PagePlays:
+    """The deck scan and the representative game of `view`'s games (the run or the sample
+    of it its page reads), from page.json when it holds them, else played and saved."""
+    index = representative_game(view.games)
+    key = {
+        "config_hash": run.meta.get("config_hash"),
+        "games": run.meta.get("games"),
+        "engine_version": ENGINE_VERSION,
+        "representative": index,
+        "deck_games": DECK_SCAN_GAMES,
+    }
+    path = Path(run.run_dir) / PAGE_FILE
+    stored = _read(path, key)
+    if stored is not None:
+        return stored
+    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
+    scan = deck_scan(study, players=[study.game.players], games=DECK_SCAN_GAMES)
+    plays = PagePlays(scan, DECK_SCAN_GAMES, _replay(run, view, index))
+    try:
+        write_json(path, {**key, **_as_json(plays)})
+    except OSError:  # a read-only run folder: played again next time
+        pass
+    return plays
+
+
+def _replay(run: RunResult, view: RunResult, index: int) -> RepresentativeGame:
+    """Game `index` played again from its seed; its scores against the run's."""
+    row = view.games.loc[view.games["game"] == index].iloc[0]
+    scores = view.players.loc[view.players["game"] == index].sort_values("seat")["score"]
+    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
+    try:  # a plug-in policy replays here too: if it cannot, the page says so
+        game = play_one(study, int(row["seed"]), index)
+    except SimError as exc:
+        note = f"The game could not be replayed here, so it is not drawn: {exc}"
+        return RepresentativeGame(index, None, None, True, note)
+    replayed = [int(x) for x in game.outcome().scores]
+    same = replayed == scores.tolist() and run.meta["engine_version"] == ENGINE_VERSION
+    return RepresentativeGame(index, game.position(), replayed, same)
+
+
+def _as_json(plays: PagePlays) -> dict:
+    g = plays.game
+    scan = plays.deck_scan.assign(seat_turns=plays.deck_scan["seat_turns"].map(list))
+    return {
+        "deck_scan": scan.to_dict("records"),
+        "game": {
+            "index": g.index,
+            "position": None if g.position is None else position_to_json(g.position),
+            "replayed": g.replayed,
+            "matches": g.matches,
+            "note": g.note,
+        },
+    }
+
+
+def _read(path: Path, key: dict) -> PagePlays | None:
+    """page.json's plays when it was made for these games (same key), else None."""
+    try:
+        data = read_json(path)
+    except (OSError, SimError):
+        return None
+    if any(data.get(k) != v for k, v in key.items()):
+        return None
+    try:
+        scan = pd.DataFrame(data["deck_scan"])
+        if len(scan):
+            scan["seat_turns"] = scan["seat_turns"].map(tuple)
+        g = data["game"]
+        position = None if g["position"] is None else parse_position(g["position"])
+        game = RepresentativeGame(g["index"], position, g["replayed"], g["matches"], g["note"])
+    except (KeyError, TypeError, ValueError, SimError, json.JSONDecodeError):
+        return None  # damaged: played again
+    return PagePlays(scan, data["deck_games"], game)

@@ -1,0 +1,175 @@
+"""`sim sweep`: every point of a grid of one or two game settings, on the same games.
+
+The points share their game indices and seed (common random numbers,
+`sim.studies.common`), so a change from point to point comes from the setting.
+`--resume` finishes an interrupted sweep where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sim.config import StudyConfig
+from sim.errors import SimError
+from sim.runs.options import Request, Workers
+from sim.runs.paths import STUDY_FILE, check_page, folder_stem
+from sim.runs.storage import (
+    LEGACY_CHUNK_GAMES,
+    RunResult,
+    locked,
+    read_study_meta,
+    require_complete,
+    resumed,
+    saved_study,
+    study_yaml,
+    write_text,
+)
+from sim.studies.common import fresh_dir, load_point, run_points, same_study
+
+
+@dataclass
+class SweepResult:
+    """A finished sweep: the study, one run per point, and the tables of all points."""
+
+    study: StudyConfig
+    out_dir: Path
+    points: list[dict[str, Any]]  # {dotted path: value} per point, in sweep order
+    runs: list[RunResult]
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def params(self) -> list[str]:
+        """The swept dotted paths, e.g. ['deck.sprayers']."""
+        return list(self.study.sweep)
+
+    @property
+    def labels(self) -> list[str]:
+        """One short label per point: 'deck.sprayers=4'."""
+        return [point_label(p) for p in self.points]
+
+    def point_frame(self) -> pd.DataFrame:
+        """One row per point: point index, label and the swept values as columns."""
+        rows = [
+            {"point": i, "label": point_label(p), **{k: _cell(v) for k, v in p.items()}}
+            for i, p in enumerate(self.points)
+        ]
+        return pd.DataFrame(rows)
+
+    def _stacked(self, name: str) -> pd.DataFrame:
+        parts = []
+        for i, (point, run) in enumerate(zip(self.points, self.runs, strict=True)):
+            frame = getattr(run, name).copy()
+            frame.insert(1, "point", i)
+            for j, (key, value) in enumerate(point.items()):
+                if key not in frame.columns:  # games already has `players`
+                    frame.insert(2 + j, key, _cell(value))
+            parts.append(frame)
+        return pd.concat(parts, ignore_index=True)
+
+    @cached_property
+    def games(self) -> pd.DataFrame:
+        """games rows of every point, with `point` and the swept values as columns."""
+        return self._stacked("games")
+
+    @cached_property
+    def players(self) -> pd.DataFrame:
+        """players rows of every point, with `point` and the swept values as columns."""
+        return self._stacked("players")
+
+    @cached_property
+    def cards(self) -> pd.DataFrame:
+        """cards rows of every point, with `point` and the swept values as columns."""
+        return self._stacked("cards")
+
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """turns rows (the score trace) of every point, with `point` and the swept values."""
+        return self._stacked("turns")
+
+
+def point_label(point: dict[str, Any]) -> str:
+    """'deck.sprayers=4, hand_size=3' ('base' for the empty point)."""
+    if not point:
+        return "base"
+    return ", ".join(f"{k}={_cell(v)}" for k, v in point.items())
+
+
+def _cell(value: Any) -> Any:
+    """A swept value as a table cell: scalars as they are, mappings and lists as JSON."""
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+def run_sweep(study: StudyConfig | None, request: Request, workers: Workers) -> SweepResult:
+    """Play every sweep point on the same games and seed; one pool for all chunks.
+
+    With `request.resume`, finish the sweep folder an interrupted call left (a given
+    study must be the one it was started with; the request's seed must be its seed and
+    its games extend it). The page is checked before any game. The folder is locked
+    while the sweep works on it.
+    """
+    if request.resume is not None:
+        out_dir = request.resume
+        read_study_meta(out_dir, "sweep")
+        with locked(out_dir):
+            saved = read_study_meta(out_dir, "sweep")
+            original = same_study(saved, study, out_dir, "sweep")
+            study = resumed(original, out_dir, request.games, request.seed)
+            check_page(request, "sweep", study)
+            size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
+            return _sweep_in(out_dir, study, size, workers)
+    if study is None:
+        raise SimError("sweep: give a study or a sweep folder to resume")
+    if not study.sweep:
+        raise SimError(f"{study.source}: no 'sweep:' block; add e.g. {{deck.sprayers: [0, 4]}}")
+    if request.overrides():
+        study = study.with_overrides(**request.overrides())
+    check_page(request, "sweep", study)
+    stem = folder_stem("sweep", study.name)
+    out_dir = fresh_dir(request.out, stem, "sim sweep --resume {folder}")
+    with locked(out_dir):
+        return _sweep_in(out_dir, study, None, workers)
+
+
+def _sweep_in(out_dir: Path, study: StudyConfig, size: int | None, workers: Workers):
+    """Play a sweep in its (locked) folder."""
+    points = study.sweep_points()
+    head = {
+        "kind": "sweep",
+        "name": study.name,
+        "config": study.to_yaml_dict(),
+        "config_hash": study.config_hash(),
+        "source": study.source,
+        "folder": study.folder,
+        "params": list(study.sweep),
+        "points": [{"label": point_label(p), "values": p} for p in points],
+    }
+    write_text(out_dir / "config.yaml", study_yaml(study))
+    runs, meta = run_points(sweep_studies(study), out_dir, head, workers, size)
+    return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
+
+
+def sweep_studies(study: StudyConfig) -> list[StudyConfig]:
+    """The study of every sweep point (same games and seed), in `sweep_points()` order."""
+    return [
+        study.with_overrides(sweep=None, name=f"{study.name}[{point_label(p)}]", **p)
+        for p in study.sweep_points()
+    ]
+
+
+def load_sweep(out_dir: str | Path) -> SweepResult:
+    """Open a finished sweep folder (for reports and notebooks)."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "sweep")
+    require_complete(out_dir, meta, "sweep")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    points = study.sweep_points()
+    runs = [load_point(out_dir, i) for i in range(len(points))]
+    return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
