@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
@@ -196,6 +197,14 @@ def run_lines(result, moments, view) -> str:
 # ---------------------------------------------------------------- the studies
 
 
+def _said(lines: list[str], args: argparse.Namespace, page: Callable[[], Path]) -> int:
+    """Print a study's lines and, unless --no-report, write its page (`page()`) and say where."""
+    if not args.no_report:
+        lines.append(f"report: {page()}")
+    print("\n".join(lines))
+    return 0
+
+
 def sweep(args: argparse.Namespace) -> int:
     """`sim sweep CONFIG`: every point on shared seeds, points.csv, the page."""
     from sim.analysis.findings import sweep_findings
@@ -216,11 +225,7 @@ def sweep(args: argparse.Namespace) -> int:
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats.table)
-    if not args.no_report:
-        path = build_sweep_report(result, request.report, stats=stats, force=args.force)
-        lines.append(f"report: {path}")
-    print("\n".join(lines))
-    return 0
+    return _said(lines, args, lambda: build_sweep_report(result, request.report, stats, args.force))
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -252,11 +257,9 @@ def compare(args: argparse.Namespace) -> int:
     )
     write_differences(table, result.out_dir)
     lines = [*result.meta.get("notes", []), summarize_compare(table)]
-    if not args.no_report:
-        path = build_compare_report(result, request.report, table_=table, force=args.force)
-        lines.append(f"report: {path}")
-    print("\n".join(lines))
-    return 0
+    return _said(
+        lines, args, lambda: build_compare_report(result, request.report, table, args.force)
+    )
 
 
 def tune(args: argparse.Namespace) -> int:
@@ -292,11 +295,7 @@ def tune(args: argparse.Namespace) -> int:
         lines.append("Pareto set (no other confirmed config is closer on every target): "
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{chosen.stem} study: {chosen}")
-    if not args.no_report:
-        path = build_tune_report(state.out_dir, request.report, force=args.force)
-        lines.append(f"report: {path}")
-    print("\n".join(lines))
-    return 0
+    return _said(lines, args, lambda: build_tune_report(state.out_dir, request.report, args.force))
 
 
 def turns(args: argparse.Namespace) -> int:
@@ -341,10 +340,7 @@ def value(args: argparse.Namespace) -> int:
     head, lines = write_value_files(result)
     text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
             f" -> {result.out_dir}", head, *lines]  # fmt: skip
-    if not args.no_report:
-        text.append(f"report: {build_value_report(result, request.report, force=args.force)}")
-    print("\n".join(text))
-    return 0
+    return _said(text, args, lambda: build_value_report(result, request.report, args.force))
 
 
 def ladder(args: argparse.Namespace) -> int:
@@ -360,10 +356,7 @@ def ladder(args: argparse.Namespace) -> int:
     verdict = write_ladder_files(result)
     head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
     text = [head, *ladder_lines(result.steps, result.ratings), verdict]
-    if not args.no_report:
-        text.append(f"report: {build_ladder_report(result, request.report, force=args.force)}")
-    print("\n".join(text))
-    return 0
+    return _said(text, args, lambda: build_ladder_report(result, request.report, args.force))
 
 
 def luck(args: argparse.Namespace) -> int:
@@ -377,7 +370,4 @@ def luck(args: argparse.Namespace) -> int:
     result = run_luck(study, request, workers, deals=args.deals, replays=args.replays)
     lines = write_luck_files(result)
     text = [f"{result.study.name}: luck gauge -> {result.out_dir}", *lines]
-    if not args.no_report:
-        text.append(f"report: {build_luck_report(result, request.report, force=args.force)}")
-    print("\n".join(text))
-    return 0
+    return _said(text, args, lambda: build_luck_report(result, request.report, args.force))

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from sim.config.limits import MAX_GAMES, MAX_REPLAYS
-from sim.config.messages import check_size, fail, is_int, is_number, show, unknown
+from sim.config.messages import check_block, check_size, fail, is_int, is_number, show, unknown
 from sim.config.models import Frozen, GameConfig, SeatSpec, Target, ablation_cards, ban_options
 from sim.metrics import TARGET_METRICS
 from sim.metrics import metric as registry_metric
@@ -159,15 +159,7 @@ def parse_report(raw: Any, where: str) -> str | None:
     """report: {path: str} -> the path (None when absent)."""
     if raw is None:
         return None
-    if not isinstance(raw, Mapping):
-        fail(
-            where,
-            ("report",),
-            f"must be a mapping like {{path: reports/base.html}}, got {show(raw)}",
-        )
-    for key in raw:
-        if key != "path":
-            fail(where, ("report", key), unknown(key, ("path",), "key"))
+    check_block(raw, ("report",), ("path",), where, "a mapping like {path: reports/base.html}")
     path = raw.get("path")
     if not isinstance(path, str) or not path.strip():
         fail(where, ("report", "path"), f"must be a file path, got {show(path)}")
@@ -202,11 +194,7 @@ def parse_value(raw: Any, game: GameConfig, where: str) -> ValueBlock | None:
     """value: {options: [...], seat: slot, ablate: [...] or true/false, games: N}."""
     if raw is None:
         return None
-    if not isinstance(raw, Mapping):
-        fail(where, ("value",), f"must be a mapping like {{options: [princess]}}, got {show(raw)}")
-    for key in raw:
-        if key not in VALUE_KEYS:
-            fail(where, ("value", key), unknown(key, VALUE_KEYS, "key"))
+    check_block(raw, ("value",), VALUE_KEYS, where, "a mapping like {options: [princess]}")
     out: dict[str, Any] = {}
     if "options" in raw:
         out["options"] = parse_ban(raw["options"], game, where, ("value", "options"))
@@ -251,11 +239,7 @@ def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBloc
     model, keys = {"ladder": (LadderBlock, LADDER_KEYS), "luck": (LuckBlock, LUCK_KEYS)}[name]
     if raw is None:
         return None
-    if not isinstance(raw, Mapping):
-        fail(where, (name,), f"must be a mapping with keys {', '.join(keys)}, got {show(raw)}")
-    for key in raw:
-        if key not in keys:
-            fail(where, (name, key), unknown(key, keys, "key"))
+    check_block(raw, (name,), keys, where, f"a mapping with keys {', '.join(keys)}")
     out: dict[str, Any] = {}
     if "rungs" in raw:
         rungs = raw["rungs"]

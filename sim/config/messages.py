@@ -48,6 +48,16 @@ def unknown(key: Any, valid: tuple[str, ...] | list[str], what: str) -> str:
     return f"unknown {what}; valid {what}s: {', '.join(valid)}"
 
 
+def check_block(raw: Any, at: tuple, keys: tuple[str, ...], where: str, like: str) -> None:
+    """A study block must be a mapping (`like` says of what) of known keys: one error line
+    naming the block, or the first unknown key with a "did you mean"."""
+    if not isinstance(raw, Mapping):
+        fail(where, at, f"must be {like}, got {show(raw)}")
+    for key in raw:
+        if key not in keys:
+            fail(where, (*at, key), unknown(key, keys, "key"))
+
+
 _HINTS = {
     "game": "game settings go at the top level (players: 4, deck: {...}), not under 'game'",
     "report_path": "write report: {path: ...}",

@@ -18,7 +18,17 @@ from pydantic import Field, ValidationError
 from sim.config.blocks import parse_targets
 from sim.config.keys import get_at, resolve, set_at
 from sim.config.limits import MAX_SWEEP_POINTS
-from sim.config.messages import explain, fail, fmt_path, is_int, join_path, plain, show, unknown
+from sim.config.messages import (
+    check_block,
+    explain,
+    fail,
+    fmt_path,
+    is_int,
+    join_path,
+    plain,
+    show,
+    unknown,
+)
 from sim.config.models import Frozen, GameConfig, SeatSpec, Target
 
 
@@ -173,11 +183,7 @@ def parse_tune(
     """
     if raw is None:
         return None
-    if not isinstance(raw, Mapping):
-        fail(where, ("tune",), f"must be a mapping with space, targets and budget, got {show(raw)}")
-    for key in raw:
-        if key not in TUNE_KEYS:
-            fail(where, ("tune", key), unknown(key, TUNE_KEYS, "key"))
+    check_block(raw, ("tune",), TUNE_KEYS, where, "a mapping with space, targets and budget")
     base = game.game_dict()
     out: dict[str, Any] = {"space": _parse_space(raw.get("space"), base, where)}
     if "players" in out["space"] and len(set(seats)) > 1:

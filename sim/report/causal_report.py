@@ -14,11 +14,11 @@ import yaml
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from sim.analysis.findings import ladder_verdict, luck_lines, value_verdict
+from sim.analysis.findings import luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.errors import SimError
 from sim.report.figures import styled, to_svg
-from sim.report.run_report import render_template, table
+from sim.report.html import render_template, table
 from sim.runs.paths import check_report_path, page_path
 from sim.runs.storage import write_text
 from sim.studies.ladder import LadderResult, load_ladder
@@ -68,7 +68,9 @@ def _svg(fig: Figure, key: str) -> Markup:
     return Markup(to_svg(fig, key))
 
 
-def _page(out: Path, context: dict, t0: float) -> Path:
+def _page(out: Path, t0: float, study, **context) -> Path:
+    """Write one page of the causal template: its context, the study as YAML, the build time."""
+    context["config"] = yaml.safe_dump(study.to_yaml_dict(), sort_keys=False)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     write_text(out, render_template("causal.html.j2", context))
     return out
@@ -156,21 +158,22 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
                 " order, so the games are paired. " + family_note("holm", len(a)),
             }
         )
-    context = {
-        "title": f"{result.study.name}: what each option is worth",
-        "command": "sim value",
-        "intro": "Restricted play (Jaffe et al. 2012) and deck ablation on common random numbers.",
-        "verdict": head,
-        "findings": lines,
-        "facts": [
+    return _page(
+        out,
+        t0,
+        result.study,
+        title=f"{result.study.name}: what each option is worth",
+        command="sim value",
+        intro="Restricted play (Jaffe et al. 2012) and deck ablation on common random numbers.",
+        verdict=head,
+        findings=lines,
+        facts=[
             ("folder", str(result.out_dir)),
             ("restricted slot", str(result.seat)),
             ("points", str(len(result.points))),
         ],
-        "sections": sections,
-        "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),
-    }
-    return _page(out, context, t0)
+        sections=sections,
+    )
 
 
 # ---------------------------------------------------------------- sim ladder
@@ -252,28 +255,22 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
             " at once.",
         },
     ]
-    context = {
-        "title": f"{result.study.name}: skill ladder",
-        "command": "sim ladder",
-        "intro": "Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
-        "verdict": ladder_verdict(
-            result.depth,
-            result.depth_ci,
-            result.chain_depth,
-            result.chain_ci,
-            len(result.labels) - 1,
-            result.threshold,
-        ),
-        "findings": [],
-        "facts": [
+    return _page(
+        out,
+        t0,
+        result.study,
+        title=f"{result.study.name}: skill ladder",
+        command="sim ladder",
+        intro="Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
+        verdict=result.verdict(),
+        findings=[],
+        facts=[
             ("folder", str(result.out_dir)),
             ("rungs", ", ".join(result.labels)),
             ("games per match", f"{result.matches[0].study.games:,}"),
         ],
-        "sections": sections,
-        "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),
-    }
-    return _page(out, context, t0)
+        sections=sections,
+    )
 
 
 # ---------------------------------------------------------------- sim luck
@@ -319,17 +316,18 @@ def build_luck_report(result: LuckResult, out_path=None, force: bool = False) ->
             " the best other seat's).",
         }
     ]
-    context = {
-        "title": f"{result.study.name}: luck gauge",
-        "command": "sim luck",
-        "intro": "How much of the outcome the deal fixes (Goodman et al.).",
-        "verdict": luck_lines(t)[0] if len(t) else "no policies",
-        "findings": luck_lines(t)[1:],
-        "facts": [("folder", str(result.out_dir))],
-        "sections": sections,
-        "config": yaml.safe_dump(result.study.to_yaml_dict(), sort_keys=False),
-    }
-    return _page(out, context, t0)
+    return _page(
+        out,
+        t0,
+        result.study,
+        title=f"{result.study.name}: luck gauge",
+        command="sim luck",
+        intro="How much of the outcome the deal fixes (Goodman et al.).",
+        verdict=luck_lines(t)[0] if len(t) else "no policies",
+        findings=luck_lines(t)[1:],
+        facts=[("folder", str(result.out_dir))],
+        sections=sections,
+    )
 
 
 KINDS = ("value", "ladder", "luck")

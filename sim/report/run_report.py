@@ -15,7 +15,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from sim import analysis as A
@@ -24,11 +23,23 @@ from sim.analysis.moments import Moments
 from sim.analysis.values import game_values
 from sim.config import StudyConfig, dump_yaml
 from sim.report import figures as F
+from sim.report.html import (
+    card_text,
+    ci,
+    num,
+    pct,
+    render_template,
+    share,
+    svg,
+    table,
+    text,
+)
+from sim.report.run_why import tension_section, turns_section, usage_section
 from sim.report.table_picture import draw_position
 from sim.runs.partials import run_data
-from sim.runs.paths import REPORT_MARK, RUN_FILE, check_report_path, page_path
+from sim.runs.paths import RUN_FILE, check_report_path, page_path
 from sim.runs.storage import RunResult, saved_study, write_text
-from sim.studies.run_page import PagePlays, representative_game
+from sim.studies.run_page import PagePlays
 
 SECTIONS = (
     ("summary", "Summary"),
@@ -61,7 +72,6 @@ FIGURES = (
     "dead",
 )
 POLICY_FIGURES = ("policies", "matchup-share", "matchup-beats")
-TEMPLATES = Path(__file__).parent / "templates"
 
 
 def write_report(
@@ -142,13 +152,6 @@ def report_run(path: str | Path) -> tuple[str, str] | None:
     return (found.group(1), html.unescape(found.group(2))) if found else None
 
 
-def render_template(name: str, context: dict) -> str:
-    """Fill one of the report templates (they share `_head.html.j2`, which carries
-    REPORT_MARK, the line that tells a later run this file is a report it may replace)."""
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
-    return env.get_template(name).render(report_mark=Markup(REPORT_MARK), **context)
-
-
 def render(context: dict) -> str:
     """Fill the run report's page template with a report context."""
     return render_template("run.html.j2", {"sections": SECTIONS, **context})
@@ -179,70 +182,16 @@ def report_context(
         "sample_note": note,
         "summary": _summary(run, study, metrics, moments),
         "seats": _seats(players, metrics, moments),
-        "turns": _turns(games, players, study, plays),
+        "turns": turns_section(games, players, study, plays),
         "policies": _policies(players),
         "scores": _scores(games, players),
         "flow": _flow(games),
-        "tension": _tension(games, run.turns),
+        "tension": tension_section(games, run.turns),
         "cards": _cards(run.cards, players),
-        "usage": _usage(run.cards, games, players),
+        "usage": usage_section(run.cards, games, players),
         "game": _game(run, plays),
         "config": dump_yaml(run.meta["config"]),
     }
-
-
-# ---------------------------------------------------------------- formatting
-
-Col = tuple[str, Callable[[dict], str]]
-
-
-def table(frame: pd.DataFrame, cols: list[Col]) -> Markup:
-    """An HTML table of `frame`, one column per (header, row dict -> text)."""
-    rows = frame.to_dict("records")  # keeps each column's type (iterrows makes ints floats)
-    body = pd.DataFrame({head: [fmt(row) for row in rows] for head, fmt in cols})
-    return Markup(body.to_html(index=False, border=0, classes="t", escape=True))
-
-
-def share(v: float, signed: bool = False) -> str:
-    """A share as a percentage (sim.units.pct): 99.98% is not '100.0%'."""
-    return units.pct(v, signed)
-
-
-def pct(col: str, signed: bool = False) -> Callable[[dict], str]:
-    """Format a share column as a percentage."""
-    return lambda r: "–" if pd.isna(r[col]) else share(r[col], signed)
-
-
-def ci(col: str, lo: str = "lo", hi: str = "hi", as_pct: bool = True) -> Callable:
-    """Format a value with its interval: '27.9% [27.3%, 28.5%]' or '2.26 [2.24, 2.28]'."""
-
-    def fmt(r: dict) -> str:
-        if pd.isna(r[col]):
-            return "–"
-        f = share if as_pct else (lambda v: f"{v:.2f}")
-        return f"{f(r[col])} [{f(r[lo])}, {f(r[hi])}]" if not pd.isna(r[lo]) else f(r[col])
-
-    return fmt
-
-
-def num(col: str, digits: int = 2) -> Callable[[dict], str]:
-    """Format a number; integers get thousands separators."""
-    return lambda r: f"{r[col]:,.0f}" if digits == 0 else f"{r[col]:,.{digits}f}"
-
-
-def text(col: str) -> Callable[[dict], str]:
-    """A column as plain text."""
-    return lambda r: str(r[col])
-
-
-def card_text(col: str = "card") -> Callable[[dict], str]:
-    """A card column as people read it (sim.units.card_label: 'box:(no walls)')."""
-    return lambda r: units.card_label(r[col])
-
-
-def svg(fig, key: str) -> Markup:
-    """A figure as inline SVG in a `<figure id="fig-KEY">` (KEY from FIGURES)."""
-    return Markup(f'<figure id="fig-{key}">{F.to_svg(fig, key)}</figure>')
 
 
 # ---------------------------------------------------------------- sections
@@ -578,196 +527,4 @@ def _game(run: RunResult, plays: PagePlays) -> dict:
         ),
         "replay_ok": game.matches,
         "note": game.note,
-    }
-
-
-# ---------------------------------------------------------------- turns, tension, card use
-
-
-def _ci_signed(col: str, lo: str, hi: str) -> Callable[[dict], str]:
-    """'+4.3% [+3.0%, +5.6%]' (a signed share with its interval)."""
-    return lambda r: (
-        "–"
-        if pd.isna(r[col])
-        else f"{share(r[col], True)} [{share(r[lo], True)}, {share(r[hi], True)}]"
-    )
-
-
-def _turns(
-    games: pd.DataFrame, players: pd.DataFrame, study: StudyConfig, plays: PagePlays
-) -> dict:
-    """Section 3: turns per seat, who ends the game, and the seat edge split by turn parity."""
-    counts = A.turns_per_seat(players)
-    split = A.turn_decomposition(games, players)
-    wins = A.turn_wins(players)
-    end = A.end_structure(games)
-    scan = plays.deck_scan
-    final = end["final"].iloc[0]
-    return {
-        "note": A.parity_note(games, players),
-        "split": table(
-            split,
-            [
-                ("seat", text("seat")),
-                ("extra-turn share", pct("extra_share")),
-                ("edge: win share − 1/n [95%]", _ci_signed("edge", "edge_lo", "edge_hi")),
-                ("at equal turns [95%]", _ci_signed("equal_part", "equal_lo", "equal_hi")),
-                ("from extra turns [95%]", _ci_signed("turn_part", "turn_lo", "turn_hi")),
-                ("win share in equal-turn games [95%]", ci("win_level", "level_lo", "level_hi")),
-                ("n equal-turn games", num("n_level", 0)),
-            ],
-        ),
-        "wins": table(
-            wins,
-            [
-                ("seat", text("seat")),
-                ("mean turns", num("turns")),
-                ("extra turn [95%]", ci("extra_share", "extra_lo", "extra_hi")),
-                ("win share with it [95%]", ci("win_extra", "win_extra_lo", "win_extra_hi")),
-                ("n with", num("n_extra", 0)),
-                ("win share without [95%]", ci("win_equal", "win_equal_lo", "win_equal_hi")),
-                ("n without", num("n_equal", 0)),
-            ],
-        ),
-        "trigger": table(
-            end["trigger"],
-            [
-                ("end trigger", text("end_trigger")),
-                ("by seat", lambda r: "setup" if r["trigger_seat"] < 0 else str(r["trigger_seat"])),
-                ("games", num("games", 0)),
-                ("share [95%]", ci("share")),
-            ],
-        ),
-        "last": table(
-            end["last"],
-            [
-                ("seat", text("last_seat")),
-                ("games", num("games", 0)),
-                ("takes the last turn [95%]", ci("share")),
-            ],
-        ),
-        "final": f"{final['mean']:.2f} [{final['lo']:.2f}, {final['hi']:.2f}] turns"
-        f" (median {final['median']:g}, {final['min']:g}–{final['max']:g})",
-        "figure": svg(F.turn_panels(counts, split, end["last"]), "turns"),
-        "deck_figure": svg(F.turns_by_deck(scan), "turns-deck") if len(scan) else None,
-        "deck": table(
-            scan,
-            [
-                ("box cards", text("boxes")),
-                ("turns per game", num("turns")),
-                ("turns per seat", lambda r: " / ".join(f"{x:.2f}" for x in r["seat_turns"])),
-                ("equal turns", pct("equal")),
-                ("seat 0 extra", pct("extra0")),
-                ("games", num("games", 0)),
-            ],
-        ),
-        "deck_games": plays.deck_games,
-        "deck_replaced": bool(len(scan) and scan["replaced"].any()),
-        "config_boxes": sum(study.game.deck.boxes.values()),
-    }
-
-
-def _tension(games: pd.DataFrame, turns: pd.DataFrame) -> dict:
-    """Section 7: lead changes, when the game was decided, comebacks, the trace's shape."""
-    summary = A.tension_summary(games)
-    index = representative_game(games)
-    fmt_value = {"lead_changes": False, "decided_at": True, "comeback": True,
-                 "open_before_last": True}  # fmt: skip
-    labels = {"lead_changes": "lead changes per game", "decided_at": "decided at",
-              "comeback": "comeback rate",
-              "open_before_last": "still open before the last round"}  # fmt: skip
-    summary["label"] = summary["metric"].map(labels)
-    return {
-        "table": table(
-            summary,
-            [
-                ("per game", text("label")),
-                ("mean [95%]", lambda r: ci("mean", as_pct=fmt_value[r["metric"]])(r)),
-                ("n games", num("n", 0)),
-                ("definition", text("meaning")),
-            ],
-        ),
-        "figure": svg(
-            F.tension_panels(A.game_trace(turns, index), index, A.margin_bands(turns), games),
-            "tension",
-        ),
-        "rounds": f"{games['rounds'].mean():.1f}",
-    }
-
-
-def _first_turn(r: dict) -> str:
-    """Mean turn of a seat's first play of the card, and that as a share of the game."""
-    if pd.isna(r["first_turn"]):
-        return "–"
-    return f"{r['first_turn']:.1f} ({r['first_share']:.0%})"
-
-
-def _usage(cards: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame) -> dict:
-    """Section 9: what happens to each card kind: held, played, stuck in hand, dead, wasted."""
-    usage = A.card_usage(cards, games)
-    princess = A.eviction_summary(players)
-    items = usage[usage["kind"].isin(["toy", "sprayer"])]
-    return {
-        "notes": A.dead_card_notes(usage),
-        "table": table(
-            usage,
-            [
-                ("card", card_text()),
-                ("held per game", num("held")),
-                ("dealt", num("dealt")),
-                ("drawn", num("drawn")),
-                ("played", num("played")),
-                ("in hand at the final phase", num("final_hand")),
-                ("dead per game", num("dead")),
-                ("dead rate (of copies) [95%]", ci("dead_rate", "dead_lo", "dead_hi")),
-                ("seat-games with a dead copy [95%]", ci("dead_games", "dg_lo", "dg_hi")),
-                ("n seat-games held", num("n_held", 0)),
-                ("first played, turn (share of game)", _first_turn),
-            ],
-        ),
-        "landing": table(
-            items,
-            [
-                ("item", card_text()),
-                ("placed per game", num("played")),
-                ("into a box the drawer leads", pct("into_led")),
-                ("into a rival's box", pct("into_rival")),
-                ("into a box nobody leads", pct("into_nobody")),
-                ("wasted per game", num("dead")),
-                ("n seat-games drawn", num("n_held", 0)),
-            ],
-        ),
-        "evictions": table(
-            A.evictions(players),
-            [
-                ("seat", text("seat")),
-                (
-                    "Princesses played per game",
-                    ci(
-                        "princesses_played",
-                        "princesses_played_lo",
-                        "princesses_played_hi",
-                        as_pct=False,
-                    ),
-                ),
-                (
-                    "on its own cat",
-                    ci("self_evictions", "self_evictions_lo", "self_evictions_hi", as_pct=False),
-                ),
-                (
-                    "its cats evicted",
-                    ci("cats_evicted", "cats_evicted_lo", "cats_evicted_hi", as_pct=False),
-                ),
-                ("n games", num("n", 0)),
-            ],
-        ),  # fmt: skip
-        "princess": f"{princess['per_game']:.2f} [{princess['per_game_lo']:.2f},"
-        f" {princess['per_game_hi']:.2f}] evictions per game;"
-        + (
-            f" {share(princess['own_share'])} [{share(princess['own_lo'])},"
-            f" {share(princess['own_hi'])}] of them on the evicting seat's own cat"
-            if not pd.isna(princess["own_share"])
-            else " no Princess was played"
-        ),
-        "figure": svg(F.dead_card_bars(usage), "dead"),
     }

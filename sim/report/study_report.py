@@ -25,7 +25,8 @@ from sim.config import dump_yaml
 from sim.errors import SimError
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
-from sim.report.run_report import render_template, runtime, table, text
+from sim.report.html import render_template, table, text
+from sim.report.run_report import runtime
 from sim.runs.partials import stream_runs
 from sim.runs.paths import STUDY_FILE, check_report_path, page_path
 from sim.runs.storage import read_json, write_text

@@ -18,7 +18,7 @@ from sim.metrics import describe_target
 from sim.report import causal_report
 from sim.report import tune_figures as TF
 from sim.report.figures import to_svg
-from sim.report.run_report import render_template, table, text
+from sim.report.html import render_template, table, text
 from sim.report.study_report import build_study_report, config_diff
 from sim.runs.paths import STUDY_FILE, check_report_path, page_path
 from sim.runs.storage import write_text

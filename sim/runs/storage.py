@@ -49,6 +49,17 @@ LOCK_FILE = ".lock"
 LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
 
 
+def _table_property(name: str, doc: str) -> property:
+    """A RunResult's table `name`, read from its parts when first used."""
+
+    def read(self: RunResult) -> pd.DataFrame:
+        if name not in self.frames:
+            self.frames[name] = read_table(self.run_dir, name)
+        return self.frames[name]
+
+    return property(read, doc=doc)
+
+
 @dataclass
 class RunResult:
     """A finished run: its folder, metadata and the four tidy tables (read when first used)."""
@@ -58,27 +69,10 @@ class RunResult:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     derived: dict = field(default_factory=dict)  # computed once from the tables (the report's)
 
-    @property
-    def games(self) -> pd.DataFrame:
-        return self._table("games")
-
-    @property
-    def players(self) -> pd.DataFrame:
-        return self._table("players")
-
-    @property
-    def cards(self) -> pd.DataFrame:
-        return self._table("cards")
-
-    @property
-    def turns(self) -> pd.DataFrame:
-        """The score trace: each seat's table score after every round (`sim.runs.results`)."""
-        return self._table("turns")
-
-    def _table(self, name: str) -> pd.DataFrame:
-        if name not in self.frames:
-            self.frames[name] = read_table(self.run_dir, name)
-        return self.frames[name]
+    games = _table_property("games", "One row per game (`sim.runs.results.GAME_COLUMNS`).")
+    players = _table_property("players", "One row per game and seat.")
+    cards = _table_property("cards", "One row per game, seat and card type.")
+    turns = _table_property("turns", "The score trace: each seat's table score after every round.")
 
 
 # ---------------------------------------------------------------- parts

@@ -19,9 +19,10 @@ any single point):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from sim.config import StudyConfig
+from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Executed, Point, chunk_size, execute
@@ -33,6 +34,8 @@ from sim.runs.storage import (
     mark_status,
     new_folder,
     point_dir,
+    read_study_meta,
+    require_complete,
     saved_study,
     study_yaml,
     write_json,
@@ -115,6 +118,28 @@ def same_study(saved: dict, study: StudyConfig | None, out_dir: Path, kind: str)
     return original
 
 
-def load_point(out_dir: Path, index: int) -> RunResult:
-    """The run folder of a study's point `index`, opened."""
-    return load_run(point_dir(out_dir, index))
+@dataclass(frozen=True)
+class Opened:
+    """A finished study folder: its study.json, its study (None for a comparison, which
+    has two) and every point's run."""
+
+    out_dir: Path
+    meta: dict
+    study: StudyConfig | None
+    runs: list[RunResult]
+
+    def point_study(self, index: int) -> StudyConfig:
+        """The study point `index` played (as its run.json records it; no plug-in loaded)."""
+        where = str(self.out_dir / STUDY_FILE)
+        return parse_study(self.runs[index].meta["config"], where, plugins=False)
+
+
+def open_study(out_dir: str | Path, kind: str) -> Opened:
+    """Open a finished study folder of one kind (for reports and notebooks): refuses another
+    kind, another engine version or an unfinished study."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, kind)
+    require_complete(out_dir, meta, kind)
+    study = None if kind == "compare" else saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    return Opened(out_dir, meta, study, runs)

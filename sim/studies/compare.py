@@ -13,20 +13,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from sim.config import StudyConfig, parse_study
+from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.paths import STUDY_FILE, check_page, folder_stem
+from sim.runs.paths import check_page, folder_stem
 from sim.runs.results import TABLES
 from sim.runs.storage import (
     RunResult,
     locked,
-    read_study_meta,
-    require_complete,
     study_yaml,
     write_text,
 )
-from sim.studies.common import fresh_dir, load_point, run_points
+from sim.studies.common import fresh_dir, open_study, run_points
 
 
 @dataclass
@@ -106,16 +104,7 @@ def run_compare(
 
 def load_compare(out_dir: str | Path) -> CompareResult:
     """Open a finished comparison folder."""
-    out_dir = Path(out_dir)
-    meta = read_study_meta(out_dir, "compare")
-    require_complete(out_dir, meta, "compare")
-    where = str(out_dir / STUDY_FILE)
-    a, b = (parse_study(cfg, where, plugins=False) for cfg in meta["configs"])
-    return CompareResult(
-        a=load_point(out_dir, 0),
-        b=load_point(out_dir, 1),
-        labels=tuple(meta["labels"]),
-        out_dir=out_dir,
-        studies=(a, b),
-        meta=meta,
-    )
+    o = open_study(out_dir, "compare")
+    a, b = (o.point_study(i) for i in (0, 1))
+    labels = tuple(o.meta["labels"])
+    return CompareResult(*o.runs, labels=labels, out_dir=o.out_dir, studies=(a, b), meta=o.meta)

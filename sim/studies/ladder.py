@@ -22,18 +22,13 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis import ladder as L
-from sim.config import StudyConfig, parse_study, rung_label, rung_seat
+from sim.analysis.findings import ladder_verdict
+from sim.config import StudyConfig, rung_label, rung_seat
 from sim.runs.options import Request, Workers
-from sim.runs.paths import STUDY_FILE
 from sim.runs.storage import (
     RunResult,
-    load_run,
-    point_dir,
-    read_study_meta,
-    require_complete,
-    saved_study,
 )
-from sim.studies.common import play_new_study
+from sim.studies.common import open_study, play_new_study
 
 
 @dataclass(frozen=True)
@@ -64,6 +59,13 @@ class LadderResult:
     chain_ci: tuple[float, float]
     threshold: float
     meta: dict = field(default_factory=dict)
+
+    def verdict(self) -> str:
+        """The ladder's verdict: its depth and rating chain depth, with intervals."""
+        steps = len(self.labels) - 1
+        return ladder_verdict(
+            self.depth, self.depth_ci, self.chain_depth, self.chain_ci, steps, self.threshold
+        )
 
 
 def rungs_of(study: StudyConfig) -> tuple[list[str], list[dict[str, Any]]]:
@@ -198,18 +200,12 @@ def _predicted(steps: pd.DataFrame, theta: np.ndarray) -> list[float]:
 
 def load_ladder(out_dir: str | Path) -> LadderResult:
     """Open a finished ladder folder (for `sim report`) and analyse it again."""
-    out_dir = Path(out_dir)
-    meta = read_study_meta(out_dir, "ladder")
-    require_complete(out_dir, meta, "ladder")
-    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
-    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    o = open_study(out_dir, "ladder")
     matches = []
-    for p, run in zip(meta["points"], runs, strict=True):
+    for i, p in enumerate(o.meta["points"]):
         v = p["values"]
-        s = parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False)
         upper = tuple(range(0, v["players"], 2))
-        matches.append(Match(v["step"], v["lower"], v["players"], upper, s))
-    threshold = study.ladder.threshold
-    labels = meta["rungs"]
-    tables = ladder_tables(labels, matches, runs, threshold, study.seed)
-    return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)
+        matches.append(Match(v["step"], v["lower"], v["players"], upper, o.point_study(i)))
+    threshold, labels = o.study.ladder.threshold, o.meta["rungs"]
+    tables = ladder_tables(labels, matches, o.runs, threshold, o.study.seed)
+    return LadderResult(o.study, o.out_dir, labels, matches, o.runs, *tables, threshold, o.meta)

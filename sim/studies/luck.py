@@ -23,17 +23,11 @@ from sim.analysis import ladder as L
 from sim.config import StudyConfig, rung_label, rung_seat
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.paths import STUDY_FILE
 from sim.runs.storage import (
     RunResult,
-    load_run,
-    point_dir,
-    read_study_meta,
-    require_complete,
-    saved_study,
 )
 from sim.specs import is_plugin
-from sim.studies.common import play_new_study
+from sim.studies.common import open_study, play_new_study
 
 
 @dataclass
@@ -109,11 +103,7 @@ def luck_table(labels: list[str], runs: list[RunResult], replays: int, seed: int
 
 def load_luck(out_dir: str | Path) -> LuckResult:
     """Open a finished luck folder (for `sim report`) and analyse it again."""
-    out_dir = Path(out_dir)
-    meta = read_study_meta(out_dir, "luck")
-    require_complete(out_dir, meta, "luck")
-    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
-    labels = [p["label"] for p in meta["points"]]
-    runs = [load_run(point_dir(out_dir, i)) for i in range(len(labels))]
-    table = luck_table(labels, runs, meta["replays"], study.seed)
-    return LuckResult(study, out_dir, labels, runs, table, meta)
+    o = open_study(out_dir, "luck")
+    labels = [p["label"] for p in o.meta["points"]]
+    table = luck_table(labels, o.runs, o.meta["replays"], o.study.seed)
+    return LuckResult(o.study, o.out_dir, labels, o.runs, table, o.meta)

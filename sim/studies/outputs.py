@@ -17,7 +17,7 @@ import pandas as pd
 
 from sim import units
 from sim.analysis.balance import run_summary
-from sim.analysis.findings import ladder_verdict, luck_lines, value_verdict
+from sim.analysis.findings import luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
@@ -121,23 +121,11 @@ def write_value_files(result: ValueResult) -> tuple[str, list[str]]:
     return head, lines
 
 
-def ladder_text(result: LadderResult) -> str:
-    """The ladder's verdict: its depth and rating chain depth, with intervals."""
-    return ladder_verdict(
-        result.depth,
-        result.depth_ci,
-        result.chain_depth,
-        result.chain_ci,
-        len(result.labels) - 1,
-        result.threshold,
-    )
-
-
 def write_ladder_files(result: LadderResult) -> str:
     """`ladder.csv`, `ratings.csv` and `summary.json` of a ladder; its verdict."""
     _csv(result.steps, result.out_dir / LADDER_FILE)
     _csv(result.ratings, result.out_dir / RATINGS_FILE)
-    verdict = ladder_text(result)
+    verdict = result.verdict()
     write_json(
         result.out_dir / SUMMARY_FILE,
         {

@@ -18,19 +18,17 @@ import pandas as pd
 from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.paths import STUDY_FILE, check_page, folder_stem
+from sim.runs.paths import check_page, folder_stem
 from sim.runs.storage import (
     LEGACY_CHUNK_GAMES,
     RunResult,
     locked,
     read_study_meta,
-    require_complete,
     resumed,
-    saved_study,
     study_yaml,
     write_text,
 )
-from sim.studies.common import fresh_dir, load_point, run_points, same_study
+from sim.studies.common import fresh_dir, open_study, run_points, same_study
 
 
 @dataclass
@@ -72,25 +70,11 @@ class SweepResult:
             parts.append(frame)
         return pd.concat(parts, ignore_index=True)
 
-    @cached_property
-    def games(self) -> pd.DataFrame:
-        """games rows of every point, with `point` and the swept values as columns."""
-        return self._stacked("games")
-
-    @cached_property
-    def players(self) -> pd.DataFrame:
-        """players rows of every point, with `point` and the swept values as columns."""
-        return self._stacked("players")
-
-    @cached_property
-    def cards(self) -> pd.DataFrame:
-        """cards rows of every point, with `point` and the swept values as columns."""
-        return self._stacked("cards")
-
-    @cached_property
-    def turns(self) -> pd.DataFrame:
-        """turns rows (the score trace) of every point, with `point` and the swept values."""
-        return self._stacked("turns")
+    # Each table of every point, with `point` and the swept values as columns (read once).
+    games = cached_property(lambda self: self._stacked("games"))
+    players = cached_property(lambda self: self._stacked("players"))
+    cards = cached_property(lambda self: self._stacked("cards"))
+    turns = cached_property(lambda self: self._stacked("turns"))
 
 
 def point_label(point: dict[str, Any]) -> str:
@@ -166,10 +150,6 @@ def sweep_studies(study: StudyConfig) -> list[StudyConfig]:
 
 def load_sweep(out_dir: str | Path) -> SweepResult:
     """Open a finished sweep folder (for reports and notebooks)."""
-    out_dir = Path(out_dir)
-    meta = read_study_meta(out_dir, "sweep")
-    require_complete(out_dir, meta, "sweep")
-    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
-    points = study.sweep_points()
-    runs = [load_point(out_dir, i) for i in range(len(points))]
-    return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
+    o = open_study(out_dir, "sweep")
+    points = o.study.sweep_points()
+    return SweepResult(study=o.study, out_dir=o.out_dir, points=points, runs=o.runs, meta=o.meta)

@@ -25,20 +25,14 @@ from pathlib import Path
 import pandas as pd
 
 from sim.analysis import restricted as R
-from sim.config import StudyConfig, parse_study
+from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.paths import STUDY_FILE
 from sim.runs.storage import (
     RunResult,
-    load_run,
-    point_dir,
-    read_study_meta,
-    require_complete,
-    saved_study,
 )
 from sim.specs import is_plugin
-from sim.studies.common import play_new_study
+from sim.studies.common import open_study, play_new_study
 
 
 @dataclass(frozen=True)
@@ -170,18 +164,11 @@ VALUE_COLUMNS = [
 
 def load_value(out_dir: str | Path) -> ValueResult:
     """Open a finished value folder (for `sim report`) and analyse it again."""
-    out_dir = Path(out_dir)
-    meta = read_study_meta(out_dir, "value")
-    require_complete(out_dir, meta, "value")
-    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
-    runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
+    o = open_study(out_dir, "value")
     points = [
-        ValuePoint(
-            p["kind"],
-            "" if p["kind"] == "base" else p["label"],
-            parse_study(run.meta["config"], str(out_dir / STUDY_FILE), plugins=False),
-        )
-        for p, run in zip(meta["points"], runs, strict=True)
+        ValuePoint(p["kind"], "" if p["kind"] == "base" else p["label"], o.point_study(i))
+        for i, p in enumerate(o.meta["points"])
     ]
-    values, ablation = value_tables(points, runs, meta["seat"])
-    return ValueResult(study, out_dir, points, runs, values, ablation, meta["seat"], meta)
+    values, ablation = value_tables(points, o.runs, o.meta["seat"])
+    seat = o.meta["seat"]
+    return ValueResult(o.study, o.out_dir, points, o.runs, values, ablation, seat, o.meta)
