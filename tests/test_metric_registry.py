@@ -101,7 +101,7 @@ def test_the_registry_is_on_the_ground_floor():
     code = (
         "import sys, sim.metrics; a = sorted(m for m in sys.modules if m.startswith('sim'));"
         " import sim.config; b = sorted(m for m in sys.modules if m.startswith('sim'));"
-        " print(a, 'pandas' in sys.modules, 'sim.runs.run' in b, 'sim.analysis' in b)"
+        " print(a, 'pandas' in sys.modules, 'sim.runs.runner' in b, 'sim.analysis' in b)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout.strip()  # fmt: skip

@@ -22,7 +22,7 @@ from sim.config import (
 )
 from sim.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "configs" / "base.yaml"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from sim.cli import main
 from sim.report.run_report import report_run
 
-BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
+BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 QUICK = ["--games", "40", "--jobs", "1", "--quiet"]
 
 

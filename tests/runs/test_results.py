@@ -21,7 +21,7 @@ from sim.runs.play import play_arrays, play_one
 from sim.runs.results import finish_rounds, max_rounds, record_rounds, trace_scratch
 from sim.runs import run_chunk
 
-BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
+BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from sim.runs.partials import (
 from sim.runs.partials import run_data as report_data
 from sim import load_run, run
 
-BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
+BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from sim.specs import POLICIES
 
 CHUNK_GAMES = {name: spec.chunk_games for name, spec in POLICIES.items()}
 
-BASE = Path(__file__).resolve().parents[1] / "configs" / "base.yaml"
+BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from sim.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "configs" / "base.yaml"
 WORKED = ROOT / "configs" / "positions" / "worked_example.json"
 SETUP_KEYS = {"seed", "config", "deck", "start", "hands", "aside", "deck_after"}

@@ -9,7 +9,7 @@ import pytest
 from sim.cli import main
 from sim.config import load_study, merge_settings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "configs" / "base.yaml"
 
 

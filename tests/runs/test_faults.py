@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "configs" / "base.yaml").read_text()
 SLOW = BASE.replace("  - {policy: greedy}", "  - {policy: lookahead}", 1)
 

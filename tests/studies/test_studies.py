@@ -25,7 +25,7 @@ from sim.studies import sweep as S
 from sim.studies.compare import load_compare
 from sim.studies.sweep import load_sweep, sweep_studies
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "configs" / "base.yaml"
 MORE = ROOT / "configs" / "base_more_sprayers.yaml"
 GAMES = 1000  # per point: enough for the known effects to be sharp

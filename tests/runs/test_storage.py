@@ -19,7 +19,7 @@ from sim.runs.results import TABLES
 from sim import load_run
 from sim.runs.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "base.yaml"
 GAMES = 60
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-BASE = (Path(__file__).resolve().parents[1] / "configs" / "base.yaml").read_text()
+BASE = (Path(__file__).resolve().parents[2] / "configs" / "base.yaml").read_text()
 
 CASES = {
     "unknown key": (BASE + "\nfoo: 1\n", "foo"),
@@ -62,7 +62,7 @@ def test_run_into_a_used_folder_keeps_it(tmp_path):
     (out / "keep.txt").write_text("finished results")
     done = _sim(
         "run",
-        str(Path(__file__).resolve().parents[1] / "configs" / "base.yaml"),
+        str(Path(__file__).resolve().parents[2] / "configs" / "base.yaml"),
         "--games",
         "10",
         "--out",
