@@ -42,8 +42,7 @@ CASES: dict[str, dict] = {
         for preset in ("builder", "spoiler", "sleeper")
     },
     "heuristic:weights": {
-        "seats": [{"policy": "heuristic", "weights": {"own_points": 1.0}, "temperature": 0.5}]
-        * 4
+        "seats": [{"policy": "heuristic", "weights": {"own_points": 1.0}, "temperature": 0.5}] * 4
     },
     "lookahead": {"players": 2, "seats": [{"policy": "lookahead"}, {"policy": "greedy"}]},
     "ismcts": {"players": 2, "seats": [{"policy": "ismcts"}, {"policy": "greedy"}]},

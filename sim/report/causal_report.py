@@ -24,7 +24,7 @@ from sim.runs.storage import write_text
 from sim.studies.ladder import LadderResult, load_ladder
 from sim.studies.luck import LuckResult, load_luck
 from sim.studies.value import ValueResult, load_value
-from sim.units import card_label
+from sim.units import card_label, pct
 
 
 def _num(col: str, digits: int = 2, signed: bool = False):
@@ -33,7 +33,7 @@ def _num(col: str, digits: int = 2, signed: bool = False):
 
 
 def _pct(col: str):
-    return lambda r: "–" if pd.isna(r[col]) else f"{r[col]:.1%}"
+    return lambda r: "–" if pd.isna(r[col]) else pct(r[col])
 
 
 def _ci(lo: str, hi: str, digits: int = 2, scale: float = 1.0):
@@ -207,11 +207,11 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         ("lower", lambda x: x["lower"]),
         ("players", lambda x: str(x["players"])),
         ("upper's share", _pct("share")),
-        ("95% interval", lambda x: f"[{x['lo']:.1%}, {x['hi']:.1%}]"),
+        ("95% interval", lambda x: f"[{pct(x['lo'])}, {pct(x['hi'])}]"),
         ("fair", _pct("fair")),
         ("n", lambda x: f"{x['n']:,}"),
         ("pairwise share", _pct("pair_share")),
-        ("95% interval ", lambda x: f"[{x['pair_lo']:.1%}, {x['pair_hi']:.1%}]"),
+        ("95% interval ", lambda x: f"[{pct(x['pair_lo'])}, {pct(x['pair_hi'])}]"),
         ("model's prediction", _pct("bt_predicted")),
         ("agrees", lambda x: "yes" if x["agrees"] else "no"),
         ("one-model prediction", _pct("bt_pooled")),
@@ -297,7 +297,7 @@ def build_luck_report(result: LuckResult, out_path=None, force: bool = False) ->
         ("policy", lambda r: r["policy"]),
         ("outcome", lambda r: r["outcome"]),
         ("deal's share", _pct("deal_share")),
-        ("95% interval", lambda r: f"[{r['lo']:.1%}, {r['hi']:.1%}]"),
+        ("95% interval", lambda r: f"[{pct(r['lo'])}, {pct(r['hi'])}]"),
         ("variance: deal", _num("var_deal", 4)),
         ("within deal", _num("var_within", 4)),
         ("deals", lambda r: str(r["deals"])),

@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from sim import units
 from sim.analysis.balance import distribution
 from sim.report.table_picture import SEAT_COLOURS
 from sim.units import card_label
@@ -95,7 +96,7 @@ def matchup_heatmap(matrix: pd.DataFrame, centre: float, title: str) -> Figure:
         ax.text(
             j,
             i,
-            "–" if np.isnan(v) else f"{v:.1%}",
+            "–" if np.isnan(v) else units.pct(v),
             ha="center",
             va="center",
             color="white" if dark else "black",
@@ -282,7 +283,7 @@ def turns_by_deck(scan: pd.DataFrame) -> Figure:
         ax.scatter(d["boxes"][~equal], d["turns"][~equal], facecolor="white",
                    edgecolor=colour, s=28, zorder=3)  # fmt: skip
         for r in d.itertuples():
-            ax.annotate(f"{r.equal:.0%}", (r.boxes, r.turns), textcoords="offset points",
+            ax.annotate(units.pct(r.equal), (r.boxes, r.turns), textcoords="offset points",
                         xytext=(0, 5), ha="center", fontsize=5, color=colour)  # fmt: skip
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("box cards in the deck (mix kept)")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from sim import analysis as A
+from sim import units
 from sim.config import StudyConfig
 from sim.report import figures as F
 from sim.report.html import card_text, ci, num, pct, share, svg, table, text
@@ -129,7 +130,7 @@ def _first_turn(r: dict) -> str:
     """Mean turn of a seat's first play of the card, and that as a share of the game."""
     if pd.isna(r["first_turn"]):
         return "–"
-    return f"{r['first_turn']:.1f} ({r['first_share']:.0%})"
+    return f"{r['first_turn']:.1f} ({units.pct(r['first_share'])})"
 
 
 def usage_section(cards: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame) -> dict:

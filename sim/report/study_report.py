@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 from markupsafe import Markup
 
+from sim import units
 from sim.analysis.findings import compare_findings, metric_interval, metric_text, sweep_findings
 from sim.analysis.paired import (
     SweepStats,
@@ -255,7 +256,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         ("paired width", lambda r: metric_text(r["metric"], r["width"], diff=True)),
         ("unpaired width", lambda r: metric_text(r["metric"], r["unpaired_width"], diff=True)),
         ("paired / unpaired", lambda r: "–" if pd.isna(r["width_ratio"])
-         else f"{r['width_ratio']:.0%}"),
+         else units.pct(r["width_ratio"])),
         ("adjusted p", lambda r: "–" if pd.isna(r["p_adj"]) else f"{r['p_adj']:.2g}"),
         ("call", _call),
     ]  # fmt: skip
@@ -278,7 +279,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         "identical": bool(t.attrs.get("identical")),
         "paired": t.attrs.get("paired", True) is not False,
         "primary": t.attrs.get("primary"),
-        "median_ratio": f"{ratio.median():.0%}" if len(ratio) else "–",
+        "median_ratio": units.pct(ratio.median()) if len(ratio) else "–",
         "forest": _svg(SF.compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"),
                        "forest"),
         "groups": groups,

@@ -22,6 +22,7 @@ from sim.report.html import render_template, table, text
 from sim.report.study_report import build_study_report, config_diff
 from sim.runs.paths import STUDY_FILE, check_report_path, page_path
 from sim.runs.storage import write_text
+from sim.units import pct
 
 TUNE_FILE = "tune.json"
 
@@ -91,7 +92,7 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
             effects,
             [
                 ("parameter", text("parameter")),
-                ("importance", lambda r: f"{r['importance']:.0%}"),
+                ("importance", lambda r: pct(r["importance"])),
                 ("lowest mean D at", text("best_value")),
                 ("values tried", text("levels")),
             ],

@@ -32,6 +32,7 @@ from sim.runs.parallel import WorkerDied, check_options, parallel_results, resol
 from sim.runs.partials import parts_moments, save_moments
 from sim.runs.play import engine_is_cached, load_engine, play_arrays
 from sim.runs.results import arrow_tables
+from sim.units import pct
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
@@ -212,7 +213,7 @@ def _play(points, todo, games, workers: Workers) -> int:
                 bar.update(count)
                 if len(points) == 1:
                     seat0.append(share)
-                    bar.set_postfix_str(f"seat 0 wins {np.mean(seat0):.1%}")
+                    bar.set_postfix_str(f"seat 0 wins {pct(float(np.mean(seat0)))}")
     finally:
         if bar is not None:
             bar.close()

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.balance import run_metrics
+from sim.analysis.findings import metric_interval
 from sim.analysis.paired import metric_points
 from sim.analysis.tuning import pareto_front, target_distance, target_misses
 from sim.analysis.values import game_values
@@ -486,14 +487,7 @@ def _target_line(name: str, target: Any, est: dict) -> str:
 
 
 def _short(name: str, est: dict) -> str:
-    fmt = _fmt(metric(name).unit)
-    return f"{fmt(est['estimate'])} [{fmt(est['lo'])}, {fmt(est['hi'])}]"
-
-
-def _fmt(unit: str) -> Callable[[float], str]:
-    if unit == "share":
-        return lambda v: f"{v:.1%}"
-    return lambda v: f"{v:.3g}"
+    return metric_interval(name, est)
 
 
 def _yaml_targets(targets: dict) -> dict:

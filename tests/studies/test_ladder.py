@@ -118,8 +118,19 @@ def test_ladder_end_to_end(tmp_path):
         "seed": 3,
         "ladder": {"rungs": [{"policy": "random"}, {"policy": "greedy"}]},
     }
-    text = sim_cli("ladder", _write(tmp_path, data), "--games", 200, "--jobs", 1,
-                   "--out", tmp_path / "l", "--report", tmp_path / "l.html", "--quiet")
+    text = sim_cli(
+        "ladder",
+        _write(tmp_path, data),
+        "--games",
+        200,
+        "--jobs",
+        1,
+        "--out",
+        tmp_path / "l",
+        "--report",
+        tmp_path / "l.html",
+        "--quiet",
+    )
     steps = pd.read_csv(tmp_path / "l" / "ladder.csv")
     assert list(steps["players"]) == [2, 3]
     assert (steps["lo"] > steps["fair"]).all()  # greedy clearly above its fair share
@@ -143,8 +154,21 @@ def test_ladder_end_to_end(tmp_path):
 
 def test_luck_end_to_end(tmp_path):
     data = {"players": 2, "seats": [{"policy": "random"}, {"policy": "greedy"}], "seed": 9}
-    sim_cli("luck", _write(tmp_path, data), "--deals", 40, "--replays", 4, "--jobs", 1,
-            "--out", tmp_path / "k", "--report", tmp_path / "k.html", "--quiet")
+    sim_cli(
+        "luck",
+        _write(tmp_path, data),
+        "--deals",
+        40,
+        "--replays",
+        4,
+        "--jobs",
+        1,
+        "--out",
+        tmp_path / "k",
+        "--report",
+        tmp_path / "k.html",
+        "--quiet",
+    )
     table = pd.read_csv(tmp_path / "k" / "luck.csv")
     assert set(table["policy"]) == {"random", "greedy"}
     assert ((table["lo"] <= table["deal_share"]) & (table["deal_share"] <= table["hi"])).all()
@@ -171,8 +195,16 @@ def test_ladder_orders_random_greedy_lookahead(tmp_path):
             ]
         },
     }
-    sim_cli("ladder", _write(tmp_path, data), "--games", 400, "--out", tmp_path / "l",
-            "--no-report", "--quiet")
+    sim_cli(
+        "ladder",
+        _write(tmp_path, data),
+        "--games",
+        400,
+        "--out",
+        tmp_path / "l",
+        "--no-report",
+        "--quiet",
+    )
     result = load_ladder(tmp_path / "l")
     s = result.steps
     assert len(s) == 3  # two steps and random v look-ahead, the transitivity check

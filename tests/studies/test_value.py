@@ -71,8 +71,19 @@ def test_value_study_end_to_end(tmp_path):
         "value": {"options": ["princess", "box:NESW", "cat", "sleeping"], "ablate": ["box:N"]},
     }
     path = _write(tmp_path, data)
-    text = sim_cli("value", path, "--games", 240, "--jobs", 1, "--out", tmp_path / "v",
-                   "--report", tmp_path / "v.html", "--quiet")
+    text = sim_cli(
+        "value",
+        path,
+        "--games",
+        240,
+        "--jobs",
+        1,
+        "--out",
+        tmp_path / "v",
+        "--report",
+        tmp_path / "v.html",
+        "--quiet",
+    )
     from sim.studies.value import load_value
 
     result = load_value(tmp_path / "v")
