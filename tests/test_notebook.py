@@ -8,8 +8,8 @@ import ipykernel  # noqa: F401  (the kernel nbclient starts)
 import nbclient
 import nbformat
 
-from sim.config import load_study
 from sim import run
+from sim.config import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"

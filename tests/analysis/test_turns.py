@@ -18,9 +18,9 @@ from sim.analysis.turns import (
     turns_per_seat,
 )
 from sim.config import load_study
-from sim.studies.turns import deck_scan, resized_boxes, scan_text
-from sim.runs.partials import moments_of
 from sim.runs import run_chunk
+from sim.runs.partials import moments_of
+from sim.studies.turns import deck_scan, resized_boxes, scan_text
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

@@ -13,10 +13,10 @@ import pytest
 from sim.config import parse_study
 from sim.engine.game import Game
 from sim.engine.state import PS_CATS
-from sim.runs.lineup import engine_for
-from sim.runs.play import Seat, play_arrays, play_one
 from sim.policies.compiled import action_banned
 from sim.policies.dispatch import PolicyScratch
+from sim.runs.lineup import engine_for
+from sim.runs.play import Seat, play_arrays, play_one
 
 POLICIES = [
     {"policy": "random"},

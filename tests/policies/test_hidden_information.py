@@ -10,9 +10,9 @@ import pytest
 from sim.config import GameConfig
 from sim.engine.game import Game, PlayerView
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView
-from sim.runs.lineup import engine_for
 from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
 from sim.policies.lookahead import unseen_counts
+from sim.runs.lineup import engine_for
 from sim.specs import policy_code, seat_params
 
 POLICIES = {

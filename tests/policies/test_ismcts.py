@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim import run
 from sim.analysis import wilson
 from sim.config import GameConfig, load_study
 from sim.engine.game import Game
-from sim.runs.lineup import engine_for
 from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
 from sim.policies.ismcts import T_AVAIL, T_CHILD, T_MOVER, T_SIBLING, T_VISITS, top_actions
-from sim.runs.results import TABLES
-from sim import run
 from sim.runs import run_chunk
+from sim.runs.lineup import engine_for
+from sim.runs.results import TABLES
 from sim.specs import POLICY_ISMCTS, seat_params
 
 BASE = load_study(Path(__file__).resolve().parents[2] / "configs" / "base.yaml")

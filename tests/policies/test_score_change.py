@@ -86,9 +86,9 @@ from sim.engine.turns import (
     apply_action,
     sleeping_placements,
 )
-from sim.runs.lineup import engine_for
 from sim.policies.compiled import _place_delta, current_scores, score_change, w_delta
 from sim.policies.dispatch import PolicyScratch
+from sim.runs.lineup import engine_for
 from sim.specs import policy_code, seat_params
 
 BASE = load_study(Path(__file__).resolve().parents[2] / "configs" / "base.yaml")

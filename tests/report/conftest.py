@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.config import load_study
 from sim import build_report, run
+from sim.config import load_study
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

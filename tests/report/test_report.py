@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.config import load_study
 from sim import build_report, load_run, run
+from sim.config import load_study
 from sim.report.run_report import FIGURES, POLICY_FIGURES, SECTIONS, report_context
 from sim.runs.partials import run_data
 from sim.studies.run_page import page_plays, representative_game

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from cli_helpers import sim_cli
 
 from sim.analysis import ladder as L
 from sim.config import parse_study
@@ -15,7 +16,6 @@ from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.errors import ConfigError
 from sim.runs.play import play_arrays
 from sim.studies.ladder import load_ladder
-from cli_helpers import sim_cli
 
 
 def _write(tmp_path, data: dict):

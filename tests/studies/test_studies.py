@@ -15,10 +15,10 @@ from sim.analysis.paired import compare_runs, sweep_result_stats
 from sim.config import load_study
 from sim.engine.game import Game
 from sim.errors import SimError
-from sim.runs.lineup import engine_for
 from sim.report.study_report import build_compare_report, build_sweep_report
-from sim.runs.results import TABLES
 from sim.runs import Request, Workers
+from sim.runs.lineup import engine_for
+from sim.runs.results import TABLES
 from sim.runs.storage import point_dir
 from sim.studies import compare as C
 from sim.studies import sweep as S

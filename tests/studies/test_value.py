@@ -7,8 +7,8 @@ import re
 
 import pandas as pd
 import pytest
-
 from cli_helpers import sim_cli
+
 from sim.config import ban_options, parse_study
 from sim.errors import ConfigError
 
