@@ -194,3 +194,14 @@ def test_analysis_is_pure():
                 if not t.startswith("sim.analysis") and t not in ("sim.metrics", "sim.units")
             )
             assert outside == [], f"{name} imports {outside}"
+
+
+def test_every_compiled_module_keys_the_compile_cache():
+    """numba's cache is keyed by the COMPILED files (sim/__init__.py): a module that
+    compiles code, or whose constants a compiled function reads, must be among them, or a
+    stale cache could serve old machine code after an edit."""
+    from sim import COMPILED
+
+    covered = {p.resolve() for pattern in COMPILED for p in SIM.glob(pattern)}
+    compiled = {p.resolve() for p in SIM.rglob("*.py") if "njit" in p.read_text()}
+    assert compiled <= covered, sorted(str(p.relative_to(SIM)) for p in compiled - covered)
