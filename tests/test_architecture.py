@@ -205,3 +205,23 @@ def test_every_compiled_module_keys_the_compile_cache():
     covered = {p.resolve() for pattern in COMPILED for p in SIM.glob(pattern)}
     compiled = {p.resolve() for p in SIM.rglob("*.py") if "njit" in p.read_text()}
     assert compiled <= covered, sorted(str(p.relative_to(SIM)) for p in compiled - covered)
+
+
+# Imported by a compiled module for its Python code only (arrow tables, run metadata): no
+# compiled function reads them, so they need not key the cache.
+PYTHON_SIDE = {"sim.runs.results": {"sim.analysis.tension", "sim.config", "sim.version"}}
+
+
+def test_what_compiled_modules_import_keys_the_compile_cache_too():
+    """numba bakes a global's value into the machine code, so a module whose constants a
+    compiled function reads must key the cache as well: a compiled module imports only
+    covered modules (or, named in PYTHON_SIDE, ones its Python code alone uses)."""
+    from sim import COMPILED
+
+    covered = {module_name(p) for pattern in COMPILED for p in SIM.glob(pattern)}
+    compiled = {module_name(p) for p in SIM.rglob("*.py") if "njit" in p.read_text()}
+    loose = {
+        m: sorted(t for t in GRAPH[m] if t not in covered and t not in PYTHON_SIDE.get(m, ()))
+        for m in compiled
+    }
+    assert {m: t for m, t in loose.items() if t} == {}
