@@ -263,12 +263,12 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def tune(args: argparse.Namespace) -> int:
-    """`sim tune CONFIG`: search, confirm on fresh seeds, tune.json, the recommended (or
-    closest) study as YAML, the page."""
+    """`sim tune CONFIG`: the start's check, the search, the selection and the confirmation
+    on fresh seeds; tune.json, the recommended (or closest) study as YAML, the page."""
     from sim.report.tune_report import build_tune_report
     from sim.runs.paths import check_page
     from sim.studies.outputs import write_tune_files
-    from sim.studies.tune import confirm, run_tune
+    from sim.studies.tune import run_tune
 
     check_resume(args, "tune", "TUNE_DIR")
     if args.budget is not None and args.budget < 1:
@@ -281,18 +281,16 @@ def tune(args: argparse.Namespace) -> int:
         study = study.with_overrides(seed=request.seed)
     if study is not None:
         check_page(request, "tune", study)  # before any game
-    state = run_tune(study, workers, budget=args.budget, out=request.out, resume=request.resume)
-    verdict = confirm(state, workers)
-    chosen = write_tune_files(state, verdict)
+    verdict = run_tune(study, workers, budget=args.budget, out=request.out, resume=request.resume)
+    state, chosen = verdict.state, write_tune_files(verdict)
     search = verdict.data["search"]
     lines = [
-        f"{state.study.name}: {search['candidates']} candidates, {search['games']:,} search games"
-        f" in {search['wall_time_s']:.0f} s; confirmed on {verdict.data['confirm']['games']:,}"
-        f" fresh games each -> {state.out_dir}",
+        f"{state.study.name}: {search['candidates']} candidates in {search['wall_time_s']:.0f} s"
+        f" -> {state.out_dir}",
         *verdict.lines,
     ]
     if verdict.data["pareto"]:
-        lines.append("Pareto set (no other confirmed config is closer on every target): "
+        lines.append("Pareto set (no other checked config is closer on every target): "
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{chosen.stem} study: {chosen}")
     return _said(lines, args, lambda: build_tune_report(state.out_dir, request.report, args.force))

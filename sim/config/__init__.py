@@ -22,7 +22,14 @@ from sim.config.blocks import (
 )
 from sim.config.keys import merge_settings, parse_override
 from sim.config.limits import MAX_GAMES
-from sim.config.load import apply_sets, extends_chain, load_study, study_changes, summarize
+from sim.config.load import (
+    apply_sets,
+    describe_changes,
+    extends_chain,
+    load_study,
+    study_changes,
+    summarize,
+)
 from sim.config.models import (
     BAN_ACTIONS,
     Deck,
@@ -58,6 +65,7 @@ __all__ = [
     "apply_sets",
     "ban_options",
     "deck_size",
+    "describe_changes",
     "dump_yaml",
     "extends_chain",
     "load_study",

@@ -72,9 +72,10 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
     )  # fmt: skip
     effects = parameter_effects(frame.rename(columns={"first_distance": "distance"}), params)
     trace = pd.DataFrame(meta["trace"])
+    checked = [verdict["start_check"], *verdict["finalists"]]
     misses = pd.DataFrame(
         {r["label"]: target_misses({n: r["targets"][n]["estimate"] for n in targets}, targets)
-         for r in verdict["finalists"]}
+         for r in checked}
     ).T  # fmt: skip
     pareto = None
     if len(targets) > 1:
@@ -85,7 +86,8 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
         "status": verdict["status"],
         "diff": config_diff(start, chosen) or "no change",
         "targets": _targets_table(verdict, targets),
-        "finalists": _finalists_table(verdict, targets, params),
+        "finalists": _finalists_table(checked, targets, params),
+        "family": verdict["family"][:1].upper() + verdict["family"][1:],
         "trace": Markup(to_svg(TF.search_trace(trace), "tt")) if len(trace) else None,
         "slices": Markup(to_svg(TF.parameter_slices(frame, params), "ts")) if len(frame) else None,
         "effects": table(
@@ -122,30 +124,35 @@ def _targets_table(verdict: dict, targets: dict) -> Markup:
     return table(pd.DataFrame(rows), cols)
 
 
-def _finalists_table(verdict: dict, targets: dict, params: list[str]) -> Markup:
+def _finalists_table(checked: list[dict], targets: dict, params: list[str]) -> Markup:
     rows = []
-    for r in verdict["finalists"]:
+    for r in checked:
         row = {"config": r["label"], **{p: str(r["params"].get(p)) for p in params},
+               "games": f"{r['games']:,} (seed {r['seed']})",
                "met": f"{r['met']} of {len(targets)}", "D": f"{r['distance']:.2f}"}  # fmt: skip
         for n in targets:
             e = r["targets"][n]
             row[n] = f"{metric_interval(n, e)} {e['verdict']}"
         rows.append(row)
-    cols = [(c, text(c)) for c in ["config", *params, *targets, "met", "D"]]
+    cols = [(c, text(c)) for c in ["config", *params, "games", *targets, "met", "D"]]
     return table(pd.DataFrame(rows), cols)
 
 
 def _facts(study, meta: dict, verdict: dict, folder: Path) -> list[tuple[str, str]]:
-    search, conf = verdict["search"], verdict["confirm"]
+    search, conf, sel, games = (verdict[k] for k in ("search", "confirm", "select", "games"))
     limits = study.tune.constraints
+    spent = ", ".join(f"{k} {v:,}" for k, v in games.items() if k not in ("total", "budget"))
     return [
         ("Config", f"{study.name} ({study.source})"),
         ("Space", "; ".join(f"{p}: {json.dumps(s)}" for p, s in study.tune.space.items())),
         ("Constraints", json.dumps(limits) if limits else "none"),
+        ("Games", f"{games['total']:,} of a budget of {games['budget']:,} ({spent})"),
         ("Search", f"{search['candidates']} candidates in {search['rounds']} rounds, "
-                   f"{search['games']:,} of {search['budget']:,} games, "
-                   f"{search['wall_time_s']:.0f} s, seed {study.seed}"),
-        ("Confirmation", f"{conf['games']:,} games per config on seed {conf['seed']}"),
+                   f"{search['games']:,} games, seed {study.seed}; "
+                   f"{search['wall_time_s']:.0f} s in all"),
+        ("Inert settings", ", ".join(verdict["inert"]) or "none"),
+        ("Selection", f"{sel['games']:,} games per finalist on seed {sel['seed']}"),
+        ("Start check and confirmation", f"{conf['games']:,} games each on seed {conf['seed']}"),
         ("Seats (line-up)", ", ".join(s.label for s in study.seats)),
         ("Tune folder", str(folder)),
     ]  # fmt: skip

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from sim.runs.paths import RUN_FILE
 
 from sim import units
 from sim.analysis.balance import run_summary
@@ -23,12 +24,11 @@ from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
 from sim.config import parse_study
 from sim.metrics import metric as registry_metric
-from sim.runs.paths import RUN_FILE
 from sim.runs.storage import RunResult, study_yaml, write_json, write_text
 from sim.studies.ladder import LadderResult
 from sim.studies.luck import LuckResult
 from sim.studies.sweep import SweepResult
-from sim.studies.tune import TuneState, Verdict
+from sim.studies.tune import Verdict
 from sim.studies.value import ValueResult
 
 SUMMARY_FILE = "summary.json"
@@ -161,14 +161,15 @@ def write_luck_files(result: LuckResult) -> list[str]:
     return lines
 
 
-def write_tune_files(state: TuneState, verdict: Verdict) -> Path:
-    """`tune.json` (the evidence) and the recommended (or, when no candidate meets every
-    target, the closest) study as YAML; the YAML file's path."""
-    out_dir = state.out_dir
+def write_tune_files(verdict: Verdict) -> Path:
+    """`tune.json` (the evidence) and the recommended (or, when nothing meets every target,
+    the closest) study as YAML; the YAML file's path. "No change needed" writes the start."""
+    out_dir = verdict.state.out_dir
     write_json(out_dir / TUNE_FILE, verdict.data)
     chosen = verdict.recommended_study or verdict.closest_study
     name = RECOMMENDED_FILE if verdict.recommended_study is not None else CLOSEST_FILE
-    why = "recommended by" if verdict.recommended_study is not None else "closest found by"
+    why = {"recommended": "recommended by", "no change needed": "no change needed: the start,"
+           " checked by", "not met": "closest found by"}[verdict.data["status"]]  # fmt: skip
     header = f"# {why} sim tune ({out_dir}); see tune.json for the evidence\n"
     write_text(out_dir / name, header + study_yaml(chosen))
     return out_dir / name
