@@ -61,24 +61,25 @@ def _count(n: int, word: str) -> str:
 def _cmd_play(args: argparse.Namespace) -> int:
     from sim.config import load_study
     from sim.engine.render import render
-    from sim.play import play_one
-    from sim.storage import write_text
+    from sim.table.logfile import write_log
+    from sim.table.record import play_recorded
     from sim.units import plural
 
+    if args.replay is not None:
+        return _replay_log(args)
+    if args.config is None:
+        raise SimError("sim play: give a CONFIG file, or --replay LOG")
     study = load_study(args.config)
     if args.seed is not None:
         study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
     if not 0 <= args.game < MAX_GAME_INDEX:
         raise SimError(f"--game must be a game index from 0 to {MAX_GAME_INDEX - 1:,}")
     seed = study.seed
-    game = play_one(study, seed, args.game, log=args.log is not None)
+    recorded = play_recorded(study, seed, args.game)  # the game play_one plays, recorded
+    game = recorded.game
     result = game.outcome()
     if args.log is not None:
-        path = Path(args.log)
-        try:
-            write_text(path, "".join(json.dumps(event) + "\n" for event in game.events()))
-        except OSError as exc:
-            raise SimError(f"{path}: cannot write the log: {exc.strerror}") from None
+        write_log(Path(args.log), recorded.records())
     if args.show:
         print(render(game.position()))
     labels = [seat.label for seat in study.seats]
@@ -87,6 +88,45 @@ def _cmd_play(args: argparse.Namespace) -> int:
     for seat, (score, bonus) in enumerate(zip(result.scores, result.cat_bonus, strict=True)):
         mark = "  winner" if seat in result.winners else ""
         print(f"  seat {seat} ({labels[seat]}): {plural(score, 'point')} ({bonus} from cats){mark}")
+    return 0
+
+
+def _replay_log(args: argparse.Namespace) -> int:
+    """`sim play --replay LOG`: check a log against the engine; the first divergence is the
+    one error line."""
+    from sim.table.logfile import check_log
+
+    if args.log is not None or args.show or args.seed is not None or args.game:
+        raise SimError("--replay: checks a log as it is; leave out --seed, --game, --log, --show")
+    study = load_config(args, args.config) if args.config is not None else None
+    checked = check_log(args.replay, study)
+    print(checked.summary())
+    return 0
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from sim.table.server import open_table, serve
+
+    study = load_config(args, args.config)
+    logs = Path(args.logs) if args.logs else Path("runs") / f"{study.name}-table"
+    server = open_table(
+        study, args.seat if args.seat else [0], port=args.port, seed=args.seed,
+        first_game=args.game, log_dir=logs, pause_s=args.pause,
+    )  # fmt: skip
+    people = ", ".join(str(p) for p in sorted(server.session.humans))
+    print(f"sim table: {server.url}  (people at seat {people}; logs in {logs}/; Ctrl-C stops)")
+    sys.stdout.flush()
+    serve(server, open_browser=args.open)
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from sim.table.pages import replay_command
+
+    print("\n".join(replay_command(
+        args.source, args.game, out=args.out, steps=args.from_steps, n=args.continuations,
+        policy=args.policy, as_seat=args.as_seat, force=args.force, quiet=args.quiet,
+    )))  # fmt: skip
     return 0
 
 
@@ -424,12 +464,63 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("play", help="play one game and print the final scores")
-    p.add_argument("config")
+    p.add_argument("config", nargs="?", default=None)
     p.add_argument("--seed", type=int, default=None, help="root seed (default: the config's)")
     p.add_argument("--game", type=int, default=0, help="game index (default 0), as in a run")
     p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
     p.add_argument("--show", action="store_true", help="print the final table as text")
-    p.set_defaults(func=_cmd_play)
+    p.add_argument(
+        "--replay",
+        default=None,
+        metavar="LOG",
+        help="check a --log file (or a sim table log) against the engine and its bots",
+    )
+    p.set_defaults(func=_cmd_play, set=[])
+
+    p = sub.add_parser("table", help="play a game of the config against its bots in a browser")
+    p.add_argument("config")
+    p.add_argument(
+        "--seat", type=int, nargs="+", default=None, metavar="N",
+        help="the seats people play (default 0); several share one screen, taking turns",
+    )  # fmt: skip
+    p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free one)")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default: a fresh one)")
+    p.add_argument("--game", type=int, default=0, help="first game index (each new game: +1)")
+    p.add_argument("--logs", default=None, help="folder of the game logs (runs/<name>-table)")
+    p.add_argument("--pause", type=float, default=0.8, help="seconds before each bot turn")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    add_study_options(p, leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
+    p.set_defaults(func=_cmd_table)
+
+    p = sub.add_parser("replay", help="an offline page stepping through one game, with what-ifs")
+    p.add_argument("source", metavar="RUN_DIR|LOG", help="a run folder (with --game) or a log")
+    p.add_argument("--game", type=int, default=None, help="the run's game index")
+    p.add_argument("--out", default=None, help="page (default RUN_DIR/replay-I.html, LOG.html)")
+    p.add_argument(
+        "--from",
+        dest="from_steps",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="STEP",
+        help="steps to play continuations from (default: start, 1/4, 1/2, 3/4, last decision)",
+    )
+    p.add_argument("--continuations", type=int, default=200, help="continuations per step")
+    p.add_argument(
+        "--policy",
+        default=None,
+        help="who plays the continuations at every seat: a policy name or a YAML seat"
+        " (default: the game's own seats)",
+    )
+    p.add_argument(
+        "--as-seat",
+        type=int,
+        default=None,
+        help="re-deal what this seat has not seen (default: reshuffle only the deck)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_force(p)
+    p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("run", help="play a study's games in parallel and save the results")
     p.add_argument("config", nargs="?", default=None)

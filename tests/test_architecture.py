@@ -55,6 +55,7 @@ FLOORS: dict[str, int] = {
     "sim.tune_bench": 8,
     # whole commands, then the command line
     "sim.commands": 9,
+    "sim.table": 9,  # single games: replayable logs, the web table, replays and what-ifs
     "sim.cli": 10,
 }
 # Pairs on one floor that must not import each other (either way).
