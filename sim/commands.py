@@ -38,6 +38,7 @@ from sim.report.study_report import (
 from sim.report.tune_report import build_tune_report
 from sim.storage import RunResult, check_report_path, study_yaml, write_json, write_text
 from sim.studies import CompareResult, SweepResult, run_compare, run_sweep
+from sim.table.pages import representative_replay
 from sim.tune import Verdict, confirm, run_tune
 from sim.value import ValueResult, run_value
 
@@ -82,7 +83,7 @@ def publish_run_report(
     shared = Path(out_path) if out_path is not None else default_path(study)
     check_report_path(shared, force)  # before the work: a path we may not write
     own = write_report(run, Path(run.run_dir) / RUN_REPORT_FILE, force, quiet=quiet)
-    lines = [f"report: {own}"]
+    lines = [f"report: {own}", representative_replay(run)]
     ours = (run_finished(run.meta, run.run_dir), str(Path(run.run_dir).resolve()))
     theirs = report_run(shared) if shared.exists() else None
     if theirs is not None and theirs[1] != ours[1]:

@@ -590,6 +590,11 @@ def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
     }
 
 
+def replay_file(index: int) -> str:
+    """The name of game `index`'s replay page in its run folder (`sim replay`)."""
+    return f"replay-{index}.html"
+
+
 def representative_game(games: pd.DataFrame) -> int:
     """The first game whose winning margin is the median margin."""
     gap = (games["margin"] - games["margin"].median()).abs()
@@ -616,6 +621,8 @@ def _game(run: RunResult, study: StudyConfig) -> dict:
     seats = seats.assign(replayed=replayed, winner=seats["win_share"] > 0)
     return {
         "index": index,
+        "replay_href": (Path(run.run_dir).resolve() / replay_file(index)).as_uri(),
+        "replay_cmd": f"sim replay {run.run_dir} --game {index}",
         "facts": f"margin {row['margin']}, {row['turns']} turns, ended by {row['end_trigger']},"
         f" {row['boxes']} boxes ({row['closed_boxes']} closed),"
         f" {row['items_wasted']} item(s) wasted",

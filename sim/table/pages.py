@@ -16,12 +16,15 @@ import yaml
 from sim.config import SeatSpec
 from sim.errors import SimError
 from sim.report.replay_page import write_replay
-from sim.storage import check_report_path
+from sim.report.run_report import replay_file, report_data, representative_game
+from sim.specs import chunk_games
+from sim.storage import RunResult, check_report_path
 from sim.table.replay import ReplayGame, default_marks, from_log, from_run, page_data
 from sim.table.whatif import MAX_CONTINUATIONS, WhatIf, whatif
 
 DEFAULT_CONTINUATIONS = 200
 RUN_PAGE_CONTINUATIONS = 100  # the run report's page: its marked steps, a few seconds
+QUICK_CHUNK = 100  # games per chunk (sim.specs.chunk_games) of a policy quick enough for that
 SAY_AFTER_S = 5.0  # a batch longer than this says how far it is
 
 
@@ -112,7 +115,7 @@ def default_out(source: str | Path, replay: ReplayGame) -> Path:
     """RUN_DIR/replay-<I>.html for a run's game; LOG with .html for a log."""
     path = Path(source)
     if path.is_dir():
-        return path / f"replay-{replay.index}.html"
+        return path / replay_file(replay.index)
     return path.with_suffix(".html")
 
 
@@ -147,11 +150,25 @@ def replay_command(
 
 
 def run_replay_page(run_dir: Path, index: int) -> Path:
-    """The run report's link target: the page of game `index`, continuations at its
-    marked steps (the game's own seats)."""
+    """The run report's link target: the page of game `index`, with continuations at its
+    marked steps when the line-up is quick (the built-in policies but the searching ones)."""
     replay = from_run(run_dir, index)
-    whatifs = continuations(replay, default_marks(replay), RUN_PAGE_CONTINUATIONS, quiet=True)
-    return write_replay(page_data(replay, whatifs), run_dir / f"replay-{index}.html")
+    quick = all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in replay.study.seats)
+    marks = default_marks(replay) if quick else []
+    whatifs = continuations(replay, marks, RUN_PAGE_CONTINUATIONS, quiet=True)
+    return write_replay(page_data(replay, whatifs), Path(run_dir) / replay_file(index))
+
+
+def representative_replay(run: RunResult) -> str:
+    """Write the replay page of the run report's representative game; the line to print
+    (a game that cannot be replayed here, e.g. a plug-in missing, is said, not raised)."""
+    _, view = report_data(run)  # the same rows the report picked its game from
+    index = representative_game(view.games)
+    try:
+        path = run_replay_page(Path(run.run_dir), index)
+    except SimError as exc:
+        return f"replay: game {index} not written: {exc}"
+    return f"replay: {path} (the report's representative game {index})"
 
 
 def _pct(x: float) -> str:

@@ -53,6 +53,7 @@ class WhatIf:
     unseen: str  # "deck" or "seat P"
     shares: tuple[Estimate, ...]
     mean_scores: tuple[float, ...]
+    finals: tuple[tuple[int, ...], ...] = ()  # each continuation's final scores
 
     def to_dict(self) -> dict:
         """Plain data for the page and the terminal."""
@@ -153,6 +154,7 @@ def whatif(
         unseen,
         tuple(win_share_ci(shares[:, p]) for p in range(players)),
         tuple(float(v) for v in scores.mean(axis=0)),
+        tuple(tuple(int(v) for v in row) for row in scores),
     )
 
 
