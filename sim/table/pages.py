@@ -19,6 +19,7 @@ from sim.report.replay_page import write_replay
 from sim.report.run_report import replay_file, report_data, representative_game
 from sim.specs import chunk_games
 from sim.storage import RunResult, check_report_path
+from sim.table import rollout
 from sim.table.replay import ReplayGame, default_marks, from_log, from_run, page_data
 from sim.table.whatif import MAX_CONTINUATIONS, WhatIf, whatif
 
@@ -80,6 +81,12 @@ def continuations(
     if as_seat is not None and not 0 <= as_seat < players:
         raise SimError(f"--as-seat must be a seat from 0 to {players - 1}, got {as_seat}")
     seats, label = seat_specs(replay, policy)
+    if steps and not quiet and not rollout.is_cached():
+        print(
+            f"compiling the continuations' game loop (first use, about {rollout.COMPILE_S})…",
+            file=sys.stderr,
+            flush=True,
+        )
     out = {}
     t0 = time.perf_counter()
     said = [t0]

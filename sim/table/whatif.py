@@ -12,9 +12,11 @@ plays on to the end with fresh random streams:
   look-ahead's determinization, `sim.policies.lookahead.determinize`, from
   public counts only).
 
-Every decision is made by compiled code: the built-in policies' `choose` and
-the engine's `apply_action`, called once per decision (a plug-in seat is
-called as in `sim play`). Continuation j of step k of game i draws its randomness
+Built-in seats play each continuation to its end in compiled code
+(`sim.table.rollout.play_on`: the game loop's step, from any position); a
+line-up with a plug-in seat is driven from Python, one decision at a time, as
+`sim play` drives it (`compiled=False` does that for any line-up: the tests
+check that both give the same games). Continuation j of step k of game i draws its randomness
 from numpy's `SeedSequence(seed, spawn_key=(i, WHATIF_KEY, k, j))` alone, so a
 page computed twice says the same. Each seat's win chance is its mean win
 share over the continuations (a tie shares the win, R8.6) with a 95% interval
@@ -38,6 +40,7 @@ from sim.lineup import engine_for, seat_lineup
 from sim.play import Seat
 from sim.policies.dispatch import PolicyScratch
 from sim.policies.lookahead import determinize
+from sim.table.rollout import play_on
 
 WHATIF_KEY = 27  # a spawn-key word no run's games use: (i,) and (i, r) are theirs
 MAX_CONTINUATIONS = 100_000
@@ -104,6 +107,7 @@ def whatif(
     as_seat: int | None = None,
     streams: list[int] | None = None,
     progress: Callable[[int], None] | None = None,
+    compiled: bool = True,
 ) -> WhatIf:
     """Play n continuations from `step` under `seats` (one spec per seat; default the
     game's own line-up) and give each seat's win chance with its interval.
@@ -121,6 +125,9 @@ def whatif(
         seats = [study.seats[slot] for slot in seat_lineup(study, index)]
     game = Game(start.engine, seed, index)
     players_ = [Seat(spec, game, p, study.folder) for p, spec in enumerate(seats)]
+    compiled = compiled and all(seat.plugin is None for seat in players_)
+    codes = np.array([seat.code for seat in players_], np.int64)
+    params = np.stack([seat.params for seat in players_])
     scratch = PolicyScratch.for_params(game.pr)
     view = StateView(game.s, game.pr)
     counts = np.zeros(game.pr.ntypes, np.int64)
@@ -135,12 +142,17 @@ def whatif(
         if streams is None:
             _reshuffle(game, view, words[0], as_seat, counts, pool)
         own = words[1:] if streams is None else np.array(streams, np.uint64)
-        for p, seat in enumerate(players_):
-            seat.stream = np.array([own[p]], np.uint64)
-            seat.rng = np.random.Generator(np.random.PCG64(int(own[p])))
-        while not game.over:
-            action = players_[game.seat].choose(game, scratch)
-            apply_action(game.s, game.pr, np.int32(action))
+        if compiled:
+            play_on(
+                game.s, game.pr, own.reshape(players, 1).copy(), codes, params, game.buf, scratch
+            )
+        else:
+            for p, seat in enumerate(players_):
+                seat.stream = np.array([own[p]], np.uint64)
+                seat.rng = np.random.Generator(np.random.PCG64(int(own[p])))
+            while not game.over:
+                action = players_[game.seat].choose(game, scratch)
+                apply_action(game.s, game.pr, np.int32(action))
         final = game.outcome().scores
         scores[j] = final
         shares[j] = win_shares(final)

@@ -18,7 +18,7 @@ from sim.errors import SimError
 from sim.play import play_one
 from sim.report.board import table_data
 from sim.table.logfile import write_log
-from sim.table.pages import continuations, replay_command, representative_replay
+from sim.table.pages import continuations, replay_command, representative_replay, seat_specs
 from sim.table.record import play_recorded
 from sim.table.replay import default_marks, from_log, from_run, page_data
 from sim.table.whatif import game_streams, position_at, whatif, win_shares
@@ -202,3 +202,24 @@ def test_a_run_from_another_engine_version_is_refused(small_run, tmp_path):
         from_run(copy, 0)
     players = pd.read_parquet(copy / "players.parquet")
     assert len(players) == 240  # the copy is whole; only its version is wrong
+
+
+@pytest.mark.parametrize(
+    ("policy", "as_seat"),
+    [
+        (None, None),
+        ("{policy: heuristic, preset: builder}", 2),
+        ("{policy: lookahead, rollouts: 2}", None),
+    ],
+)
+def test_compiled_continuations_are_the_python_driven_ones(small_run, policy, as_seat):
+    """Continuations in compiled code (the game loop's step from a position) and driven from
+    Python decision by decision (as `sim play` drives a plug-in) are the same games."""
+    replay = from_run(small_run.run_dir, 9)
+    seats, label = seat_specs(replay, policy)
+    n = 4 if policy and "lookahead" in policy else 25
+    for step in (0, len(replay.actions) // 2):
+        args = (replay.study, replay.seed, 9, replay.actions, step, n)
+        fast = whatif(*args, seats=seats, as_seat=as_seat)
+        slow = whatif(*args, seats=seats, as_seat=as_seat, compiled=False)
+        assert fast.finals == slow.finals and fast == slow
