@@ -44,9 +44,13 @@ def is_cached() -> bool:
     cache = os.environ.get("NUMBA_CACHE_DIR")
     if not cache:
         return True  # not ours to say
-    source = _play_on.py_func.__code__.co_filename
-    folder = Path(cache) / _CacheLocator.get_suitable_cache_subpath(source)
-    return any(folder.glob("rollout._play_on-*.nbi"))
+    code = _play_on.py_func.__code__
+    folder = Path(cache) / _CacheLocator.get_suitable_cache_subpath(code.co_filename)
+    written = os.stat(code.co_filename).st_mtime  # an index older than the file is stale
+    return any(
+        index.stat().st_mtime >= written
+        for index in folder.glob(f"rollout._play_on-{code.co_firstlineno}.*.nbi")
+    )
 
 
 def play_on(

@@ -209,10 +209,8 @@
       };
       box.appendChild(b);
     }
-    if (!mine) {
-      $("do").disabled = true;
-      return;
-    }
+    for (const id of ["legal", "legal-label", "controls2"]) $(id).hidden = !mine;
+    if (!mine) return;
     const button = (text, code, id) => {
       const b = document.createElement("button");
       b.textContent = text; b.className = "primary"; if (id) b.id = id;
