@@ -143,7 +143,9 @@ class TableHandler(BaseHTTPRequestHandler):
             code, request = body.get("code"), body.get("request")
             self._guarded(lambda: _then(session.act(seat, code, request), session, seat))
         elif path == "/api/bot":
-            self._guarded(lambda: {"played": session.bot_step(), "state": session.state(seat)})
+            self._guarded(
+                lambda: {"played": session.bot_step(), "state": session.state_after(seat)}
+            )
         elif path == "/api/new":
             self._guarded(lambda: _then(session.new_game(), session, seat))
         else:
@@ -190,7 +192,7 @@ class TableHandler(BaseHTTPRequestHandler):
 
 def _then(_done, session: TableSession, seat: int | None) -> dict:
     """The state after an action (its return value ignored), as a POST answers it."""
-    return {"state": session.state(seat)}
+    return {"state": session.state_after(seat)}
 
 
 def open_table(

@@ -183,6 +183,22 @@ class TableSession:
 
     # ------------------------------------------------------------ what a page sees
 
+    def may_see(self, seat: int) -> str:
+        """'' if the page may be sent `seat`'s hand now, else why not: a bot's hand never; with
+        several people at one screen, a person's hand only at that person's turn."""
+        game = self.recorded.game
+        if seat not in self.humans:
+            return f"seat {seat} is a bot's: its hand is never sent"
+        if len(self.humans) > 1 and not game.over and seat != game.seat:
+            return f"seat {seat}'s hand is shown only at its own turn (people share this screen)"
+        return ""
+
+    def state_after(self, seat: int | None) -> dict:
+        """The state for the page that acted: its seat's, if it may still see that hand."""
+        with self.lock:
+            ok = seat is not None and 0 <= seat < self.recorded.game.pr.players
+            return self.state(seat if ok and not self.may_see(seat) else None)
+
     def state(self, seat: int | None) -> dict:
         """The JSON for a page showing `seat`'s hand (None: nobody's, the hot seat's cover)."""
         with self.lock:
@@ -190,6 +206,8 @@ class TableSession:
             players = game.pr.players
             if seat is not None and not 0 <= seat < players:
                 raise Refused(f"seat must be a seat number from 0 to {players - 1}")
+            if seat is not None and self.may_see(seat):
+                raise Refused(self.may_see(seat))
             view = game.view(seat if seat is not None else 0)  # public parts of any view
             out = view_json(view, with_hand=seat is not None)
             mover = -1 if game.over else game.seat

@@ -85,6 +85,7 @@ def test_a_legal_action_and_the_bots_turn(serve):
         ("POST", "/api/action", {"seat": 0}, {"Content-Type": "text/plain"}, 415),
         ("GET", "/api/state?seat=x", None, None, 400),
         ("GET", "/api/state?seat=9", None, None, 409),
+        ("GET", "/api/state?seat=1", None, None, 409),  # the bot's hand
         ("GET", "/etc/passwd", None, None, 404),
     ],
 )

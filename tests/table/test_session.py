@@ -60,6 +60,13 @@ def test_a_seat_is_sent_its_own_view_only(tmp_path):
     assert session.recorded.step > 20
 
 
+def test_a_bots_hand_is_never_sent(tmp_path):
+    session = _session(tmp_path)
+    with pytest.raises(Refused, match="seat 1 is a bot's: its hand is never sent"):
+        session.state(1)
+    assert "hand" not in session.state_after(1) and "hand" in session.state_after(0)
+
+
 def test_no_other_hand_and_no_card_another_seat_drew_is_in_any_json(tmp_path):
     """Plain inspection of every state sent: a hand only as the seat's own, the others as
     counts, the deck as a size, and another seat's drawn card only as 'drew a card'."""
@@ -211,6 +218,6 @@ def test_people_at_two_seats_share_the_screen(tmp_path):
         assert "hand" not in public and "legal" not in public and public["mover_human"]
         mine = session.state(game.seat)
         assert mine["hand"] == session.recorded.game.hand(game.seat)
-        other = session.state(1 - game.seat)
-        assert "legal" not in other
+        with pytest.raises(Refused, match="shown only at its own turn"):
+            session.state(1 - game.seat)  # the other person's hand, between its turns
         session.act(game.seat, int(rng.choice([a["code"] for a in mine["legal"]])))
