@@ -10,7 +10,14 @@ from pathlib import Path
 from sim.version import __version__ as __version__
 
 # Every source file whose code or constants numba compiles into the game loop.
-COMPILED = ("engine/*.py", "policies/*.py", "specs.py", "runs/results.py", "runs/loop.py")
+COMPILED = (
+    "engine/*.py",
+    "policies/*.py",
+    "specs.py",
+    "runs/results.py",
+    "runs/loop.py",
+    "table/rollout.py",
+)
 
 
 def _compile_cache_dir() -> None:

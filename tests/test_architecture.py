@@ -37,8 +37,9 @@ FLOORS: dict[str, int] = {
     "sim.studies": 4,
     # rendering only
     "sim.report": 5,
-    # measuring
+    # measuring; single games to watch, play and replay (they play and render)
     "sim.bench": 6,
+    "sim.table": 6,
     # the command line
     "sim.cli": 7,
 }

@@ -47,26 +47,28 @@ def validate(args: argparse.Namespace) -> int:
 
 
 def play(args: argparse.Namespace) -> int:
-    """`sim play CONFIG`: one game of a run, its scores, its log and its final table."""
+    """`sim play CONFIG`: one game of a run, its scores, its log and its final table; with
+    --replay LOG, a log checked against the engine and its bots instead."""
     from sim.config import load_study
     from sim.engine.render import render
-    from sim.runs.play import play_one
-    from sim.runs.storage import write_text
+    from sim.table.logfile import write_log
+    from sim.table.record import play_recorded
 
+    if args.replay is not None:
+        return _replay_log(args)
+    if args.config is None:
+        raise SimError("sim play: give a CONFIG file, or --replay LOG")
     study = load_study(args.config)
     if args.seed is not None:
         study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
     if not 0 <= args.game < MAX_GAME_INDEX:
         raise SimError(f"--game must be a game index from 0 to {MAX_GAME_INDEX - 1:,}")
     seed = study.seed
-    game = play_one(study, seed, args.game, log=args.log is not None)
+    recorded = play_recorded(study, seed, args.game)  # the game play_one plays, recorded
+    game = recorded.game
     result = game.outcome()
     if args.log is not None:
-        path = Path(args.log)
-        try:
-            write_text(path, "".join(json.dumps(event) + "\n" for event in game.events()))
-        except OSError as exc:
-            raise SimError(f"{path}: cannot write the log: {exc.strerror}") from None
+        write_log(Path(args.log), recorded.records())
     if args.show:
         print(render(game.position()))
     labels = [seat.label for seat in study.seats]
@@ -74,9 +76,52 @@ def play(args: argparse.Namespace) -> int:
     print(f"{study.name}: {which}, {game.turns} turns, end by {game.trigger}")
     for seat, (points, bonus) in enumerate(zip(result.scores, result.cat_bonus, strict=True)):
         mark = "  winner" if seat in result.winners else ""
-        print(
-            f"  seat {seat} ({labels[seat]}): {plural(points, 'point')} ({bonus} from cats){mark}"
-        )
+        said = f"{plural(points, 'point')} ({bonus} from cats)"
+        print(f"  seat {seat} ({labels[seat]}): {said}{mark}")
+    return 0
+
+
+def _replay_log(args: argparse.Namespace) -> int:
+    """`sim play --replay LOG`: check a log against the engine; the first divergence is the
+    one error line."""
+    from sim.table.logfile import check_log
+
+    if args.log is not None or args.show or args.seed is not None or args.game:
+        raise SimError("--replay: checks a log as it is; leave out --seed, --game, --log, --show")
+    study = load_config(args, args.config) if args.config is not None else None
+    checked = check_log(args.replay, study)
+    print(checked.summary())
+    return 0
+
+
+def table(args: argparse.Namespace) -> int:
+    """`sim table CONFIG`: a game against the config's bots on a local web page."""
+    import sys
+
+    from sim.table.server import open_table, serve
+
+    study = load_config(args, args.config)
+    logs = Path(args.logs) if args.logs else Path("runs") / f"{study.name}-table"
+    server = open_table(
+        study, args.seat if args.seat else [0], port=args.port, seed=args.seed,
+        first_game=args.game, log_dir=logs, pause_s=args.pause,
+    )  # fmt: skip
+    people = ", ".join(str(p) for p in sorted(server.session.humans))
+    print(f"sim table: {server.url}  (people at seat {people}; logs in {logs}/; Ctrl-C stops)")
+    sys.stdout.flush()
+    serve(server, open_browser=args.open)
+    return 0
+
+
+def replay(args: argparse.Namespace) -> int:
+    """`sim replay RUN_DIR --game I` (or a log): an offline page stepping through the game,
+    with what-if continuations from its marked steps."""
+    from sim.table.pages import replay_command
+
+    print("\n".join(replay_command(
+        args.source, args.game, out=args.out, steps=args.from_steps, n=args.continuations,
+        policy=args.policy, as_seat=args.as_seat, force=args.force, quiet=args.quiet,
+    )))  # fmt: skip
     return 0
 
 
@@ -149,6 +194,7 @@ def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list
     from sim.runs.paths import check_report_path, page_path
     from sim.runs.storage import saved_study
     from sim.studies.run_page import page_plays
+    from sim.table.pages import representative_replay
 
     study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
     check_report_path(page_path("run", study, out), force)  # before playing the page's parts
@@ -156,7 +202,8 @@ def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list
     _, view = run_data(run, say)
     say("playing the page's parts: turns against deck size, the representative game")
     plays = page_plays(run, view)
-    return publish_run_report(run, plays, out, force=force, fresh=fresh, quiet=quiet)
+    lines = publish_run_report(run, plays, out, force=force, fresh=fresh, quiet=quiet)
+    return [lines[0], representative_replay(run), *lines[1:]]
 
 
 def run_lines(result, moments, view) -> str:

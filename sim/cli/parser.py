@@ -133,11 +133,61 @@ def build_parser() -> argparse.ArgumentParser:
     add_study_options(p, "run", leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
 
     p = sub.add_parser("play", help="play one game and print the final scores")
-    p.add_argument("config")
+    p.add_argument("config", nargs="?", default=None)
     p.add_argument("--seed", type=int, default=None, help="root seed (default: the config's)")
     p.add_argument("--game", type=int, default=0, help="game index (default 0), as in a run")
     p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
     p.add_argument("--show", action="store_true", help="print the final table as text")
+    p.add_argument(
+        "--replay",
+        default=None,
+        metavar="LOG",
+        help="check a --log file (or a sim table log) against the engine and its bots",
+    )
+    p.set_defaults(set=[])
+
+    p = sub.add_parser("table", help="play a game of the config against its bots in a browser")
+    p.add_argument("config")
+    p.add_argument(
+        "--seat", type=int, nargs="+", default=None, metavar="N",
+        help="the seats people play (default 0); several share one screen, taking turns",
+    )  # fmt: skip
+    p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free one)")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default: a fresh one)")
+    p.add_argument("--game", type=int, default=0, help="first game index (each new game: +1)")
+    p.add_argument("--logs", default=None, help="folder of the game logs (runs/<name>-table)")
+    p.add_argument("--pause", type=float, default=0.8, help="seconds before each bot turn")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    add_study_options(p, "run", leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
+
+    p = sub.add_parser("replay", help="an offline page stepping through one game, with what-ifs")
+    p.add_argument("source", metavar="RUN_DIR|LOG", help="a run folder (with --game) or a log")
+    p.add_argument("--game", type=int, default=None, help="the run's game index")
+    p.add_argument("--out", default=None, help="page (default RUN_DIR/replay-I.html, LOG.html)")
+    p.add_argument(
+        "--from",
+        dest="from_steps",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="STEP",
+        help="steps to play continuations from (default: start, 1/4, 1/2, 3/4, last decision)",
+    )
+    p.add_argument("--continuations", type=int, default=200, help="continuations per step")
+    p.add_argument(
+        "--policy",
+        default=None,
+        help="who plays the continuations at every seat: a policy name or a YAML seat"
+        " (default: the game's own seats)",
+    )
+    p.add_argument(
+        "--as-seat",
+        type=int,
+        default=None,
+        help="re-deal what this seat has not seen (default: reshuffle only the deck)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_force(p)
 
     p = sub.add_parser("run", help="play a study's games in parallel and save the results")
     p.add_argument("config", nargs="?", default=None)

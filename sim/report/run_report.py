@@ -37,7 +37,7 @@ from sim.report.html import (
 from sim.report.run_why import tension_section, turns_section, usage_section
 from sim.report.table_picture import draw_position
 from sim.runs.partials import run_data
-from sim.runs.paths import RUN_FILE, check_report_path, page_path
+from sim.runs.paths import RUN_FILE, check_report_path, page_path, replay_file
 from sim.runs.storage import RunResult, saved_study, write_text
 from sim.studies.run_page import PagePlays
 
@@ -508,6 +508,8 @@ def _game(run: RunResult, plays: PagePlays) -> dict:
     seats = seats.assign(replayed=replayed, winner=seats["win_share"] > 0)
     return {
         "index": index,
+        "replay_href": (Path(run.run_dir).resolve() / replay_file(index)).as_uri(),
+        "replay_cmd": f"sim replay {run.run_dir} --game {index}",
         "facts": f"margin {row['margin']}, {row['turns']} turns, ended by {row['end_trigger']},"
         f" {row['boxes']} boxes ({row['closed_boxes']} closed),"
         f" {row['items_wasted']} item(s) wasted",

@@ -32,7 +32,6 @@ from sim.runs.parallel import WorkerDied, check_options, parallel_results, resol
 from sim.runs.partials import parts_moments, save_moments
 from sim.runs.play import engine_is_cached, load_engine, play_arrays
 from sim.runs.results import arrow_tables
-from sim.units import pct
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
@@ -46,6 +45,7 @@ from sim.runs.storage import (
     write_chunk,
     write_text,
 )
+from sim.units import pct
 
 CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
 MAX_CHUNKS = 100_000  # chunks of all points together: the plan is a list in memory

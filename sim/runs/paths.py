@@ -62,6 +62,11 @@ def check_page(request, kind: str, study=None, labels: tuple[str, str] | None = 
         check_report_path(page_path(kind, study, request.report, labels), request.force)
 
 
+def replay_file(index: int) -> str:
+    """The name of game `index`'s replay page in its run folder (`sim replay`)."""
+    return f"replay-{index}.html"
+
+
 def slug(text: str) -> str:
     """A label as a piece of a file name."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"

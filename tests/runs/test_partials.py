@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim import load_run, run
 from sim.analysis.balance import headline, run_summary
 from sim.analysis.moments import Moments
 from sim.analysis.paired import compare_runs, sweep_stats
@@ -27,7 +28,6 @@ from sim.runs.partials import (
     stream_runs,
 )
 from sim.runs.partials import run_data as report_data
-from sim import load_run, run
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

@@ -16,10 +16,10 @@ from sim.config import load_study
 from sim.engine.game import Game
 from sim.engine.reference import score_position
 from sim.engine.state import STAT_NAMES
+from sim.runs import run_chunk
 from sim.runs.lineup import engine_for
 from sim.runs.play import play_arrays, play_one
 from sim.runs.results import finish_rounds, max_rounds, record_rounds, trace_scratch
-from sim.runs import run_chunk
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 

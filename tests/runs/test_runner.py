@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim import load_run, run
 from sim.config import load_study
 from sim.runs.orchestrate import CHUNKS_PER_WORKER, chunk_games
 from sim.runs.results import TABLES
-from sim import load_run, run
 from sim.specs import POLICIES
 
 CHUNK_GAMES = {name: spec.chunk_games for name, spec in POLICIES.items()}

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from cli_helpers import cli, one_error
 
+from sim import load_run
 from sim.cli import main
 from sim.config import load_study
 from sim.errors import SimError
 from sim.runs.results import TABLES
-from sim import load_run
 from sim.runs.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,158 @@
+"""What a page is sent: a seat's view as JSON, actions as clickable parts, events as words.
+
+The live table's JSON for a seat is built from that seat's `PlayerView`
+(R2.4: its own hand, the table, public counts) and the public words of what
+happened (`event_text`), never from the game's hidden state: another seat's
+hand reaches the page only as a count, the deck only as its size, and a card
+another seat draws only as "drew a card".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sim.engine.game import Game, PlayerView
+from sim.engine.turns import (
+    A_CAT,
+    A_DISCARD,
+    A_ITEM,
+    A_PLACE,
+    A_PRINCESS,
+    A_SLEEP,
+    ACTION_NAMES,
+    action_arg1,
+    action_arg2,
+    action_kind,
+)
+from sim.report.board import table_data
+from sim.units import card_label
+from sim.walls import turned, walls_str
+
+ITEM_CARDS = ("sprayer",)  # besides toy:<kind>: drawn face up and placed at once (R5.1)
+
+
+def is_item(card: str) -> bool:
+    """Toys and sprayers are placed as soon as they are drawn, so everybody sees them."""
+    return card.startswith("toy:") or card in ITEM_CARDS
+
+
+def action_parts(game: Game, code: int) -> dict:
+    """An action as the page uses it: code, text, kind and the cells it concerns."""
+    kind, a1, a2 = action_kind(code), action_arg1(code), action_arg2(code)
+    out: dict = {"code": int(code), "text": game.describe(code), "kind": ACTION_NAMES[kind]}
+    if kind == A_PLACE:
+        t, turn = a1 >> 1, bool(a1 & 1)
+        mask = game.engine.types.walls[t]
+        out |= {
+            "card": game.card_name(t),
+            "turned": turn,
+            "at": game.cell(a2),
+            "walls": walls_str(turned(mask) if turn else mask),
+        }
+    elif kind == A_PRINCESS:
+        out |= {"card": game.card_name(a1), "at": game.cell(a2)}
+    elif kind == A_DISCARD:
+        out |= {"card": game.card_name(a1)}
+    elif kind == A_CAT:
+        out |= {"at": game.cell(a2)}
+    elif kind == A_ITEM:
+        out |= {"between": game.seam(a2, a1)}
+    elif kind == A_SLEEP:
+        out |= {"at": game.cell(a2), "turned": bool(a1)}
+    return out
+
+
+def group_actions(game: Game, legal) -> list[str]:
+    """The legal actions in few words: placements of one card (and turning), item seams
+    and cat spots gathered into one line each, the rest one line per action."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    order: list[str] = []
+    for code in legal:
+        kind, a1, a2 = action_kind(int(code)), action_arg1(int(code)), action_arg2(int(code))
+        if kind == A_PLACE:
+            head = f"place {game.card_name(a1 >> 1)}{' turned' if a1 & 1 else ''} at"
+            where = str(game.cell(a2))
+        elif kind == A_ITEM:
+            head, where = "item on", "|".join(str(c) for c in game.seam(a2, a1))
+        elif kind == A_CAT:
+            head, where = "cat at", f"{game.cell(a2)}+{game.cell(a2 + game.pr.width)}"
+        elif kind == A_SLEEP:
+            head = f"sleeping cat{' turned' if a1 else ''} at"
+            where = str(game.cell(a2))
+        elif kind == A_PRINCESS:
+            head, where = "Princess evicts the cat at", str(game.cell(a2))
+        else:
+            head, where = game.describe(int(code)), ""
+        if head not in groups:
+            order.append(head)
+        if where:
+            groups[head].append(where)
+        else:
+            groups[head] = []
+    return [f"{h} {', '.join(groups[h])}" if groups[h] else h for h in order]
+
+
+def event_text(record: dict, viewer: int | None = None, omniscient: bool = False) -> str | None:
+    """A log record in words, as `viewer` may read it (None: anybody; `omniscient`: the
+    replay, which shows every card). None for records that say nothing to a person."""
+    kind, seat = record.get("event"), record.get("seat")
+    who = "you" if viewer is not None and seat == viewer and not omniscient else f"seat {seat}"
+    if kind == "turn":
+        action = record["action"]
+        if action == "skip":
+            return f"{who}: no cards left, turn skipped (R7.2)"
+        what = "sleeping-cat action" if action == "sleeping" else "box action"
+        phase = ", final phase" if record["phase"] == "final" else ""
+        return f"{who}: turn ({what}{phase})"
+    if kind == "draw":
+        card = record["card"]
+        if omniscient or is_item(card) or (viewer is not None and seat == viewer):
+            return f"{who} drew {card_label(card)}"
+        return f"{who} drew a card"
+    if kind == "item":
+        a, b = record["between"]
+        return f"{who} put {record['kind']} on {a}|{b}"
+    if kind == "item_wasted":
+        return f"{who}: no free open seam for {record['kind']}, removed (R5.3)"
+    if kind == "place":
+        walls = record["walls"] or "none"
+        return f"{who} placed {card_label(record['card'])} at {record['at']} (walls {walls})"
+    if kind == "cat":
+        a, b = record["at"]
+        return f"{who} put an awake cat on {a}+{b}"
+    if kind == "sleeping":
+        return f"{who} put a sleeping cat at {record['at']}"
+    if kind == "princess":
+        a, b = record["at"]
+        return f"{who} played the Princess: seat {record['evicted']}'s cat on {a}+{b} evicted"
+    if kind == "discard":
+        return f"{who} discarded {card_label(record['card'])} (nothing could be played)"
+    if kind == "end_trigger":
+        why = "the deck is empty" if record["reason"] == "deck_empty" else "a last awake cat"
+        return f"end triggered: {why} (R7.1)"
+    if kind == "end":
+        return "game over: " + ", ".join(f"seat {p} {s}" for p, s in enumerate(record["scores"]))
+    return None
+
+
+def view_json(view: PlayerView, *, with_hand: bool) -> dict:
+    """A seat's view as JSON: the public table and counts, and its own hand if asked."""
+    out = {
+        "players": view.players,
+        "phase": view.phase,
+        "decision": view.decision,
+        "table": table_data(view.table),
+        "deck": view.deck_size,
+        "hand_sizes": list(view.hand_sizes),
+        "awake_supply": list(view.awake_supply),
+        "sleeping_supply": list(view.sleeping_supply),
+        "discarded": dict(view.discarded),
+        "wasted": dict(view.wasted),
+        "turns": view.turns,
+        "end_triggered": view.end_triggered,
+    }
+    if with_hand:
+        out["seat"] = view.seat
+        out["hand"] = list(view.hand)
+        out["pending_item"] = view.pending_item
+    return out

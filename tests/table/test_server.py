@@ -1,0 +1,178 @@
+"""`sim table`'s server over HTTP: its address, its refusals, and the command's errors."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import BASE, ROOT
+
+from sim.cli import main
+
+
+def _call(served, method: str, path: str, body=None, headers=None) -> tuple[int, dict | str]:
+    conn = http.client.HTTPConnection("127.0.0.1", served.server.port, timeout=10)
+    hdrs = {"Host": f"127.0.0.1:{served.server.port}"}
+    payload = None
+    if body is not None:
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+        hdrs["Content-Type"] = "application/json"
+    hdrs.update(headers or {})
+    conn.request(method, path, body=payload, headers=hdrs)
+    resp = conn.getresponse()
+    data = resp.read().decode()
+    conn.close()
+    kind = resp.getheader("Content-Type", "")
+    return resp.status, json.loads(data) if kind.startswith("application/json") else data
+
+
+def test_the_server_listens_on_localhost_only(serve):
+    served = serve()
+    assert served.server.server_address[0] == "127.0.0.1"
+    assert served.url.startswith("http://127.0.0.1:")
+
+
+def test_the_page_is_self_contained(serve):
+    status, page = _call(serve(), "GET", "/")
+    assert status == 200 and "<svg" not in page  # drawn by the page's own script
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "BOARD.draw" in page and "fetch(" in page
+
+
+def test_an_illegal_action_over_http_is_refused_in_one_line_and_changes_nothing(serve):
+    served = serve()
+    _, before = _call(served, "GET", "/api/state?seat=0")
+    log = served.session.log_path.read_bytes()
+    for body in (
+        {"seat": 0, "code": 77},
+        {"seat": 1, "code": before["legal"][0]["code"]},
+        {"seat": 0, "request": {"kind": "place", "card": "box:N", "at": [9, 9]}},
+        {"seat": "0", "code": 1},
+    ):
+        status, answer = _call(served, "POST", "/api/action", body)
+        assert status in (400, 409) and set(answer) == {"error"}
+        assert "\n" not in answer["error"] and answer["error"]
+    _, after = _call(served, "GET", "/api/state?seat=0")
+    assert after == before and served.session.log_path.read_bytes() == log
+
+
+def test_a_legal_action_and_the_bots_turn(serve):
+    served = serve()
+    _, state = _call(served, "GET", "/api/state?seat=0")
+    box = next(a for a in state["legal"] if a["kind"] == "box")
+    status, answer = _call(served, "POST", "/api/action", {"seat": 0, "code": box["code"]})
+    assert status == 200 and answer["state"]["step"] == 1
+    while answer["state"]["mover_human"]:
+        code = answer["state"]["legal"][0]["code"]
+        _, answer = _call(served, "POST", "/api/action", {"seat": 0, "code": code})
+    status, answer = _call(served, "POST", "/api/bot", {"seat": 0})
+    assert status == 200 and answer["played"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "headers", "status"),
+    [
+        ("GET", "/api/state", None, {"Host": "evil.example:80"}, 403),
+        ("POST", "/api/new", {}, {"Origin": "http://evil.example"}, 403),
+        ("POST", "/api/action", b"{not json", None, 400),
+        ("POST", "/api/action", b"[1, 2]", None, 400),
+        ("POST", "/api/action", {"seat": 0}, {"Content-Type": "text/plain"}, 415),
+        ("GET", "/api/state?seat=x", None, None, 400),
+        ("GET", "/api/state?seat=9", None, None, 409),
+        ("GET", "/api/state?seat=1", None, None, 409),  # the bot's hand
+        ("GET", "/etc/passwd", None, None, 404),
+    ],
+)
+def test_requests_that_are_not_the_pages_are_refused(serve, method, path, body, headers, status):
+    served = serve()
+    got, answer = _call(served, method, path, body, headers)
+    assert got == status and set(answer) == {"error"}
+
+
+def test_the_server_survives_a_dropped_connection(serve):
+    served = serve()
+    raw = socket.create_connection(("127.0.0.1", served.server.port))
+    raw.sendall(b"POST /api/action HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n{")
+    raw.close()
+    status, state = _call(served, "GET", "/api/state?seat=0")
+    assert status == 200 and state["step"] == 0
+
+
+def _one_error(capsys, *args) -> str:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def test_a_port_in_use_is_one_error_before_any_game(serve, capsys, tmp_path):
+    served = serve()
+    logs = tmp_path / "other-logs"
+    port = served.server.port
+    line = _one_error(capsys, "table", BASE, "--port", port, "--logs", logs)
+    assert f"port {port}" in line and "in use" in line
+    assert not any(logs.glob("*.jsonl"))  # no game was dealt
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--seat", "4"], "--seat 4: seats are numbered 0 to 3"),
+        (["--seat", "1", "1"], "each seat once"),
+        (["--port", "70000"], "--port must be"),
+        (["--pause", "-1"], "--pause must be"),
+        (["--seed", "-3"], "--seed must be"),
+        (["--set", "players=9"], "players"),
+    ],
+)
+def test_the_commands_mistakes_are_one_line(capsys, tmp_path, args, says):
+    line = _one_error(capsys, "table", BASE, "--logs", tmp_path / "logs", *args)
+    assert says in line
+    assert not (tmp_path / "logs").exists() or not any((tmp_path / "logs").iterdir())
+
+
+def test_a_log_folder_that_is_a_file_is_one_error(capsys, tmp_path):
+    logs = tmp_path / "afile"
+    logs.write_text("mine")
+    assert "is a file" in _one_error(capsys, "table", BASE, "--logs", logs, "--port", "0")
+    assert logs.read_text() == "mine"
+
+
+def test_sim_table_prints_its_address_and_stops_on_ctrl_c(tmp_path):
+    """The command as a user runs it: one line with the address, a page there, and on
+    SIGINT a clean stop whose log says the game was abandoned."""
+    logs = tmp_path / "logs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "table", str(BASE), "--port", "0", "--logs", str(logs)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert url, line
+        conn = http.client.HTTPConnection("127.0.0.1", int(url.group(1)), timeout=10)
+        conn.request("GET", "/api/state?seat=0")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        proc.send_signal(2)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, proc.stderr.read()
+    time.sleep(0.1)
+    (log,) = logs.glob("*.jsonl")
+    assert json.loads(log.read_text().splitlines()[-1])["event"] == "abandoned"
