@@ -22,12 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.runs.options import Request, Workers
-from sim.runs.paths import STUDY_FILE, check_page, folder_stem
-
 from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
+from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Executed, Point, chunk_size, execute
+from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
     RunResult,
     load_run,

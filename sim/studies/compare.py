@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from sim.runs.options import Request, Workers
-from sim.runs.paths import check_page, folder_stem
 
 from sim.config import StudyConfig
 from sim.errors import SimError
+from sim.runs.options import Request, Workers
+from sim.runs.paths import check_page, folder_stem
 from sim.runs.results import TABLES
 from sim.runs.storage import (
     RunResult,

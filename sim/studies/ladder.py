@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sim.runs.options import Request, Workers
 
 from sim.analysis import ladder as L
 from sim.analysis.findings import ladder_verdict
 from sim.config import StudyConfig, rung_label, rung_seat
+from sim.runs.options import Request, Workers
 from sim.runs.storage import (
     RunResult,
 )

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from sim.runs.options import Request, Workers
 
 from sim.analysis import ladder as L
 from sim.config import StudyConfig, rung_label, rung_seat
 from sim.errors import SimError
+from sim.runs.options import Request, Workers
 from sim.runs.storage import (
     RunResult,
 )

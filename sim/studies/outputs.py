@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from sim.runs.paths import RUN_FILE
 
 from sim import units
 from sim.analysis.balance import run_summary
@@ -24,6 +23,7 @@ from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
 from sim.config import parse_study
 from sim.metrics import metric as registry_metric
+from sim.runs.paths import RUN_FILE
 from sim.runs.storage import RunResult, study_yaml, write_json, write_text
 from sim.studies.ladder import LadderResult
 from sim.studies.luck import LuckResult

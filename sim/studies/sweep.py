@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sim.runs.options import Request, Workers
-from sim.runs.paths import check_page, folder_stem
 
 from sim.config import StudyConfig
 from sim.errors import SimError
+from sim.runs.options import Request, Workers
+from sim.runs.paths import check_page, folder_stem
 from sim.runs.storage import (
     LEGACY_CHUNK_GAMES,
     RunResult,

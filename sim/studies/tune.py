@@ -9,9 +9,9 @@ Four phases, each on games of its own:
    (`sim.studies.tune_search`): one-setting moves first, larger moves only when none fits;
    settings that cannot matter (their moves play the start's very games) left out.
 3. **The selection**, on `budget.select` fresh games each (seed + 1): the best
-   `budget.finalists` candidates of the search; chosen is the one that meets every target
-   (its 95% interval inside the band) with the fewest changes, then the smallest distance.
-   When none does, nothing is recommended.
+   `budget.finalists` candidates of the search; chosen is the one with the most targets
+   met (its 95% interval inside the band), then the fewest changes, then the smallest
+   distance. One that misses a target outright there is not worth confirming.
 4. **The confirmation**, on the start's games (seed + 2, `budget.confirm` games): the chosen
    candidate alone, so no correction over candidates is needed. It is recommended only when
    every target is met there (an intersection-union test: each target at its own 95%).
@@ -42,8 +42,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sim.runs.options import Workers
-from sim.runs.paths import STUDY_FILE, folder_stem
 
 from sim import units
 from sim.analysis.balance import run_metrics
@@ -52,8 +50,10 @@ from sim.analysis.tuning import pareto_front, target_distance, target_misses
 from sim.config import StudyConfig, TuneBlock, describe_changes, parse_study, tune_game_problem
 from sim.errors import SimError
 from sim.metrics import describe_target, target_band, target_status
+from sim.runs.options import Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
+from sim.runs.paths import STUDY_FILE, folder_stem
 from sim.runs.storage import load_run, new_folder, read_study_meta, write_json
 from sim.studies import tune_search as S
 from sim.version import ENGINE_VERSION
@@ -434,8 +434,9 @@ def _searches_on(state: TuneState) -> bool:
 
 
 def _select(state: TuneState, workers: Workers, say: Say) -> None:
-    """Phase 3: the best finalists on fresh games; choose the one meeting every target with the
-    fewest changes (then the smallest distance), or none."""
+    """Phase 3: the best finalists on fresh games; choose the one with the most targets met,
+    then the fewest changes, then the smallest distance. A choice that misses a target
+    outright (its interval wholly outside the band) is not worth confirming: none."""
     b = state.budget
     finalists = sorted(_live(state), key=S.rank_key)[: b.finalists]
     seed = state.study.seed + SELECT_SEED_OFFSET
@@ -447,11 +448,15 @@ def _select(state: TuneState, workers: Workers, say: Say) -> None:
         _spend(state, "select", row["games"])
         rows.append(row)
     state.results["selection"] = rows
-    passing = [r for r in rows if r["met"] == len(state.tune.targets)]
-    chosen = min(passing, key=lambda r: (len(r["changes"]), r["distance"])) if passing else None
-    state.results["chosen"] = chosen["label"] if chosen else None
-    if chosen is None:
-        say("tune: no finalist meets every target on the selection's games")
+    n = len(state.tune.targets)
+    best = min(rows, key=lambda r: (n - r["met"], len(r["changes"]), r["distance"]), default=None)
+    missed = best is not None and any(e["verdict"] == "missed" for e in best["targets"].values())
+    state.results["chosen"] = None if best is None or missed else best["label"]
+    if best is None:
+        say("tune: no candidate to choose from")
+    elif missed:
+        say(f"tune: the best finalist, {best['label']}, misses a target on the selection's"
+            " games: nothing to confirm")  # fmt: skip
 
 
 # ---------------------------------------------------------------- 4. the confirmation
@@ -509,8 +514,8 @@ def _verdict(state: TuneState) -> Verdict:
         rows = [r for r in (confirmed, *res.get("selection", [])) if r is not None]
         shown = min(rows, key=lambda r: (-r["met"], r["distance"])) if rows else start
         status = "not met"
-        why = ("the chosen candidate did not hold on fresh games" if confirmed is not None
-               else "no candidate met every target on the selection's games" if rows
+        why = ("the chosen candidate does not meet every target on fresh games" if confirmed
+               else "the best finalist misses a target on the selection's games" if rows
                else "no candidate to try")  # fmt: skip
         moves = "; ".join(describe_changes(state.study, shown["changes"])) or "the start"
         head = (f"no change recommended: {why}. Closest ({shown['met']} of {n} met on"

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from sim.runs.options import Request, Workers
 
 from sim.analysis import restricted as R
 from sim.config import StudyConfig
 from sim.errors import SimError
+from sim.runs.options import Request, Workers
 from sim.runs.storage import (
     RunResult,
 )
