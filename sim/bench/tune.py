@@ -169,8 +169,9 @@ def null_tunes(root: Path, repeats: int, jobs: int) -> int:
             false += wrong
             games = verdict.data["games"]["total"]
             said = f"  FALSE: {verdict.data['changes']}" if wrong else ""
-            print(f"null {name:26} seed {seed}: {verdict.data['status']:17}"
-                  f" {games:>6,} games {time.perf_counter() - t0:5.0f} s{said}", flush=True)  # fmt: skip
+            wall = time.perf_counter() - t0
+            line = f"null {name:26} seed {seed}: {verdict.data['status']:17} {games:>6,} games"
+            print(f"{line} {wall:5.0f} s{said}", flush=True)
     tunes = len(NULL_SPACES) * repeats
     print(f"false recommendations: {false} of {tunes} tunes ({10 * false / tunes:.1f} per 10)")
     return false
