@@ -10,8 +10,9 @@ Four phases, each on games of its own:
    settings that cannot matter (their moves play the start's very games) left out.
 3. **The selection**, on `budget.select` fresh games each (seed + 1): the best
    `budget.finalists` candidates of the search; chosen is the one with the most targets
-   met (its 95% interval inside the band), then the fewest changes, then the smallest
-   distance. One that misses a target outright there is not worth confirming.
+   met (its 95% interval inside the band), then the fewest changes and the smallest moves
+   (one card fewer before two more), then the smallest distance. One that misses a target
+   outright there is not worth confirming.
 4. **The confirmation**, on the start's games (seed + 2, `budget.confirm` games): the chosen
    candidate alone, so no correction over candidates is needed. It is recommended only when
    every target is met there (an intersection-union test: each target at its own 95%).
@@ -44,18 +45,18 @@ from typing import Any
 import numpy as np
 
 from sim import units
-from sim.analysis.balance import run_metrics
 from sim.analysis.findings import metric_interval
-from sim.analysis.tuning import pareto_front, target_distance, target_misses
+from sim.analysis.tuning import pareto_front, target_misses
 from sim.config import StudyConfig, TuneBlock, describe_changes, parse_study, tune_game_problem
 from sim.errors import SimError
-from sim.metrics import describe_target, target_band, target_status
+from sim.metrics import describe_target
 from sim.runs.options import Workers
-from sim.runs.orchestrate import Point, chunk_games, execute
+from sim.runs.orchestrate import chunk_games
 from sim.runs.parallel import resolve_jobs
 from sim.runs.paths import STUDY_FILE, folder_stem
-from sim.runs.storage import load_run, new_folder, read_study_meta, write_json
+from sim.runs.storage import new_folder, read_study_meta, write_json
 from sim.studies import tune_search as S
+from sim.studies.checks import check
 from sim.version import ENGINE_VERSION
 
 SELECT_SEED_OFFSET = 1  # the selection plays seed + 1: games the search never saw
@@ -266,27 +267,19 @@ def _check_chunk(study: StudyConfig, jobs: int) -> int:
 
 def _check(state: TuneState, label: str, params: dict, folder: Path, games: int, seed: int,
            workers: Workers) -> dict:  # fmt: skip
-    """Play one config on `games` fresh games of `seed` (resumable) and give every target its
-    estimate, 95% interval and verdict."""
-    targets = state.tune.targets
+    """One config of the space on `games` fresh games of `seed` (resumable), every target
+    checked (`sim.studies.checks.check`)."""
     study = S.apply_point(state.study, params).with_overrides(
         games=games, seed=seed, name=f"{state.study.name}[{label}]"
     )
-    execute([Point(study, folder)], state.check_chunk, workers,
-            died_hint=f"finish it with sim tune --resume {state.out_dir}")  # fmt: skip
-    run = load_run(folder)
-    table = run_metrics(run.games, run.players, list(targets)).set_index("metric")
-    est = {}
-    for n in targets:
-        lo, hi = float(table.at[n, "lo"]), float(table.at[n, "hi"])
-        band = target_band(n, targets[n])
-        est[n] = {"estimate": float(table.at[n, "value"]), "lo": lo, "hi": hi,
-                  "verdict": target_status(lo, hi, band), "band": list(band)}  # fmt: skip
-    values = {n: e["estimate"] for n, e in est.items()}
-    return {"label": label, "params": params, "changes": S.changes(params, state.start_point()),
-            "targets": est, "met": sum(e["verdict"] == "met" for e in est.values()),
-            "distance": target_distance(values, targets), "games": games,
-            "seed": seed}  # fmt: skip
+    hint = f"finish it with sim tune --resume {state.out_dir}"
+    row = check(study, state.tune.targets, folder, state.check_chunk, workers, hint)
+    return {
+        "label": label,
+        "params": params,
+        "changes": S.changes(params, state.start_point()),
+        **row,
+    }
 
 
 def _check_start(state: TuneState, workers: Workers, say: Say) -> bool:
@@ -350,10 +343,11 @@ def _search(state: TuneState, steps: Plan, workers: Workers, say: Say, save) -> 
 
 def _add(state: TuneState, params: dict, round_: int) -> int:
     start = state.start_point() if state.candidates else params
+    moved = S.changes(params, start)
     state.candidates.append(
-        {"id": len(state.candidates), "round": round_, "params": params,
-         "changes": S.changes(params, start), "games": 0, "values": {}, "distance": None,
-         "first_distance": None, "fits": False, "inert": False}
+        {"id": len(state.candidates), "round": round_, "params": params, "changes": moved,
+         "size": S.size(moved, start, state.tune.space), "games": 0, "values": {},
+         "distance": None, "first_distance": None, "fits": False, "inert": False}
     )  # fmt: skip
     return len(state.candidates) - 1
 
@@ -435,7 +429,7 @@ def _searches_on(state: TuneState) -> bool:
 
 def _select(state: TuneState, workers: Workers, say: Say) -> None:
     """Phase 3: the best finalists on fresh games; choose the one with the most targets met,
-    then the fewest changes, then the smallest distance. A choice that misses a target
+    then the smallest change, then the smallest distance. A choice that misses a target
     outright (its interval wholly outside the band) is not worth confirming: none."""
     b = state.budget
     finalists = sorted(_live(state), key=S.rank_key)[: b.finalists]
@@ -449,7 +443,12 @@ def _select(state: TuneState, workers: Workers, say: Say) -> None:
         rows.append(row)
     state.results["selection"] = rows
     n = len(state.tune.targets)
-    best = min(rows, key=lambda r: (n - r["met"], len(r["changes"]), r["distance"]), default=None)
+    space, start = state.tune.space, state.start_point()
+
+    def choice(r: dict) -> tuple:  # the most targets met, then the smallest change
+        return (n - r["met"], len(r["changes"]), S.size(r["changes"], start, space), r["distance"])
+
+    best = min(rows, key=choice, default=None)
     missed = best is not None and any(e["verdict"] == "missed" for e in best["targets"].values())
     state.results["chosen"] = None if best is None or missed else best["label"]
     if best is None:

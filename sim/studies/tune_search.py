@@ -74,17 +74,32 @@ def changes(params: dict[str, Any], start: dict[str, Any]) -> dict[str, Any]:
     return {p: v for p, v in params.items() if v != start.get(p)}
 
 
+def size(moved: dict[str, Any], start: dict[str, Any], space: dict[str, Any]) -> int:
+    """How far a candidate moves from the start: the steps of each changed setting along its
+    values (a choice, or a start outside the space: one step), summed."""
+    total = 0
+    for path, value in moved.items():
+        values = tune_values({path: space[path]})[path] if path in space else []
+        here = start.get(path)
+        if value in values and here in values:
+            total += abs(values.index(value) - values.index(here))
+        else:
+            total += 1
+    return total
+
+
 def fits(values: dict[str, float], targets: dict[str, Any]) -> bool:
     """Every point estimate inside its band (no interval: the search only ranks)."""
     return all(z <= 1 for z in target_misses(values, targets).values())
 
 
 def rank_key(cand: dict) -> tuple:
-    """Best first: fits every target, then the fewest changes, then the smallest distance,
-    then the most games (the sharpest estimate), then the oldest."""
+    """Best first: fits every target, then the fewest changes and the smallest moves (one
+    card fewer before two more), then the smallest distance, then the most games (the
+    sharpest estimate), then the oldest."""
     fit = bool(cand["fits"])
-    return (not fit, len(cand["changes"]) if fit else 0, cand["distance"], -cand["games"],
-            cand["id"])  # fmt: skip
+    small = (len(cand["changes"]), cand.get("size", 0)) if fit else (0, 0)
+    return (not fit, *small, cand["distance"], -cand["games"], cand["id"])
 
 
 def estimates(run: RunResult, names: list[str]) -> dict[str, float]:
@@ -124,7 +139,7 @@ def evaluate(state, ids: list[int], games: int, workers) -> None:
         return
     targets = state.tune.targets
     points = [Point(_study(state, i, games), state.candidate_dir(i)) for i in todo]
-    execute(points, state.chunk, workers.silent(),
+    execute(points, state.chunk, workers,
             died_hint=f"finish it with sim tune --resume {state.out_dir}")  # fmt: skip
     for i in todo:
         cand = state.candidates[i]
@@ -155,12 +170,13 @@ def race(state, ids: list[int], games: int, workers, budget: int) -> None:
         if len(alive) <= 1 or rung == RUNGS - 1:
             return
         ranked = sorted(alive, key=lambda i: rank_key(state.candidates[i]))
-        keep = ranked[: math.ceil(len(alive) / ETA)]
         more = games * ETA
-        cost = sum(more - state.candidates[i]["games"] for i in keep)
-        if state.spent_by["search"] + cost > budget:
+        left = budget - state.spent_by["search"]
+        # the best third, or as many of the best as the budget still pays for (two at least)
+        n = min(math.ceil(len(alive) / ETA), left // (more - games))
+        if n < 2:
             return
-        alive, games = keep, more
+        alive, games = ranked[:n], more
 
 
 def mark_inert(state) -> list[str]:
