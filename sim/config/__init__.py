@@ -13,7 +13,10 @@ tune space), `study` (the study model and its parsing), `load` (files, `extends`
 """
 
 from sim.config.blocks import (
+    DEFAULT_LEVELS,
     DEFAULT_RUNGS,
+    NO_BLOCKS,
+    AdviseBlock,
     LadderBlock,
     LuckBlock,
     ValueBlock,
@@ -47,6 +50,9 @@ from sim.variants import Rules
 
 __all__ = [
     "BAN_ACTIONS",
+    "DEFAULT_LEVELS",
+    "NO_BLOCKS",
+    "AdviseBlock",
     "DEFAULT_RUNGS",
     "MAX_GAMES",
     "Deck",

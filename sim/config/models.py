@@ -155,6 +155,7 @@ STUDY_KEYS = (
     "value",
     "ladder",
     "luck",
+    "advise",
 )
 
 

@@ -18,9 +18,12 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from sim.config.blocks import (
+    BLOCKS,
+    AdviseBlock,
     LadderBlock,
     LuckBlock,
     ValueBlock,
+    parse_advise,
     parse_ban,
     parse_primary,
     parse_report,
@@ -44,9 +47,7 @@ from sim.config.models import GAME_KEYS, STUDY_KEYS, Frozen, GameConfig, SeatSpe
 from sim.config.spaces import TuneBlock, parse_sweep, parse_tune
 from sim.specs import check_seat, is_plugin
 
-HASH_IGNORES = (
-    "name", "games", "targets", "primary", "report", "tune", "value", "ladder", "luck"
-)  # fmt: skip
+HASH_IGNORES = ("name", "games", "targets", "primary", "report", "tune", *BLOCKS)
 
 
 class StudyConfig(Frozen):
@@ -67,6 +68,7 @@ class StudyConfig(Frozen):
     value: ValueBlock = Field(default_factory=ValueBlock)
     ladder: LadderBlock = Field(default_factory=LadderBlock)
     luck: LuckBlock = Field(default_factory=LuckBlock)
+    advise: AdviseBlock = Field(default_factory=AdviseBlock)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
 
@@ -113,7 +115,7 @@ class StudyConfig(Frozen):
             out["tune"] = self.tune.to_yaml()
         if self.replays:
             out["replays"] = self.replays
-        for key in ("value", "ladder", "luck"):  # written only with a key of their own
+        for key in BLOCKS:  # written only with a key of their own
             if block := getattr(self, key).to_yaml():
                 out[key] = block
         return out
@@ -149,7 +151,7 @@ class StudyConfig(Frozen):
             if top not in STUDY_KEYS and top not in GAME_KEYS:
                 fail(where, (top,), unknown(top, STUDY_KEYS + GAME_KEYS, "key"))
             if (
-                top in ("sweep", "targets", "primary", "report", "tune", "value", "ladder", "luck")
+                top in ("sweep", "targets", "primary", "report", "tune", *BLOCKS)
                 and not rest
                 and value is None
             ):
@@ -231,7 +233,7 @@ def _parse(
         game=game,
         seats=seats,
         sweep=parse_sweep(data.get("sweep"), game, seats, where),
-        targets=parse_targets(data.get("targets"), where),
+        targets=parse_targets(data.get("targets"), where, players=game.players),
         primary=parse_primary(data.get("primary"), where),
         report_path=parse_report(data.get("report"), where),
         tune=parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
@@ -242,6 +244,7 @@ def _parse(
         "value": parse_value(data.get("value"), game, where),
         "ladder": parse_rungs_block(data.get("ladder"), "ladder", where),
         "luck": parse_rungs_block(data.get("luck"), "luck", where),
+        "advise": parse_advise(data.get("advise"), where),
     }
     fields.update({k: v for k, v in blocks.items() if v is not None})
     try:
