@@ -287,9 +287,14 @@ def compare(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_differences
 
     request, workers = options(args)
-    a, b = load_study(args.a, args.set), load_study(args.b, args.set)
+    if args.b is None and not args.b_set:
+        raise SimError("sim compare: give B's config, or --b-set KEY=VALUE to change A into B")
+    a = load_study(args.a, args.set)
+    b = load_study(args.b or args.a, [*args.set, *args.b_set])
     if args.labels:
         labels = tuple(args.labels)
+    elif args.b is None:
+        labels = (Path(args.a).stem, ", ".join(args.b_set))
     else:
         sa, sb = Path(args.a).stem, Path(args.b).stem
         labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
@@ -341,6 +346,28 @@ def tune(args: argparse.Namespace) -> int:
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{chosen.stem} study: {chosen}")
     return _said(lines, args, lambda: build_tune_report(state.out_dir, request.report, args.force))
+
+
+def advise(args: argparse.Namespace) -> int:
+    """`sim advise CONFIG`: fair or not between equal players at several skill levels, why,
+    how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
+    from sim.report.advise_report import build_advise_report
+    from sim.studies.advise import run_advise
+    from sim.studies.outputs import write_advice
+
+    check_resume(args, "advise", "ADVISE_DIR")
+    if args.budget is not None and args.budget < 1:
+        raise SimError(f"sim advise: --budget must be a number of games >= 1, got {args.budget}")
+    request, workers = options(args)
+    study = load_config(args, args.config) if args.config is not None else None
+    result = run_advise(study, request, workers, budget=args.budget)
+    path = write_advice(result)
+    games = result.data["games"]
+    head = (f"{result.state.study.name}: {games['total']:,} games in"
+            f" {result.state.wall_s:.0f} s -> {result.state.out_dir}")  # fmt: skip
+    lines = [head, *result.lines, f"advice: {path}"]
+    page = request.report
+    return _said(lines, args, lambda: build_advise_report(result, page, args.force))
 
 
 def turns(args: argparse.Namespace) -> int:

@@ -226,7 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
     p.add_argument("a")
-    p.add_argument("b")
+    p.add_argument("b", nargs="?", default=None, help="B's config (default: A, with --b-set)")
+    p.add_argument(
+        "--b-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change one setting of B only (B is A when no B is given): a what-if in one line",
+    )
     p.add_argument("--labels", nargs=2, default=None, metavar=("A", "B"))
     p.add_argument(
         "--independent",
@@ -234,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="play B on other seeds than A (unpaired; a calibration for identical configs)",
     )
     add_study_options(p, "compare", leave_out=("resume",))  # a comparison plays in one go
+
+    p = sub.add_parser("advise", help="is it fair, why, how it plays, and the smallest fix")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="every game it plays")
+    add_study_options(p, "advise", leave_out=("games",))  # --budget counts the games
 
     p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
     p.add_argument("config")

@@ -30,6 +30,7 @@ from sim.config.load import (
     describe_changes,
     extends_chain,
     load_study,
+    setting,
     study_changes,
     summarize,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "parse_study",
     "rung_label",
     "rung_seat",
+    "setting",
     "study_changes",
     "summarize",
     "tune_game_problem",

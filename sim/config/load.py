@@ -120,6 +120,12 @@ def summarize(study: StudyConfig) -> str:
     return f"{study.source}: OK — " + ", ".join(parts)
 
 
+def setting(study: StudyConfig, dotted: str) -> Any:
+    """A game setting's value by its dotted name ('deck.boxes.N', 'rules.cat_entry')."""
+    base = study.game.game_dict()
+    return get_at(base, resolve(base, dotted, study.source, ()))
+
+
 def describe_changes(study: StudyConfig, changes: Mapping[str, Any]) -> list[str]:
     """Each change of a study's game settings as a designer reads it, one line each:
     'deck.boxes.N 8 → 7 (48 → 47 box cards)', 'deck.sprayers 4 → 3 (70 → 69 cards in the
@@ -128,6 +134,12 @@ def describe_changes(study: StudyConfig, changes: Mapping[str, Any]) -> list[str
     out = []
     for path, new in changes.items():
         old = get_at(base, resolve(base, path, "change", ()))
+        if path == "deck.boxes":  # the whole mix resized
+            moved = [f"{k or '(no walls)'} {old.get(k, 0)} → {n}" for k, n in new.items()
+                     if n != old.get(k, 0)]  # fmt: skip
+            out.append(f"deck.boxes {sum(old.values())} → {sum(new.values())} box cards, the"
+                       f" mix kept ({', '.join(moved)})")  # fmt: skip
+            continue
         line = f"{path} {plain(old)} → {plain(new)}"
         if path.startswith("deck."):
             after = study.with_overrides(**{path: new}).game.game_dict()

@@ -25,6 +25,7 @@ from sim.config import parse_study
 from sim.metrics import metric as registry_metric
 from sim.runs.paths import RUN_FILE
 from sim.runs.storage import RunResult, study_yaml, write_json, write_text
+from sim.studies.advise import Advice
 from sim.studies.ladder import LadderResult
 from sim.studies.luck import LuckResult
 from sim.studies.sweep import SweepResult
@@ -42,6 +43,7 @@ LUCK_FILE = "luck.csv"
 TUNE_FILE = "tune.json"
 RECOMMENDED_FILE = "recommended.yaml"
 CLOSEST_FILE = "closest.yaml"
+ADVICE_FILE = "advice.json"
 
 
 def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict:
@@ -173,3 +175,11 @@ def write_tune_files(verdict: Verdict) -> Path:
     header = f"# {why} sim tune ({out_dir}); see tune.json for the evidence\n"
     write_text(out_dir / name, header + study_yaml(chosen))
     return out_dir / name
+
+
+def write_advice(result: Advice) -> Path:
+    """`advice.json`: the findings (each with its metric, levels, verdict, cause and fix), how
+    the game plays at each level, the bands, the games spent and the family of tests."""
+    path = result.state.out_dir / ADVICE_FILE
+    write_json(path, result.data)
+    return path
