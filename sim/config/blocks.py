@@ -99,23 +99,25 @@ class LuckBlock(Block):
 
 
 # The skill levels `sim advise` asks "is it fair?" at, every seat playing the level: the
-# weakest and a strong one-ply player, and a heuristic that plays a plan (builder: the
-# strongest preset against greedy on the base game's ladder).
+# weakest player, the strongest one-ply player, and the weighted heuristic at its default
+# weights (a player that plans a little). The search players are a hundred times slower
+# per decision: name them in `advise.levels` when the wait is worth it.
 DEFAULT_LEVELS: tuple[dict[str, Any], ...] = (
     {"policy": "random"},
     {"policy": "greedy"},
-    {"policy": "heuristic", "preset": "builder"},
+    {"policy": "heuristic"},
 )
 
 
 class AdviseBlock(Block):
     """advise: the skill levels of `sim advise`, and its games: per level for the diagnosis,
-    per candidate fix screened, finalists replayed (`select` games each level) and the
-    confirmation's (`confirm` each level); `budget` caps every game it plays."""
+    per candidate fix screened (the best few get three times as many at every level),
+    finalists replayed (`select` games each level) and the confirmation's (`confirm` each
+    level); `budget` caps every game it plays."""
 
     levels: tuple[dict[str, Any], ...] | None = None  # None: DEFAULT_LEVELS
     games: int = Field(6000, ge=1)
-    budget: int = Field(200_000, ge=1)
+    budget: int = Field(250_000, ge=1)
     screen: int = Field(1000, ge=1)
     finalists: int = Field(3, ge=1)
     select: int = Field(3000, ge=1)

@@ -63,7 +63,8 @@ from sim.version import ENGINE_VERSION
 SELECT_SEED_OFFSET = 1
 CONFIRM_SEED_OFFSET = 2
 SCAN_GAMES = 200  # games per deck size of the turn-parity scan that proposes deck sizes
-STAGE_TWO = 6  # candidates screened at every level after the worst one
+STAGE_TWO = 6  # candidates screened again at every level, on ETA times the games
+ETA = 3
 PHASES = ("diagnose", "screen", "select", "confirm", "done")
 FAMILY = (
     "each seat's edge at each level is an equivalence test of its 95% interval against its"
@@ -375,7 +376,8 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None
     worst = _worst_level(state)
     if not state.candidates:
         changes = fix_candidates(state.study)
-        afford = max(1, (steps.screen - STAGE_TWO * (len(levels) - 1) * a.screen) // a.screen)
+        again = STAGE_TWO * (len(levels) * ETA - 1) * a.screen  # the best few, every level
+        afford = max(1, (steps.screen - again) // a.screen)
         for cid, change in enumerate(changes[:afford], start=1):
             state.candidates.append({"id": cid, "changes": change, "levels": {}, "inert": False})
         state.save()
@@ -389,10 +391,10 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None
         c["inert"] = S.same_games(run, start_run)
     live = sorted((c for c in cands if not c["inert"]), key=lambda c: _rank(state, c))
     best = live[:STAGE_TWO]
-    others = [i for i in range(len(levels)) if i != worst]
-    if best and others:
-        say(f"advise: the best {len(best)} at every level, {a.screen:,} games each")
-        _play_candidates(state, best, others, workers)
+    if best:
+        games = a.screen * ETA
+        say(f"advise: the best {len(best)} at every level, {games:,} games each")
+        _play_candidates(state, best, list(range(len(levels))), workers, games)
     state.results["screened"] = [c["id"] for c in sorted(best, key=lambda c: _rank(state, c))]
 
 
@@ -401,21 +403,26 @@ def _worst_level(state: AdviseState) -> int:
     return int(np.argmax([r["distance"] for r in rows]))
 
 
-def _play_candidates(state: AdviseState, cands: list[dict], levels: list[int], workers) -> None:
-    """Screen candidates at the given levels (seed, `advise.screen` games), in one pool."""
-    a, seed = state.study.advise, state.study.seed
+def _play_candidates(
+    state: AdviseState, cands: list[dict], levels: list[int], workers, games: int | None = None
+) -> None:
+    """Screen candidates at the given levels (the study's seed, `games`, default
+    `advise.screen`, each; a run already on disk is extended), in one pool."""
+    seed = state.study.seed
+    games = games or state.study.advise.screen
     points = []
     for c in cands:
         for i in levels:
             lv = state.levels[i]
-            study = level_study(state, lv, c["changes"], a.screen, seed, _label(state, c))
+            study = level_study(state, lv, c["changes"], games, seed, _label(state, c))
             points.append((c, i, Point(study, _folder(state, "screen", c["id"], i))))
     execute([p for _, _, p in points], state.chunk, workers,
             died_hint=f"finish it with sim advise --resume {state.out_dir}")  # fmt: skip
     names = list(state.targets)
     for c, i, p in points:
-        if str(i) not in c["levels"]:
-            state.spend("screen", a.screen)
+        had = c.setdefault("games", {}).get(str(i), 0)
+        state.spend("screen", games - had)
+        c["games"][str(i)] = games
         c["levels"][str(i)] = S.estimates(load_run(p.folder), names)
 
 
