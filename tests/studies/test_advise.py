@@ -77,6 +77,13 @@ def test_the_advice_page_opens_with_the_answer(base_advice):
     first = html.split('<p class="verdict">', 1)[1].split("</p>", 1)[0]
     assert len(first) <= 260 and first.startswith("Not fair between equal players")
     assert "<details>" in html  # how it was decided, folded
+    # `sim report FOLDER` rebuilds it from the folder alone; --resume of a finished advice
+    # plays nothing and gives the same answer
+    again = sim_cli("report", tmp / "a", "--out", tmp / "again.html")
+    assert "again.html" in again
+    assert first in (tmp / "again.html").read_text(encoding="utf-8")
+    resumed = sim_cli("advise", "--resume", tmp / "a", "--no-report", "--quiet")
+    assert data["answer"][0] in resumed
 
 
 def _null(seed: int) -> dict:
