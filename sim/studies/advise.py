@@ -240,9 +240,11 @@ def _open_state(study, request: Request, workers: Workers, budget) -> AdviseStat
     check_page(request, "advise", study)
     out_dir = new_folder(request.out, folder_stem("advise", study.name),
                          "folder exists and is not empty; use another --out")  # fmt: skip
-    a = study.advise
-    size = chunk_games([study.with_overrides(games=a.games)], resolve_jobs(workers.jobs, a.games))
-    state = AdviseState(study, out_dir, size)
+    a, players = study.advise, study.game.players
+    at_levels = [study.with_overrides(**NO_BLOCKS, seats=[lv.seat] * players, games=a.games)
+                 for lv in levels_of(study)]  # fmt: skip
+    games = a.games * len(at_levels)
+    state = AdviseState(study, out_dir, chunk_games(at_levels, resolve_jobs(workers.jobs, games)))
     state.save()
     return state
 
