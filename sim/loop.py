@@ -1,4 +1,10 @@
-"""Whole games with built-in policies in compiled code: a chunk of games in, result arrays out."""
+"""Whole games with built-in policies in compiled code: a chunk of games in, result arrays out.
+
+The compiled loop is specialised to the set of policies a line-up uses (`policy_set`): one
+machine-code loop per set, built on first use and kept in numba's cache, so random and
+greedy seats never compile the search players. `play_chunk` is the one way in: it puts
+every argument in the one form the compiled loop takes, so no caller compiles a second one.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from numba import njit
 from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
-from sim.policies.dispatch import choose, new_scratch
+from sim.policies.dispatch import choose, new_scratch, policy_set
 from sim.results import (
     empty_arrays,
     finish_rounds,
@@ -19,7 +25,7 @@ from sim.results import (
 
 
 @njit(cache=True)
-def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace, roots):
+def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace, roots, present):
     """Play one game to the end; seat p plays line-up slot slots[p] (its code and parameters).
 
     Each seat's table score after every round goes into trace[round]; returns the rounds.
@@ -29,12 +35,13 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace,
     streams = np.empty((pr.players, 1), np.uint64)
     for p in range(pr.players):
         streams[p, 0] = words[WORD_SEAT0 + p]
-    done = 0
+    done = np.int64(0)
     next_round = pr.players  # the turn count that ends the next round
     while s[SC_DECISION] != DEC_OVER:
         p = s[SC_SEAT]
         slot = slots[p]
         a = choose(
+            present,
             slot_codes[slot],
             s,
             pr,
@@ -55,13 +62,45 @@ def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace,
     return finish_rounds(s, pr, trace, done, roots)
 
 
-@njit(cache=True)
 def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays=0):
     """Play games first..first+count-1; in game i seat p plays line-up slot slots_by_game[i, p].
 
     With replays R > 0 (the luck gauge), game i is replay i mod R of deal i // R: the
     shuffle of game i // R, the seats' streams of `replay_words` (replay 0: the game's own).
+    Returns the result arrays (`sim.results.empty_arrays`).
     """
+    return chunk_loop(*chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes,
+                                  slot_params, replays))  # fmt: skip
+
+
+def _read_only(blank: np.ndarray) -> np.ndarray:
+    """The blank state as the read-only int32 array an Engine holds (one array type)."""
+    out = np.ascontiguousarray(blank, np.int32).view()
+    out.flags.writeable = False
+    return out
+
+
+def chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays=0):
+    """`chunk_loop`'s arguments in the one set of types it is compiled for."""
+    codes = np.ascontiguousarray(slot_codes, np.int64)
+    return (
+        pr,
+        _read_only(blank),
+        np.int64(root),  # a config's seed is below 2**63
+        np.int64(first),
+        np.int64(count),
+        np.ascontiguousarray(np.asarray(slots_by_game).reshape(count, pr.players), np.int64),
+        codes,
+        np.ascontiguousarray(slot_params, np.float64).reshape(len(codes), -1),
+        np.int64(replays),
+        policy_set(codes),
+    )
+
+
+@njit(cache=True)
+def chunk_loop(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays,
+               present):  # fmt: skip
+    """play_chunk's compiled loop, for the policies marked in `present` (`policy_set`)."""
     buf = np.empty(pr.max_actions, np.int32)
     scratch = new_scratch(pr)
     roots = trace_scratch(pr)
@@ -77,7 +116,17 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
             if replay > 0:
                 words[WORD_SEAT0:] = replay_words(root, deal, replay, pr.players)
         rounds[i] = play_game(
-            s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch, trace[i], roots
+            s,
+            pr,
+            words,
+            slots_by_game[i],
+            slot_codes,
+            slot_params,
+            buf,
+            scratch,
+            trace[i],
+            roots,
+            present,
         )
         summarize_game(s, pr, games[i], seats[i], cards[i])
     return games, seats, cards, trace, rounds

@@ -127,7 +127,8 @@ ACTION_NAMES = (
 # What a turn event says the turn was.
 TURN_BOX, TURN_SLEEPING, TURN_SKIP = 0, 1, 2
 
-# Steps of the automatic part of a turn; `_advance` runs them until a decision.
+# Steps of the automatic part of a turn; `_advance` runs them until a decision. Callers pass
+# a step as np.int64(STEP_X): a bare constant would compile `_advance` once per literal value.
 STEP_DONE, STEP_BEGIN, STEP_DRAW, STEP_END = 0, 1, 2, 3
 
 
@@ -268,7 +269,7 @@ def setup(s, pr, words):
     for i in range(n_aside):
         types_aside[i] = s[pr.t_deck_type + aside[i]]
     s[SC_SEAT] = 0  # R2.5
-    _advance(s, pr, STEP_BEGIN)
+    _advance(s, pr, np.int64(STEP_BEGIN))
     return types, types_aside
 
 
@@ -532,7 +533,7 @@ def legal_actions(s, pr, out):
         out[0] = action(A_NO_CAT, 0, 0)
         return _cat_spots(s, pr, p, s[SC_PLACED], out, 1)
     if dec == DEC_SLEEP:
-        return sleeping_placements(s, pr, out, 0)
+        return sleeping_placements(s, pr, out, np.int64(0))
     return 0
 
 
@@ -601,7 +602,7 @@ def apply_action(s, pr, a):
     if dec == DEC_CHOOSE:
         if kind == A_BOX:
             log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
-            _advance(s, pr, STEP_DRAW)
+            _advance(s, pr, np.int64(STEP_DRAW))
         else:
             log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_SLEEPING, 0, 0)
             s[SC_DECISION] = DEC_SLEEP
@@ -618,7 +619,7 @@ def apply_action(s, pr, a):
                 s[stat_at(pr, p, t, ST_INTO_NOBODY)] += 1  # a box nobody leads
         _count_first_play(s, pr, p, t)
         log(s, pr, EV_ITEM, p, t, x, side, 0)
-        _advance(s, pr, STEP_DRAW)
+        _advance(s, pr, np.int64(STEP_DRAW))
     elif dec == DEC_PLAY:
         if kind == A_PLACE:
             code = action_arg1(a)
@@ -636,7 +637,7 @@ def apply_action(s, pr, a):
             if _can_cat(s, pr, p, x):
                 s[SC_DECISION] = DEC_CAT  # R3.1.3: an optional cat
             else:
-                _advance(s, pr, STEP_END)
+                _advance(s, pr, np.int64(STEP_END))
         elif kind == A_PRINCESS:
             t = action_arg1(a)
             north = action_arg2(a)
@@ -654,7 +655,7 @@ def apply_action(s, pr, a):
                 s[seat_stat_at(pr, p, PS_SELF_EVICT)] += 1
             _count_first_play(s, pr, p, t)
             log(s, pr, EV_PRINCESS, p, north, owner, 0, 0)
-            _advance(s, pr, STEP_END)
+            _advance(s, pr, np.int64(STEP_END))
         else:
             t = action_arg1(a)
             s[hand_at(pr, p, t)] -= 1
@@ -662,7 +663,7 @@ def apply_action(s, pr, a):
             s[seat_stat_at(pr, p, PS_DISCARDS)] += 1
             s[SC_NDISCARD] += 1
             log(s, pr, EV_DISCARD, p, t, 0, 0, 0)
-            _advance(s, pr, STEP_END)
+            _advance(s, pr, np.int64(STEP_END))
     elif dec == DEC_CAT:
         if kind == A_CAT:
             north = action_arg2(a)
@@ -672,7 +673,7 @@ def apply_action(s, pr, a):
             log(s, pr, EV_CAT, p, north, 0, 0, 0)
             if s[pr.o_supply_awake + p] == 0:
                 _trigger(s, pr, TRIGGER_CAT, p)  # R7.1: the last awake cat
-        _advance(s, pr, STEP_END)
+        _advance(s, pr, np.int64(STEP_END))
     elif dec == DEC_SLEEP:
         x = action_arg2(a)
         m = pr.sleep_walls
@@ -682,4 +683,4 @@ def apply_action(s, pr, a):
         s[pr.o_supply_sleep + p] -= 1
         s[seat_stat_at(pr, p, PS_SLEEPING)] += 1
         log(s, pr, EV_SLEEPING, p, x, m, 0, 0)
-        _advance(s, pr, STEP_END)
+        _advance(s, pr, np.int64(STEP_END))

@@ -10,6 +10,7 @@ never by rescoring the whole table: see `_place_delta` and friends.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim.engine.rng import randint
@@ -264,12 +265,12 @@ def score_change(s, pr, a, me, w, flags):
     w[fl + F_FEEDS_RIVAL] = 0
     if dec == DEC_PLAY and kind == A_PRINCESS:
         north = action_arg2(a)
-        _cat_delta(s, pr, north, s[pr.o_occ + north], -1, w)
+        _cat_delta(s, pr, north, s[pr.o_occ + north], np.int64(-1), w)
     elif dec == DEC_SLEEP and kind == A_SLEEP:
         m = pr.sleep_walls
         _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w, flags)
     elif dec == DEC_CAT and kind == A_CAT:
-        _cat_delta(s, pr, action_arg2(a), me, 1, w)
+        _cat_delta(s, pr, action_arg2(a), me, np.int64(1), w)
     elif dec == DEC_ITEM:
         _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
     else:
@@ -470,7 +471,7 @@ def _choose_action_kind(s, pr, me, stream, buf, w):
     """Box action (the table unchanged now) or the sleeping-cat action at its best placement."""
     _clear_delta(pr, w)
     box = _objective(pr, w, me)
-    n = sleeping_placements(s, pr, buf, 2)  # buf[0:2] holds the two choices
+    n = sleeping_placements(s, pr, buf, np.int64(2))  # buf[0:2] holds the two choices
     best = -(1 << 40)
     for i in range(2, n):
         a = buf[i]

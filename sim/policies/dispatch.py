@@ -1,15 +1,23 @@
 """One entry point for every built-in policy, and the scratch space they share.
 
-`choose` is inlined into each game loop, so a decision passes only the arrays
-its own policy needs (numba reference-counts every array argument).
+A game loop is compiled for the set of policies its line-up uses (`policy_set`),
+so a study of random and greedy seats never compiles the search players:
+`choose` is typed against a tuple that marks each policy present (an int) or
+absent (None), and an absent policy's branch calls `_absent` instead, a stub
+that costs nothing to compile. `choose` is inlined into the game loop, so a
+decision passes only the arrays its own policy needs (numba reference-counts
+every array argument). From Python (`PolicyScratch.choose`: sim play, the
+tests, the duel), each policy's own compiled function is called directly.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from sim.engine.state import Params
 from sim.policies.compiled import choose_greedy, choose_random, work_size
@@ -21,26 +29,65 @@ from sim.specs import (
     P_BAN,
     POLICY_GREEDY,
     POLICY_HEURISTIC,
+    POLICY_ISMCTS,
     POLICY_LOOKAHEAD,
     POLICY_RANDOM,
 )
 
 TREE_ROWS = tree_rows()
+N_POLICIES = 5  # the built-in policy codes are 0..4 (sim.specs POLICY_*)
 
 
-@njit(cache=True, inline="always")
-def choose(code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-    """The action built-in policy `code` picks at the current decision (params[P_BAN]: the
-    options the seat may not use)."""
-    if code == POLICY_RANDOM:
-        return choose_random(s, pr, stream, buf, np.int64(params[P_BAN]))
-    if code == POLICY_GREEDY:
-        return choose_greedy(s, pr, stream, buf, w, np.int64(params[P_BAN]))
-    if code == POLICY_HEURISTIC:
-        return choose_heuristic(s, pr, stream, buf, w, params, values)
-    if code == POLICY_LOOKAHEAD:
-        return choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, pool)
-    return choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree)
+def policy_set(codes: Iterable[int]) -> tuple:
+    """The compile-time mark of the policies a line-up uses: per code, 1 if used, else None."""
+    used = {int(c) for c in codes}
+    return tuple(np.int64(1) if code in used else None for code in range(N_POLICIES))
+
+
+def policy_set_names(present: tuple) -> str:
+    """The policies a mark names, for messages ('random, greedy')."""
+    from sim.specs import POLICIES
+
+    names = {spec.code: name for name, spec in POLICIES.items()}
+    return ", ".join(names[c] for c, mark in enumerate(present) if mark is not None)
+
+
+@njit(cache=True)
+def _absent(*args):
+    """Stands in for a policy the loop was not compiled for (never called: no seat plays it)."""
+    return np.int32(-1)
+
+
+def choose(present, code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
+    """The action built-in policy `code` picks at the current decision, in compiled code
+    specialised to the policies marked in `present` (see `policy_set`)."""
+    raise NotImplementedError("choose runs in compiled code only")
+
+
+@overload(choose, inline="always")
+def _choose(present, code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
+    """Build `choose` for one policy set: an absent policy's call is the stub `_absent`."""
+    if not isinstance(present, types.BaseTuple) or len(present) != N_POLICIES:
+        return None
+    have = [not isinstance(t, types.NoneType) for t in present]
+    random = choose_random if have[POLICY_RANDOM] else _absent
+    greedy = choose_greedy if have[POLICY_GREEDY] else _absent
+    heuristic = choose_heuristic if have[POLICY_HEURISTIC] else _absent
+    lookahead = choose_lookahead if have[POLICY_LOOKAHEAD] else _absent
+    ismcts = choose_ismcts if have[POLICY_ISMCTS] else _absent
+
+    def impl(present, code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
+        if code == POLICY_RANDOM:
+            return random(s, pr, stream, buf, np.int64(params[P_BAN]))
+        if code == POLICY_GREEDY:
+            return greedy(s, pr, stream, buf, w, np.int64(params[P_BAN]))
+        if code == POLICY_HEURISTIC:
+            return heuristic(s, pr, stream, buf, w, params, values)
+        if code == POLICY_LOOKAHEAD:
+            return lookahead(s, pr, stream, buf, w, params, values, s2, buf2, pool)
+        return ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree)
+
+    return impl
 
 
 @njit(cache=True)
@@ -54,6 +101,18 @@ def new_scratch(pr):
     pool = np.zeros(pr.ntypes + pr.ndeck, np.int64)
     tree = np.zeros((TREE_ROWS, T_WIDTH), np.float64)
     return w, values, s2, buf2, pool, tree
+
+
+def _scratch_arrays(pr: Params) -> tuple[np.ndarray, ...]:
+    """new_scratch's arrays made in Python (no compile needed to drive a policy from Python)."""
+    return (
+        np.zeros(work_size(pr), np.int64),
+        np.zeros(pr.max_actions, np.float64),
+        np.zeros(pr.state_size, np.int32),
+        np.zeros(pr.max_actions, np.int32),
+        np.zeros(pr.ntypes + pr.ndeck, np.int64),
+        np.zeros((TREE_ROWS, T_WIDTH), np.float64),
+    )
 
 
 @dataclass
@@ -70,7 +129,7 @@ class PolicyScratch:
     @classmethod
     def for_params(cls, pr: Params) -> PolicyScratch:
         """Scratch sized for one game shape."""
-        return cls(*new_scratch(pr))
+        return cls(*_scratch_arrays(pr))
 
     def choose(
         self,
@@ -81,22 +140,36 @@ class PolicyScratch:
         buf: np.ndarray,
         params: np.ndarray | None = None,
     ) -> int:
-        """Run policy `code` for the pending decision of state s."""
+        """Run policy `code` for the pending decision of state s (only its own code compiles)."""
         if params is None:
             params = np.zeros(N_PARAMS, np.float64)
-        return int(
-            choose(
-                code,
-                s,
-                pr,
-                stream,
-                buf,
-                self.w,
-                params,
-                self.values,
-                self.s2,
-                self.buf2,
-                self.pool,
-                self.tree,
+        ban = np.int64(params[P_BAN])
+        if code == POLICY_RANDOM:
+            return int(choose_random(s, pr, stream, buf, ban))
+        if code == POLICY_GREEDY:
+            return int(choose_greedy(s, pr, stream, buf, self.w, ban))
+        if code == POLICY_HEURISTIC:
+            return int(choose_heuristic(s, pr, stream, buf, self.w, params, self.values))
+        if code == POLICY_LOOKAHEAD:
+            return int(
+                choose_lookahead(
+                    s, pr, stream, buf, self.w, params, self.values, self.s2, self.buf2, self.pool
+                )
             )
-        )
+        if code == POLICY_ISMCTS:
+            return int(
+                choose_ismcts(
+                    s,
+                    pr,
+                    stream,
+                    buf,
+                    self.w,
+                    params,
+                    self.values,
+                    self.s2,
+                    self.buf2,
+                    self.pool,
+                    self.tree,
+                )
+            )
+        raise ValueError(f"unknown built-in policy code {code}")

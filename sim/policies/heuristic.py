@@ -160,7 +160,7 @@ def choose_heuristic(s, pr, stream, buf, w, params, values):
     temperature = params[P_TEMPERATURE]
     if s[SC_DECISION] == DEC_CHOOSE:
         values[0] = 0.0  # the box action leaves the table as it is
-        m = sleeping_placements(s, pr, buf, 2)
+        m = sleeping_placements(s, pr, buf, np.int64(2))
         best = -1e300
         for i in range(2, m):
             a = buf[i]
