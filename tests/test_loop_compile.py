@@ -10,37 +10,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba import typeof, types
+from numba import typeof
 
 from sim.config import load_study
 from sim.lineup import engine_for, lineup_policies, lineup_slots
 from sim.loop import chunk_args
 from sim.policies import dispatch
-from sim.policies.compiled import choose_greedy, choose_random
 from sim.specs import POLICY_GREEDY, POLICY_ISMCTS, POLICY_RANDOM
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "base.yaml"
 
 
-def _impl_calls(present) -> set:
-    """The compiled functions `choose`'s implementation for this policy set calls."""
-    args = [typeof(present)] + [types.int64] * 12
-    impl = dispatch._choose(*args)
-    return {cell.cell_contents for cell in impl.__closure__}
-
-
 def test_policy_set_marks_only_the_codes_used():
     present = dispatch.policy_set([POLICY_GREEDY, POLICY_RANDOM, POLICY_GREEDY])
     assert [m is not None for m in present] == [True, True, False, False, False]
     assert dispatch.policy_set_names(present) == "random, greedy"
-
-
-def test_random_and_greedy_loop_never_reaches_the_search_players():
-    calls = _impl_calls(dispatch.policy_set([POLICY_RANDOM, POLICY_GREEDY]))
-    assert calls == {choose_random, choose_greedy, dispatch._absent}
-    everything = _impl_calls(dispatch.policy_set(range(5)))
-    assert dispatch._absent not in everything and len(everything) == 5
 
 
 def test_every_caller_gets_one_signature():
@@ -56,7 +41,7 @@ def test_every_caller_gets_one_signature():
     ismcts = chunk_args(
         engine.pr, engine.blank, 1, 0, 1, slots[:1], np.array([POLICY_ISMCTS] * 4), params
     )
-    assert typeof(ismcts[-1]) != typeof(runner[-1])  # another set, another loop
+    assert [typeof(a) for a in ismcts[-5:]] != [typeof(a) for a in runner[-5:]]  # another loop
 
 
 _PROBE = """

@@ -1,13 +1,11 @@
-"""One entry point for every built-in policy, and the scratch space they share.
+"""The built-in policies' policy sets and the scratch space they share.
 
-A game loop is compiled for the set of policies its line-up uses (`policy_set`),
-so a study of random and greedy seats never compiles the search players:
-`choose` is typed against a tuple that marks each policy present (an int) or
-absent (None), and an absent policy's branch calls `_absent` instead, a stub
-that costs nothing to compile. `choose` is inlined into the game loop, so a
-decision passes only the arrays its own policy needs (numba reference-counts
-every array argument). From Python (`PolicyScratch.choose`: sim play, the
-tests, the duel), each policy's own compiled function is called directly.
+The compiled game loop (`sim.loop.chunk_loop`) is compiled for the set of policies
+its line-up uses: `policy_set` marks each built-in policy present (1) or absent
+(None), and the loop prunes an absent policy's branch before typing, so a study
+of random and greedy seats never compiles the search players. From Python
+(`PolicyScratch.choose`: sim play, the tests, the duel), each policy's own
+compiled function is called directly, so only that one compiles.
 """
 
 from __future__ import annotations
@@ -16,8 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from sim.engine.state import Params
 from sim.policies.compiled import choose_greedy, choose_random, work_size
@@ -50,44 +47,6 @@ def policy_set_names(present: tuple) -> str:
 
     names = {spec.code: name for name, spec in POLICIES.items()}
     return ", ".join(names[c] for c, mark in enumerate(present) if mark is not None)
-
-
-@njit(cache=True)
-def _absent(*args):
-    """Stands in for a policy the loop was not compiled for (never called: no seat plays it)."""
-    return np.int32(-1)
-
-
-def choose(present, code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-    """The action built-in policy `code` picks at the current decision, in compiled code
-    specialised to the policies marked in `present` (see `policy_set`)."""
-    raise NotImplementedError("choose runs in compiled code only")
-
-
-@overload(choose, inline="always")
-def _choose(present, code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-    """Build `choose` for one policy set: an absent policy's call is the stub `_absent`."""
-    if not isinstance(present, types.BaseTuple) or len(present) != N_POLICIES:
-        return None
-    have = [not isinstance(t, types.NoneType) for t in present]
-    random = choose_random if have[POLICY_RANDOM] else _absent
-    greedy = choose_greedy if have[POLICY_GREEDY] else _absent
-    heuristic = choose_heuristic if have[POLICY_HEURISTIC] else _absent
-    lookahead = choose_lookahead if have[POLICY_LOOKAHEAD] else _absent
-    ismcts = choose_ismcts if have[POLICY_ISMCTS] else _absent
-
-    def impl(present, code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-        if code == POLICY_RANDOM:
-            return random(s, pr, stream, buf, np.int64(params[P_BAN]))
-        if code == POLICY_GREEDY:
-            return greedy(s, pr, stream, buf, w, np.int64(params[P_BAN]))
-        if code == POLICY_HEURISTIC:
-            return heuristic(s, pr, stream, buf, w, params, values)
-        if code == POLICY_LOOKAHEAD:
-            return lookahead(s, pr, stream, buf, w, params, values, s2, buf2, pool)
-        return ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree)
-
-    return impl
 
 
 @njit(cache=True)
