@@ -26,6 +26,7 @@ FLOORS: dict[str, int] = {
     "sim.metrics": 0,
     "sim.units": 0,  # how shares, differences and counts are written (one convention)
     "sim.parallel": 0,
+    "sim.compile_watch": 0,  # the heartbeat while numba compiles (numba's events only)
     "sim.analysis": 0,  # pure: DataFrames in, DataFrames out
     # models and rules, which do not know each other
     "sim.config": 1,
