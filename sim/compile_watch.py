@@ -46,28 +46,35 @@ class _Watch(event.Listener):
                 self.stack.pop()
             self.done += 1
 
-    def status(self) -> tuple[float, int, str] | None:
-        """(seconds since the first compile, functions compiled, the innermost compiling now)."""
+    def status(self) -> tuple[float, int, str | None] | None:
+        """(seconds since the first compile, functions compiled, the innermost compiling now
+        or None between compiles); None before any compile."""
         with self.lock:
             if self.started is None:
                 return None
-            now = self.stack[-1] if self.stack else "linking"
+            now = self.stack[-1] if self.stack else None
             return time.perf_counter() - self.started, self.done, now
 
 
 @contextmanager
 def compile_heartbeat(
-    what: str, *, every: float = HEARTBEAT_S, stream: TextIO | None = None, enabled: bool = True
+    what: str,
+    *,
+    note: str = "first run after install or upgrade",
+    every: float = HEARTBEAT_S,
+    stream: TextIO | None = None,
+    enabled: bool = True,
 ) -> Iterator[None]:
     """While the block runs, report numba compiles on `stream` (stderr): a first line when one
-    starts ("compiling <what>…"), then elapsed time and what is compiling every `every` s."""
+    starts ("compiling <what> (<note>)…"), then elapsed time and what is compiling every
+    `every` s, and how long it took."""
     if not enabled:
         yield
         return
     out = stream if stream is not None else sys.stderr
 
     def say_start() -> None:
-        print(f"compiling {what} (first run after install or upgrade)…", file=out, flush=True)
+        print(f"compiling {what} ({note})…", file=out, flush=True)
 
     watch = _Watch(say_start)
     stop = threading.Event()
@@ -75,7 +82,7 @@ def compile_heartbeat(
     def beat() -> None:
         while not stop.wait(every):
             status = watch.status()
-            if status is not None:
+            if status is not None and status[2] is not None:  # only while compiling
                 seconds, done, now = status
                 print(
                     f"  compiling: {seconds:.0f} s, {done} functions done, now {now}",

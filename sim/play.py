@@ -153,7 +153,7 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
 
 # About how long numba takes to compile a line-up's game loop on first use (a fresh cache),
 # measured on the shared 2-core machine (README, Engine notes).
-COLD_START_S = "1 min for random and greedy seats, 3 min with the search players"
+COLD_START_S = "1 min on an idle machine; more with the heuristic or search players"
 
 
 def engine_is_cached(study: StudyConfig | None = None) -> bool:
@@ -186,7 +186,7 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     t0 = time.perf_counter()
     codes, _ = lineup_policies(study)
     names = policy_set_names(policy_set(codes[codes != PLUGIN])) or "Python seats"
-    what = f"the engine for {names} (about {COLD_START_S})"
-    with compile_heartbeat(what, enabled=say):
+    note = f"first run after install or upgrade, about {COLD_START_S}"
+    with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
         play_arrays(study, 0, 0)
     return time.perf_counter() - t0
