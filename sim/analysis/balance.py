@@ -126,7 +126,7 @@ def policy_win_shares(players: pd.DataFrame, moments: Moments | None = None) -> 
     sampled = players["game"].nunique()
     for policy, g in players.groupby("policy", sort=True, observed=True):
         if moments is not None and f"policy:{policy}" in moments.columns:
-            e = mean_estimate(moments, f"policy:{policy}")
+            e = mean_estimate(moments, f"policy:{policy}", (0.0, 1.0))
             per_game = len(g) / sampled  # seats the policy plays in a game
             row = {"win_share": e.value, "lo": max(0.0, e.lo), "hi": min(1.0, e.hi),
                    "n": int(round(per_game * moments.n))}  # fmt: skip

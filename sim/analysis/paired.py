@@ -16,6 +16,13 @@ works in two steps:
 Paired intervals use the *same* resampled game indices for A and B, so the
 game-to-game luck cancels in B - A; unpaired intervals resample A and B
 independently on the same data, to show how much the pairing buys.
+
+The registry's plain means ("mean" and "wilson" metrics: shares, turns, margins)
+instead get intervals built for bounded and discrete data from per-column sums of
+each point and of the per-game differences (`sim.analysis.differences`: Tango's
+paired score interval for two 0/1 outcomes, the edge-honest mean interval else), which
+a percentile bootstrap cannot give at the edges: of two rare endings it resamples
+[0, 0] whenever neither occurred among the games played.
 """
 
 from __future__ import annotations
@@ -28,7 +35,15 @@ import numpy as np
 import pandas as pd
 
 from sim import units
+from sim.analysis.differences import (
+    DIRECT,
+    ColumnSums,
+    independent_difference,
+    paired_difference,
+    point_bounds,
+)
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
+from sim.analysis.intervals import z_of
 from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.metrics import (
@@ -128,10 +143,13 @@ class Streamed:
     unpaired: list[Replicates] | None
     games: int
     identical: bool
+    sums: list[ColumnSums] | None = None  # each point's column sums
+    differences: list[ColumnSums] | None = None  # point i − point 0, game by game
 
     @classmethod
     def of(cls, values: list[pd.DataFrame], resamples: int, seed: int, unpaired: bool):
-        """From whole game-values tables (one per point, the same games)."""
+        """From whole game-values tables (one per point, the same games); a chunk's, to be
+        merged with the others' (`merge`)."""
         index = values[0].index
         if any(not v.index.equals(index) for v in values[1:]):
             raise ValueError("paired bootstrap needs the same game indices in every table")
@@ -142,6 +160,25 @@ class Streamed:
             else None,
             games=len(index),
             identical=all(same_games(values[0], v) for v in values[1:]),
+            sums=[ColumnSums.of(v) for v in values],
+            differences=[ColumnSums.of(v - values[0]) for v in values],
+        )
+
+    def merge(self, other: Streamed) -> Streamed:
+        """Both parts' games together (parts of the same points, seed and resamples)."""
+
+        def both(a, b):
+            if a is None or b is None:
+                return None
+            return [x.merge(y) for x, y in zip(a, b, strict=True)]
+
+        return Streamed(
+            paired=both(self.paired, other.paired),
+            unpaired=both(self.unpaired, other.unpaired),
+            games=self.games + other.games,
+            identical=self.identical and other.identical,
+            sums=both(self.sums, other.sums),
+            differences=both(self.differences, other.differences),
         )
 
 
@@ -313,8 +350,10 @@ def compare_runs(
             "unpaired_lo": ulo,
             "unpaired_hi": uhi,
             "p": p_from_draws(diff, draws[1] - draws[0]),
+            "interval": "bootstrap",
         }
     )
+    _direct_differences(out, metrics, streamed, paired, level)
     out["width"] = out["hi"] - out["lo"]
     out["unpaired_width"] = out["unpaired_hi"] - out["unpaired_lo"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -336,6 +375,38 @@ def compare_runs(
         primary=primary,
     )
     return out
+
+
+def _summaries(streamed: Streamed, metric: Metric, points: list[int]):
+    """The column sums of a plain-mean metric at some points and of their differences from
+    point 0, or None (no sums streamed, a column missing or NaN: the bootstrap's then)."""
+    if metric.interval not in DIRECT or streamed.sums is None or streamed.differences is None:
+        return None
+    column = metric.columns[0]
+    found = [streamed.sums[0].summary(column)]
+    found += [streamed.sums[i].summary(column) for i in points]
+    found += [streamed.differences[i].summary(column) for i in points]
+    return None if any(s is None for s in found) else found
+
+
+def _direct_differences(
+    out: pd.DataFrame, metrics: list[Metric], streamed: Streamed, paired: bool, level: float
+) -> None:
+    """Replace the bootstrap's intervals and p of the plain-mean metrics of a comparison by
+    the paired (or independent) intervals of `sim.analysis.differences`."""
+    at = {name: i for i, name in enumerate(out["metric"])}
+    for m in metrics:
+        found = _summaries(streamed, m, [1])
+        if found is None or m.name not in at:
+            continue
+        a, b, d = found
+        i = at[m.name]
+        value = float(out.at[i, "diff"])
+        pd_ = paired_difference(m, a, b, d, value, level)
+        ind = independent_difference(m, a, b, value, level)
+        use = pd_ if paired else ind
+        out.loc[i, ["lo", "hi", "p", "interval"]] = [use.lo, use.hi, use.p, use.method]
+        out.loc[i, ["unpaired_lo", "unpaired_hi"]] = [ind.lo, ind.hi]
 
 
 def same_games(va: pd.DataFrame, vb: pd.DataFrame) -> bool:
@@ -473,6 +544,8 @@ def sweep_stats(
         [np.full(len(metrics), np.nan)]
         + [p_from_draws(point[p] - point[0], change[p]) for p in range(1, len(labels))]
     )
+    table["interval"] = "bootstrap"
+    _direct_sweep(table, metrics, streamed, len(labels), level)
     table = table[table.groupby("metric")["value"].transform(lambda v: v.notna().any())]
     table = table.reset_index(drop=True)
     families = assign_verdicts(table, primary=primary)
@@ -482,8 +555,39 @@ def sweep_stats(
     verdict = None
     if targets:
         names = [m.name for m in metrics]
-        verdict = target_verdict(point, draws, names, labels, dict(targets), level)
+        shown = table.set_index(["metric", "point"])
+        ends = {
+            name: (shown.loc[name, "lo"].to_numpy(float), shown.loc[name, "hi"].to_numpy(float))
+            for name in targets
+            if name in shown.index.get_level_values(0)
+        }  # the intervals the table shows decide each target's status
+        verdict = target_verdict(point, draws, names, labels, dict(targets), level, ends=ends)
     return SweepStats(table=table, verdict=verdict, metrics=metrics)
+
+
+def _direct_sweep(
+    table: pd.DataFrame, metrics: list[Metric], streamed: Streamed, points: int, level: float
+) -> None:
+    """The plain-mean metrics of a sweep: each point's interval from its column sums, each
+    change from point 0 paired game by game (`sim.analysis.differences`)."""
+    z = z_of(level)
+    k = len(metrics)
+    for j, m in enumerate(metrics):
+        found = _summaries(streamed, m, list(range(1, points)))
+        if found is None:
+            continue
+        sums, diffs = found[:points], found[points:]
+        for p in range(points):
+            i = p * k + j  # rows are point-major, in metric order
+            value = float(table.at[i, "value"])
+            lo, hi = point_bounds(m, sums[p], z)
+            shift = value - sums[p].mean
+            table.loc[i, ["lo", "hi"]] = [lo + shift, hi + shift]
+            if p == 0:
+                continue
+            d = paired_difference(m, sums[0], sums[p], diffs[p - 1], float(table.at[i, "diff"]),
+                                  level)  # fmt: skip
+            table.loc[i, ["diff_lo", "diff_hi", "p", "interval"]] = [d.lo, d.hi, d.p, d.method]
 
 
 def sweep_result_stats(result: Any, **kwargs) -> SweepStats:
@@ -519,6 +623,7 @@ def target_verdict(
     targets: Mapping[str, Any],
     level: float = LEVEL,
     alpha: float = ALPHA,
+    ends: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Verdict:
     """Rank points by their summed target miss and give the set that may hold the best one.
 
@@ -533,7 +638,9 @@ def target_verdict(
     bootstrap sd) exceeds 0 at level alpha / (k(k−1)), Bonferroni over the
     ordered pairs of k points. With probability at least 1 − alpha the set holds
     every point that truly has the smallest miss. A single point is named best
-    only when the set has one member.
+    only when the set has one member. Each target's status ('met', 'missed',
+    'unclear') at each point reads that point's interval: `ends[name]` = (lo, hi)
+    per point when given (the sweep table's), else the draws' percentile interval.
     """
     from statistics import NormalDist
 
@@ -574,7 +681,8 @@ def target_verdict(
     for j, (name, col) in enumerate(zip(targets, cols, strict=True)):
         ranking[name] = point[:, col]
         band = target_band(name, targets[name])
-        bounds = zip(lo[:, j], hi[:, j], strict=True)
+        a, b = (ends or {}).get(name, (lo[:, j], hi[:, j]))
+        bounds = zip(a, b, strict=True)
         ranking[f"{name}:status"] = [target_status(a, b, band) for a, b in bounds]
     ranking = ranking.sort_values(["miss", "point"]).reset_index(drop=True)
     members = [int(p) for p in ranking.loc[ranking["in_best_set"], "point"]]
