@@ -347,6 +347,62 @@ def metric(name: str) -> Metric:
     )
 
 
+# ---------------------------------------------------------------- families of tests
+
+# Groups whose metrics form the headline family of a comparison or a sweep (Holm); every
+# other group (seats, policies, cards) is a long table of its own (Benjamini-Hochberg).
+HEADLINE_GROUPS = ("balance", "scores", "flow", "turns", "tension")
+
+
+def family_of(group: str) -> str:
+    """The multiplicity family of a metric group: 'headline', or the long table's name."""
+    return "headline" if group in HEADLINE_GROUPS else group
+
+
+def _seat_rows(names: list[str], family: str) -> list[str]:
+    """The `<family>.seat<k>` names present, in seat order."""
+    found = [n for n in names if n.startswith(f"{family}.seat") and n[len(family) + 5 :].isdigit()]
+    return sorted(found, key=lambda n: int(n[len(family) + 5 :]))
+
+
+def exact_relations(names: Iterable[str]) -> dict[str, str]:
+    """Rows that are exact functions of other rows present, with the relation: a family shows
+    them but never tests them again (one finding, one test).
+
+    * seat 0's win share is the first-player advantage plus 1/n;
+    * the seats' win shares sum to 1 (the last seat's follows), and so do the policies'
+      (each plays the same seats in every game of a line-up: the last policy's follows);
+    * with two seats, balance is 1 − 2·|first-player advantage|;
+    * a seat's edge at equal turns is its win share − 1/n − its edge from extra turns;
+    * the edges from extra turns sum to 0 over the seats (the last seat's follows);
+    * seat 0 moves first (R2.5), so it has an extra turn exactly when the seats' turns
+      differ (= unequal_turns), and the last seat never has one (always 0).
+    """
+    names = list(dict.fromkeys(names))
+    out: dict[str, str] = {}
+    seats = _seat_rows(names, "win_share")
+    if "first_player_advantage" in names and "win_share.seat0" in seats:
+        out["win_share.seat0"] = "first_player_advantage + 1/n"
+    if seats:
+        out.setdefault(seats[-1], "1 − the other seats' win shares")
+    policies = [n for n in names if n.startswith("win_share.") and n not in seats]
+    if policies:
+        out[policies[-1]] = "1 − the other policies' seats' win shares"
+    if len(seats) == 2 and "balance" in names and "first_player_advantage" in names:
+        out["balance"] = "1 − 2·|first_player_advantage| (two seats)"
+    for name in _seat_rows(names, "equal_turn_edge"):
+        out[name] = f"win_share.{name.split('.')[1]} − 1/n − turn_edge.{name.split('.')[1]}"
+    turn_edges = _seat_rows(names, "turn_edge")
+    if turn_edges:
+        out[turn_edges[-1]] = "0 − the other seats' edges from extra turns"
+    extra = _seat_rows(names, "extra_turn_share")
+    if "unequal_turns" in names and "extra_turn_share.seat0" in extra:
+        out["extra_turn_share.seat0"] = "unequal_turns (seat 0 moves first, R2.5)"
+    if len(extra) > 1:
+        out[extra[-1]] = "0 (the last seat never takes an extra turn, R2.5)"
+    return out
+
+
 def target_band(name: str, target) -> tuple[float, float]:
     """The band a target's interval must lie inside to be met (an equivalence test).
 

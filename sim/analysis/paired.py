@@ -48,9 +48,12 @@ from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.metrics import (
     CORE_METRICS,
+    HEADLINE_GROUPS,
     Means,
     Metric,
     describe_target,
+    exact_relations,
+    family_of,
     metric,
     metrics_for,
     quiet_nan,
@@ -61,6 +64,8 @@ from sim.metrics import (
 
 __all__ = [  # the registry's names stay importable from here
     "CORE_METRICS",
+    "HEADLINE_GROUPS",
+    "family_of",
     "LEVEL",
     "RESAMPLES",
     "Means",
@@ -213,33 +218,10 @@ def _values_of(run: Any, cards: bool) -> pd.DataFrame:
     return game_values(get("games"), get("players"), get("cards") if cards else None)
 
 
-# Groups of the registry whose metrics form the headline family (Holm); every other group
-# (seats, policies, cards) is a long table of its own (Benjamini-Hochberg).
-HEADLINE_GROUPS = ("balance", "scores", "flow", "turns", "tension")
-
-
-def family_of(group: str) -> str:
-    """The multiplicity family of a metric group: 'headline', or the long table's name."""
-    return "headline" if group in HEADLINE_GROUPS else group
-
-
 def implied_rows(names: list[str]) -> set[str]:
-    """Metrics that are exact functions of other rows, so a family never counts them twice.
-
-    Seat 0's win share is the first-player advantage plus 1/n; the seats' win
-    shares sum to 1, so the last seat is implied by the others; likewise the
-    policies' (each plays the same seats in every game of a line-up).
-    """
-    out = set()
-    seats = sorted((n for n in names if n.startswith("win_share.seat")), key=lambda n: int(n[14:]))
-    if "first_player_advantage" in names and "win_share.seat0" in seats:
-        out.add("win_share.seat0")
-    if seats:
-        out.add(seats[-1])
-    policies = [n for n in names if n.startswith("win_share.") and n not in seats]
-    if policies:
-        out.add(policies[-1])
-    return out
+    """Metrics that are exact functions of other rows (`sim.metrics.exact_relations`), so a
+    family never counts them twice."""
+    return set(exact_relations(names))
 
 
 def assign_verdicts(

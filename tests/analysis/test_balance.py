@@ -77,7 +77,7 @@ def test_verdict_never_calls_noise_real(two_seats):
     # the interval above reaches below 0: a big gap, but four games cannot tell
     text = B.verdict(two_seats)
     assert "within noise" in text and "real" not in text
-    assert text.startswith("seat 0 wins 87.5% ± ")
+    assert text.startswith("seat 0 wins 87.5% [38.5%, 100.0%] against a fair 50%")
 
 
 def _seat0_wins(k, n):
@@ -90,8 +90,8 @@ def _seat0_wins(k, n):
 def test_verdict_real_advantage_and_disadvantage():
     # 600 of 1000, no ties: Wilson [.5693, .6299], which misses the fair 50%
     assert B.verdict(_seat0_wins(600, 1000)) == (
-        "seat 0 wins 60.0% ± 3.1% against a fair 50%: a real first-player advantage"
-        " (1,000 games, 95% interval)"
+        "seat 0 wins 60.0% [56.9%, 63.0%] against a fair 50%: a real first-player advantage"
+        " (1,000 games, seat 0's 95% interval)"
     )
     assert "a real first-player disadvantage" in B.verdict(_seat0_wins(400, 1000))
     assert "within noise" in B.verdict(_seat0_wins(510, 1000))
