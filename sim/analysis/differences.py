@@ -197,3 +197,74 @@ def independent_difference(
 
     lo, hi = at(z_of(level))
     return Difference(value, lo, hi, p_value(at), "independent (MOVER)")
+
+
+# ---------------------------------------------------------------- applied to tables
+# `streamed` is a `sim.analysis.paired.Streamed`: per point `sums` and `differences`.
+
+
+def _summaries(streamed, metric: Metric, points: list[int]):
+    """The column sums of a plain-mean metric at some points and of their differences from
+    point 0, or None (no sums streamed, a column missing or NaN: the bootstrap's then)."""
+    if metric.interval not in DIRECT or streamed.sums is None or streamed.differences is None:
+        return None
+    column = metric.columns[0]
+    found = [streamed.sums[0].summary(column)]
+    found += [streamed.sums[i].summary(column) for i in points]
+    found += [streamed.differences[i].summary(column) for i in points]
+    return None if any(s is None for s in found) else found
+
+
+def direct_differences(
+    out: pd.DataFrame, metrics: list[Metric], streamed, paired: bool, level: float
+) -> None:
+    """Replace the bootstrap's intervals and p of the plain-mean metrics of a comparison by
+    the paired (or independent) intervals above."""
+    at = {name: i for i, name in enumerate(out["metric"])}
+    cols = {c: out[c].to_numpy(copy=True) for c in ("lo", "hi", "p", "unpaired_lo",
+                                                     "unpaired_hi")}  # fmt: skip
+    method = out["interval"].to_numpy(copy=True)
+    diff = out["diff"].to_numpy(float)
+    for m in metrics:
+        found = _summaries(streamed, m, [1])
+        if found is None or m.name not in at:
+            continue
+        a, b, d = found
+        i = at[m.name]
+        ind = independent_difference(m, a, b, float(diff[i]), level)
+        use = paired_difference(m, a, b, d, float(diff[i]), level) if paired else ind
+        cols["lo"][i], cols["hi"][i], cols["p"][i], method[i] = use.lo, use.hi, use.p, use.method
+        cols["unpaired_lo"][i], cols["unpaired_hi"][i] = ind.lo, ind.hi
+    for c, v in cols.items():
+        out[c] = v
+    out["interval"] = method
+
+
+def direct_sweep(
+    table: pd.DataFrame, metrics: list[Metric], streamed, points: int, level: float
+) -> None:
+    """The plain-mean metrics of a sweep: each point's interval from its column sums, each
+    change from point 0 paired game by game."""
+    z = z_of(level)
+    k = len(metrics)
+    cols = {c: table[c].to_numpy(copy=True) for c in ("lo", "hi", "diff_lo", "diff_hi", "p")}
+    method = table["interval"].to_numpy(copy=True)
+    value, diff = table["value"].to_numpy(float), table["diff"].to_numpy(float)
+    for j, m in enumerate(metrics):
+        found = _summaries(streamed, m, list(range(1, points)))
+        if found is None:
+            continue
+        sums, diffs = found[:points], found[points:]
+        for p in range(points):
+            i = p * k + j  # rows are point-major, in metric order
+            lo, hi = point_bounds(m, sums[p], z)
+            shift = value[i] - sums[p].mean
+            cols["lo"][i], cols["hi"][i] = lo + shift, hi + shift
+            if p == 0:
+                continue
+            d = paired_difference(m, sums[0], sums[p], diffs[p - 1], float(diff[i]), level)
+            cols["diff_lo"][i], cols["diff_hi"][i], cols["p"][i] = d.lo, d.hi, d.p
+            method[i] = d.method
+    for c, v in cols.items():
+        table[c] = v
+    table["interval"] = method

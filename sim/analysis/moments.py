@@ -217,13 +217,14 @@ def share_estimate(moments: Moments, column: str, z: float = Z95) -> Estimate:
     return Estimate(s.mean, lo, hi, s.n)
 
 
-def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
-    """Delta-method 95% interval of a smooth function of the means: value ± t·sqrt(gᵀ Σ g / n),
-    g the function's gradient (central differences) and Σ the per-game covariance."""
+def delta_se(moments: Moments, metric: Metric, value: float) -> float:
+    """The delta method's standard error of a smooth function of the means, sqrt(gᵀ Σ g / n):
+    g the function's gradient (central differences), Σ the per-game covariance (NaN when
+    it cannot be computed)."""
     n = moments.n
     used = [j for j, c in enumerate(moments.columns) if matches(c, metric.columns)]
     if n < 2 or not used or not np.isfinite(value):
-        return Estimate(value, float("nan"), float("nan"), n)
+        return float("nan")
     cov = moments.cov()[np.ix_(used, used)]
     sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
     steps = np.where(sd > 0, sd, 1.0) * 1e-4
@@ -234,7 +235,15 @@ def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
     f = evaluate(moments, [metric], rows)[:, 0]
     grad = (f[0::2] - f[1::2]) / (2 * steps)
     grad = np.where(np.isfinite(grad), grad, 0.0)
-    se = math.sqrt(max(float(grad @ cov @ grad), 0.0) / n)
+    return math.sqrt(max(float(grad @ cov @ grad), 0.0) / n)
+
+
+def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
+    """Delta-method 95% interval of a smooth function of the means: value ± t·`delta_se`."""
+    n = moments.n
+    se = delta_se(moments, metric, value)
+    if not math.isfinite(se):
+        return Estimate(value, float("nan"), float("nan"), n)
     half = t975(n - 1) * se
     lo, hi = value - half, value + half
     if metric.name.startswith(PARTS_OF_A_WHOLE):  # a share of a count: never outside [0, 1]
@@ -278,4 +287,4 @@ def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> p
     return pd.DataFrame(rows)
 
 
-__all__ = ["Moments", "Z95", "delta_estimate", "estimate_from_moments", "evaluate"]
+__all__ = ["Moments", "Z95", "delta_estimate", "delta_se", "estimate_from_moments", "evaluate"]

@@ -35,15 +35,8 @@ import numpy as np
 import pandas as pd
 
 from sim import units
-from sim.analysis.differences import (
-    DIRECT,
-    ColumnSums,
-    independent_difference,
-    paired_difference,
-    point_bounds,
-)
+from sim.analysis.differences import ColumnSums, direct_differences, direct_sweep
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
-from sim.analysis.intervals import z_of
 from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.metrics import (
@@ -335,7 +328,7 @@ def compare_runs(
             "interval": "bootstrap",
         }
     )
-    _direct_differences(out, metrics, streamed, paired, level)
+    direct_differences(out, metrics, streamed, paired, level)
     out["width"] = out["hi"] - out["lo"]
     out["unpaired_width"] = out["unpaired_hi"] - out["unpaired_lo"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -357,38 +350,6 @@ def compare_runs(
         primary=primary,
     )
     return out
-
-
-def _summaries(streamed: Streamed, metric: Metric, points: list[int]):
-    """The column sums of a plain-mean metric at some points and of their differences from
-    point 0, or None (no sums streamed, a column missing or NaN: the bootstrap's then)."""
-    if metric.interval not in DIRECT or streamed.sums is None or streamed.differences is None:
-        return None
-    column = metric.columns[0]
-    found = [streamed.sums[0].summary(column)]
-    found += [streamed.sums[i].summary(column) for i in points]
-    found += [streamed.differences[i].summary(column) for i in points]
-    return None if any(s is None for s in found) else found
-
-
-def _direct_differences(
-    out: pd.DataFrame, metrics: list[Metric], streamed: Streamed, paired: bool, level: float
-) -> None:
-    """Replace the bootstrap's intervals and p of the plain-mean metrics of a comparison by
-    the paired (or independent) intervals of `sim.analysis.differences`."""
-    at = {name: i for i, name in enumerate(out["metric"])}
-    for m in metrics:
-        found = _summaries(streamed, m, [1])
-        if found is None or m.name not in at:
-            continue
-        a, b, d = found
-        i = at[m.name]
-        value = float(out.at[i, "diff"])
-        pd_ = paired_difference(m, a, b, d, value, level)
-        ind = independent_difference(m, a, b, value, level)
-        use = pd_ if paired else ind
-        out.loc[i, ["lo", "hi", "p", "interval"]] = [use.lo, use.hi, use.p, use.method]
-        out.loc[i, ["unpaired_lo", "unpaired_hi"]] = [ind.lo, ind.hi]
 
 
 def same_games(va: pd.DataFrame, vb: pd.DataFrame) -> bool:
@@ -527,7 +488,7 @@ def sweep_stats(
         + [p_from_draws(point[p] - point[0], change[p]) for p in range(1, len(labels))]
     )
     table["interval"] = "bootstrap"
-    _direct_sweep(table, metrics, streamed, len(labels), level)
+    direct_sweep(table, metrics, streamed, len(labels), level)
     table = table[table.groupby("metric")["value"].transform(lambda v: v.notna().any())]
     table = table.reset_index(drop=True)
     families = assign_verdicts(table, primary=primary)
@@ -545,31 +506,6 @@ def sweep_stats(
         }  # the intervals the table shows decide each target's status
         verdict = target_verdict(point, draws, names, labels, dict(targets), level, ends=ends)
     return SweepStats(table=table, verdict=verdict, metrics=metrics)
-
-
-def _direct_sweep(
-    table: pd.DataFrame, metrics: list[Metric], streamed: Streamed, points: int, level: float
-) -> None:
-    """The plain-mean metrics of a sweep: each point's interval from its column sums, each
-    change from point 0 paired game by game (`sim.analysis.differences`)."""
-    z = z_of(level)
-    k = len(metrics)
-    for j, m in enumerate(metrics):
-        found = _summaries(streamed, m, list(range(1, points)))
-        if found is None:
-            continue
-        sums, diffs = found[:points], found[points:]
-        for p in range(points):
-            i = p * k + j  # rows are point-major, in metric order
-            value = float(table.at[i, "value"])
-            lo, hi = point_bounds(m, sums[p], z)
-            shift = value - sums[p].mean
-            table.loc[i, ["lo", "hi"]] = [lo + shift, hi + shift]
-            if p == 0:
-                continue
-            d = paired_difference(m, sums[0], sums[p], diffs[p - 1], float(table.at[i, "diff"]),
-                                  level)  # fmt: skip
-            table.loc[i, ["diff_lo", "diff_hi", "p", "interval"]] = [d.lo, d.hi, d.p, d.method]
 
 
 def sweep_result_stats(result: Any, **kwargs) -> SweepStats:
