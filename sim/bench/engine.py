@@ -201,7 +201,7 @@ def duel(
     Driven from Python one decision at a time, so both sides are timed under the same
     load; returns slot 0's win shares per game and each slot's seconds per decision.
     Used to check a search player against another at equal time per decision:
-    `python -c "from sim.bench.engine.engine import duel; print(duel({...}, {...}, 2000))"`.
+    `python -c "from sim.bench.engine import duel; print(duel({...}, {...}, 2000))"`.
     """
     from sim.engine.game import Game
     from sim.engine.scoring import final_scores, win_share
@@ -258,7 +258,7 @@ t = time.perf_counter()
 from sim.report.run_report import write_report
 from sim.runs import load_run
 from sim.runs.partials import run_data
-from sim.studies.common.run_page import page_plays
+from sim.studies.run_page import page_plays
 run = load_run(sys.argv[1])
 write_report(run, page_plays(run, run_data(run)[1]), sys.argv[2], quiet=True)
 s = time.perf_counter() - t
