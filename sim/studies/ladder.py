@@ -160,7 +160,7 @@ def ladder_tables(
             heads_up.append(shares)
     steps = pd.DataFrame(rows)
     ratings, _ = L.ratings(pairs, labels, seed=seed)  # the one model over every result
-    steps["bt_pooled"] = _predicted(steps, ratings["rating"].to_numpy())
+    steps["bt_pooled"] = _predicted(steps, ratings["rating"].to_numpy(), ratings.attrs["scale"])
     # Skill can matter more heads-up than at a full table, so each table size also gets a
     # model of its own; a match is predicted by its own size's model, and the chain depth
     # is read from the heads-up one (depth is a heads-up notion).
@@ -188,11 +188,13 @@ def ladder_tables(
     return steps, ratings, depth, depth_ci, chain, chain_ci
 
 
-def _predicted(steps: pd.DataFrame, theta: np.ndarray) -> list[float]:
-    """The Bradley-Terry chance of each match's upper rung against its lower one."""
+def _predicted(steps: pd.DataFrame, theta: np.ndarray, scale=None) -> list[float]:
+    """The Bradley-Terry chance of each match's upper rung against its lower one (at its
+    table size's factor, `scale`, of the model over every result)."""
+    scale = scale or {}
     return [
-        L.bt_prob(theta[u], theta[lo])
-        for u, lo in zip(steps["step"], steps["lower_step"], strict=True)
+        L.bt_prob(theta[u], theta[lo], scale.get(n, 1.0))
+        for u, lo, n in zip(steps["step"], steps["lower_step"], steps["players"], strict=True)
     ]
 
 
