@@ -174,9 +174,10 @@ def advice_lines(data: dict) -> list[str]:
         "not fair": f"{name}: not fair between equal players ({held}).",
     }[status]
     lines = [head]
+    shown: list[dict] = []  # fixes already written out in full
     for f in data["findings"]:
         if f["metric"] != "every seat":
-            lines += _finding_lines(f, levels)
+            lines += _finding_lines(f, levels, shown)
     every = next((f for f in data["findings"] if f["metric"] == "every seat"), None)
     if every is not None:
         lines.append(f"  every seat inside the band at every level: {_every_text(every)}")
@@ -189,9 +190,10 @@ def advice_lines(data: dict) -> list[str]:
     return lines
 
 
-def _finding_lines(f: dict, levels: list[str]) -> list[str]:
+def _finding_lines(f: dict, levels: list[str], shown: list[dict]) -> list[str]:
     """A seat problem: where it is off and by how much, why, its smallest fix, the fix's side
-    effects and the command that shows it."""
+    effects and the command that shows it (a fix already written out for another seat: only
+    what it does to this one)."""
     name = f["metric"]
     at = {lv: f["levels"][lv][name] for lv in levels}
     off = [f"{'ahead' if at[lv]['estimate'] > 0 else 'behind'} at {lv} ({_edge(at[lv])})"
@@ -210,8 +212,12 @@ def _finding_lines(f: dict, levels: list[str]) -> list[str]:
     where = ("inside the band at every level" if len(inside) == len(after)
              else f"inside the band at {', '.join(inside)} only" if inside
              else "not shown inside the band at any level")  # fmt: skip
-    shown = ", ".join(f"{units.pp(e['estimate'])} at {lv}" for lv, e in after.items())
-    lines.append(f"    smallest fix: {'; '.join(fix['text'])}: then {shown}; {where}"
+    values = ", ".join(f"{units.pp(e['estimate'])} at {lv}" for lv, e in after.items())
+    if fix["changes"] in shown:
+        lines.append(f"    the same fix, {'; '.join(fix['text'])}: then {values}; {where}")
+        return lines
+    shown.append(fix["changes"])
+    lines.append(f"    smallest fix: {'; '.join(fix['text'])}: then {values}; {where}"
                  " (confirmed on fresh games)")  # fmt: skip
     side = sorted(((lv, n, e) for lv, t in fix["levels"].items() for n, e in t.items()
                    if n != name and n.startswith("seat_edge.") and e["verdict"] != "met"),
@@ -249,14 +255,13 @@ def _why_line(finding: dict) -> str | None:
     equal = units.interval(split["equal_part"], split["equal_lo"], split["equal_hi"], "share",
                            True)  # fmt: skip
     extra = split["extra_share"]
-    if extra >= 0.5 and abs(split["turn_part"]) >= abs(split["equal_part"]):
+    if abs(split["turn_part"]) < abs(split["equal_part"]):
+        return f"mostly play at equal turns ({worst}): {equal}; the turns add {turn}"
+    if split["turn_part"] > 0:
         return (f"it takes an extra turn in {units.pct(extra)} of games ({worst}): {turn} of its"
                 f" edge comes from that turn, {equal} from play at equal turns")  # fmt: skip
-    if extra >= 0.5:
-        return (f"it takes an extra turn in {units.pct(extra)} of games ({worst}), but most of its"
-                f" edge is at equal turns: {equal} (the extra turn: {turn})")  # fmt: skip
-    return (f"not its turns ({worst}: an extra turn in {units.pct(extra)} of games);"
-            f" {equal} at equal turns")  # fmt: skip
+    return (f"it takes fewer turns than the first seats ({worst}): {turn} of its edge comes from"
+            f" the turns it lacks, {equal} from play at equal turns")  # fmt: skip
 
 
 def play_text(play: dict[str, dict]) -> str:
