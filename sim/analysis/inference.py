@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from sim.metrics import exact_relations, family_of, metric, metrics_for, quiet_nan
 
@@ -62,6 +61,9 @@ def adjust(p: np.ndarray, method: str, alpha: float = ALPHA) -> tuple[np.ndarray
     reject = np.zeros(p.shape, bool)
     ok = np.isfinite(p)
     if ok.any():
+        # statsmodels, imported here: seconds of import a plain run never needs
+        from statsmodels.stats.multitest import multipletests
+
         rej, padj, _, _ = multipletests(p[ok], alpha=alpha, method=method)
         adjusted[ok], reject[ok] = padj, rej
     return adjusted, reject
@@ -97,9 +99,9 @@ def wald_equal_shares(shares: np.ndarray) -> tuple[float, int, float]:
 
 def chi2_sf(x: float, df: int) -> float:
     """Upper tail of the chi-square distribution."""
-    from scipy.stats import chi2
+    from scipy.special import chdtrc  # scipy.special: a tenth of scipy.stats' import
 
-    return float(chi2.sf(x, df))
+    return float(chdtrc(df, x))
 
 
 def normal_sf2(z: float) -> float:

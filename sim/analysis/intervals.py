@@ -145,9 +145,9 @@ def t_of(z: float, df: float) -> float:
         return math.nan
     if z == Z95 and (df >= 10 or df == int(df)):
         return t975(df if df >= 10 else int(df))
-    from scipy.stats import norm, t
+    from scipy.special import ndtr, stdtrit  # without importing scipy.stats
 
-    return float(t.isf(norm.sf(z), df))  # tails, not cdfs: exact far out
+    return float(-stdtrit(df, ndtr(-z)))  # tails, not cdfs: exact far out
 
 
 def _wilson(p: float, n: float, z: float) -> tuple[float, float]:

@@ -147,12 +147,12 @@ def balance_interval(shares: np.ndarray) -> tuple[float, float, float]:
 
 def balance_from_moments(m: np.ndarray, cov_rows: np.ndarray, games: int):
     """`balance_interval` from the seat shares' mean and per-game covariance (ddof 1)."""
-    from scipy.stats import chi2
+    from scipy.special import chdtri  # the chi² quantile, without importing scipy.stats
 
     m = np.asarray(m, float)
     n = len(m)
     cov = np.atleast_2d(np.asarray(cov_rows, float)) / games
-    c = chi2.ppf(0.95, n - 1)
+    c = chdtri(n - 1, 0.05)
     gap_lo = gap_hi = 0.0
     for i in range(n):
         for j in range(n):
