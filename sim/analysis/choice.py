@@ -26,6 +26,7 @@ import numpy as np
 
 MIN_CLUSTERS = 20  # below this many games the clustered sandwich is unreliable
 SEPARATED = 40.0  # |utility per unit of a feature| beyond which the fit has run off
+FADED = 1e-6  # information left at the fit, as a share of that at 0, of a separated feature
 MAX_ITER = 100
 
 
@@ -306,15 +307,20 @@ def fit_logit(c: Choices, free: np.ndarray | None = None) -> LogitFit:
     if free is None:
         free, why = free_features(c)
     free = np.asarray(free, bool).copy()
+    start = np.diag(-evaluate(c, np.zeros(k)).hess)
     while True:
         theta, converged, iterations = _newton(c, free)
-        runaway = free & (np.abs(theta) > SEPARATED)
-        if converged or not runaway.any():
+        ev = evaluate(c, theta)
+        # Separated: the likelihood keeps rising as the utility runs off, so the fit stops
+        # far out where the feature's information has all but vanished.
+        faded = np.diag(-ev.hess) < FADED * np.maximum(start, 1e-300)
+        runaway = free & ((np.abs(theta) > SEPARATED) | faded)
+        if not runaway.any():
             break
         for j in np.flatnonzero(runaway):
             why[j] = "separates the choices (its utility runs off: too few decisions)"
         free &= ~runaway
-    ev = evaluate(c, theta)
+        theta[~free] = 0.0
     idx = np.flatnonzero(free)
     cov_model = np.full((k, k), np.nan)
     cov_robust = np.full((k, k), np.nan)

@@ -32,8 +32,8 @@ MAX_WEIGHT = 1e6  # as sim.specs: what a seat may carry
 MAX_TEMPERATURE = 1e6
 POINTS_SCALE = "own_points weighs 1, so every weight and the temperature are in points"
 UTILITY_SCALE = (
-    "temperature = 1: weights are utilities per unit of each feature (own points are not"
-    " clearly valued, so no temperature in points exists)"
+    "temperature 1, so every weight is a utility per unit of its feature (own points are"
+    " not clearly valued: no temperature in points exists)"
 )
 
 

@@ -446,7 +446,8 @@ def calibrate(args: argparse.Namespace) -> int:
     if args.out is not None and Path(args.out).exists():
         if not Path(args.out).is_dir() or any(Path(args.out).iterdir()):
             raise SimError(f"{args.out}: exists and is not an empty folder; use another --out")
-    say(f"reading {plural(len(paths), 'log')}")
+    if args.report is not None and not args.no_report:
+        check_report_path(args.report, args.force)  # before reading a single log
     games = [read_game(path, study) for path in paths]
     names = sorted({g.study.name for g in games})
     name = names[0] if len(names) == 1 else "calibrate"
@@ -454,6 +455,12 @@ def calibrate(args: argparse.Namespace) -> int:
     page = Path(args.report) if args.report else Path("reports") / f"{stem}.html"
     if not args.no_report:
         check_report_path(page, args.force)
+    for g in games:
+        bad = [s for s in args.seats or () if s >= g.study.game.players]
+        if bad:
+            raise SimError(f"{g.path}: --seats {bad[0]}: no seat {bad[0]} in a game of"
+                           f" {g.study.game.players}")  # fmt: skip
+    say(f"replaying {plural(len(games), 'game')} through the engine")
     choices = logged_choices(games, args.seats, say)
     result = fit(choices, holdout=args.holdout, seed=args.seed, min_decisions=args.min_decisions,
                  by_player=args.by == "player", say=say)  # fmt: skip

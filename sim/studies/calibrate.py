@@ -121,7 +121,7 @@ def fit_group(
             f" {MIN_HELDOUT_GAMES}, and a holdout share that leaves games on both sides)"
         )
     if not scale.points:
-        warnings.append("own points are not clearly valued: " + scale.unit)
+        warnings.append(f"the seat is on the utility scale: {scale.unit}")
     return GroupFit(
         name=name,
         label=label,
