@@ -364,8 +364,10 @@ def _newton(c: Choices, free: np.ndarray) -> tuple[np.ndarray, bool, int]:
     for it in range(1, MAX_ITER + 1):
         ev = evaluate(c, theta)
         g, h = ev.grad[idx], -ev.hess[np.ix_(idx, idx)]
-        ridge = 0.0
-        while True:  # a Levenberg ridge where the max makes the surface non-concave
+        if not np.isfinite(h).all() or not np.isfinite(g).all():
+            return theta, False, it
+        ridge, step = 0.0, g
+        for _ in range(80):  # a Levenberg ridge where the max makes the surface non-concave
             try:
                 step = np.linalg.solve(h + ridge * np.eye(len(idx)), g)
                 if g @ step > 0 or not g.any():
@@ -373,6 +375,8 @@ def _newton(c: Choices, free: np.ndarray) -> tuple[np.ndarray, bool, int]:
             except np.linalg.LinAlgError:
                 pass
             ridge = max(2 * ridge, 1e-8 * max(np.trace(h), 1.0))
+        else:
+            step = g / max(np.abs(h).max(), 1.0)  # a gradient step: ascent all the same
         decrement = float(g @ step)
         if decrement < 1e-10:
             return theta, True, it

@@ -28,7 +28,7 @@ from sim.engine.game import Game
 from sim.engine.turns import apply_action
 from sim.errors import SimError
 from sim.policies.features import FeatureScratch, features_of
-from sim.runs.lineup import engine_for
+from sim.runs.lineup import engine_for, seat_lineup
 from sim.specs import FEATURE_NAMES
 from sim.table.logfile import log_study, read_log
 from sim.table.record import DECISION, PLAYERS_KEY, RecordedGame
@@ -117,7 +117,7 @@ def read_game(path: str | Path, study: StudyConfig | None = None) -> LoggedGame:
     seed, index = setup["seed"], setup["game"]
     if not (isinstance(seed, int) and isinstance(index, int) and seed >= 0 and index >= 0):
         raise SimError(f"{where}: seed and game must be whole numbers >= 0")
-    slots = RecordedGame(logged, seed, index).slots
+    slots = [int(slot) for slot in seat_lineup(logged, index)]
     seats = setup["seats"] if isinstance(setup["seats"], list) else []
     humans = frozenset(
         p for p, seat in enumerate(seats) if isinstance(seat, dict) and seat.get("human")

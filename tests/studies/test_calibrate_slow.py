@@ -2,11 +2,15 @@
 the intervals narrow with data.
 
 Twenty repetitions, each 300 four-player games (about 30,000 decisions) of the known
-heuristic seat at every seat, each on its own seeds: every weight and the temperature
-must lie within their simultaneous 95% intervals in at least 19 of 20, and on every
-repetition the fit must match more held-out moves than greedy with an interval above 0.
-The marginal 95% intervals' coverage is printed beside (about 95% of 200 weight-intervals
-and 20 temperature-intervals).
+heuristic seat at every seat, each on its own seeds. "Every weight and the temperature
+within their intervals" at once is what the simultaneous 95% intervals (Bonferroni over the
+ten parameters) cover, so a correct method has them all covered in a repetition with
+probability at least 0.95. Over 20 repetitions it then reaches 19 or 20 with probability
+only 0.74 (0.95^20 + 20 x 0.05 x 0.95^19), but 17 or more with probability 0.984: the test
+asks for 17, and for the marginal intervals to cover at least 90% of the 200 true values
+(a correct method: 95%, whose 2.5% tail over 200 is about 92%). On every repetition the fit
+must match more held-out moves than greedy with an interval above 0. The figures are
+printed (`pytest -m slow -s`); the closing note of issue 28 quotes them.
 """
 
 from __future__ import annotations
@@ -54,9 +58,9 @@ def test_a_known_seat_is_recovered_in_19_of_20_repetitions():
     print(table.round(3).to_string())
     print("greedy gap (top-1, pp):", [f"{100 * g:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
                                       for g, lo, hi in beats])  # fmt: skip
-    assert joint >= 19
+    assert joint >= 17
     assert all(lo > 0 for _, lo, _ in beats)
-    assert pd.DataFrame(marginal).to_numpy().mean() > 0.9
+    assert pd.DataFrame(marginal).to_numpy().mean() >= 0.9
 
 
 @pytest.mark.slow
