@@ -425,16 +425,15 @@ def calibrate(args: argparse.Namespace) -> int:
     calibrated.yaml, the page."""
     import sys
 
-    from sim.analysis.findings import calibration_lines, players_line
     from sim.config import load_study
     from sim.config.yamlio import dump_yaml
     from sim.report.calibrate_report import build_calibrate_report
     from sim.runs.paths import check_report_path, folder_stem
     from sim.studies.calibrate import calibrate as fit
-    from sim.studies.calibrate import flow_spec
+    from sim.studies.calibrate import summary_lines
     from sim.studies.common import fresh_dir
     from sim.studies.outputs import write_calibration_files
-    from sim.table.choices import log_paths, logged_choices, read_game
+    from sim.table.choices import log_paths, logged_choices, read_games
 
     if not 0 <= args.holdout < 1:
         raise SimError(f"--holdout must be a share from 0 to below 1, got {args.holdout:g}")
@@ -448,28 +447,20 @@ def calibrate(args: argparse.Namespace) -> int:
             raise SimError(f"{args.out}: exists and is not an empty folder; use another --out")
     if args.report is not None and not args.no_report:
         check_report_path(args.report, args.force)  # before reading a single log
-    games = [read_game(path, study) for path in paths]
+    games = read_games(paths, study, args.seats, say)
     names = sorted({g.study.name for g in games})
     name = names[0] if len(names) == 1 else "calibrate"
     stem = folder_stem("calibrate", name)
     page = Path(args.report) if args.report else Path("reports") / f"{stem}.html"
     if not args.no_report:
         check_report_path(page, args.force)
-    for g in games:
-        bad = [s for s in args.seats or () if s >= g.study.game.players]
-        if bad:
-            raise SimError(f"{g.path}: --seats {bad[0]}: no seat {bad[0]} in a game of"
-                           f" {g.study.game.players}")  # fmt: skip
     say(f"replaying {plural(len(games), 'game')} through the engine")
     choices = logged_choices(games, args.seats, say)
     result = fit(choices, holdout=args.holdout, seed=args.seed, min_decisions=args.min_decisions,
                  by_player=args.by == "player", say=say)  # fmt: skip
     studies = {g.study.config_hash(): g.study for g in games}
-    seats = (
-        "seats " + ", ".join(map(str, args.seats))
-        if args.seats
-        else "the people's seats, or every seat of a log without people"
-    )
+    seats = ("seats " + ", ".join(map(str, args.seats)) if args.seats
+             else "the people's seats, or every seat of a log without people")  # fmt: skip
     about = {
         "name": name,
         "logs": len(paths),
@@ -479,16 +470,7 @@ def calibrate(args: argparse.Namespace) -> int:
     }
     out_dir = fresh_dir(Path(args.out) if args.out else None, stem, None)
     files = write_calibration_files(result, out_dir, about)
-    g = result.pooled
-    lines = [f"{name}: {plural(g.fit.n, 'decision')} of {plural(g.fit.games, 'game')}"
-             f" from {plural(len(paths), 'log')}; fitted {seats} -> {out_dir}"]  # fmt: skip
-    lines += calibration_lines(g.name, g.table, g.scale, g.heldout, g.warnings)
-    for p in result.players:
-        lines += calibration_lines(f"player {p.name}", p.table, p.scale, p.heldout, p.warnings)
-    if args.by == "player":
-        lines.append(players_line(result.differ))
-    lines.append(f"seat: {flow_spec(g.spec)}")
-    lines.append("files: " + ", ".join(str(f) for f in files))
+    lines = summary_lines(result, about, out_dir, files)
     if not args.no_report:
         about["studies_yaml"] = [dump_yaml(s.to_yaml_dict()) for s in studies.values()]
         lines.append(f"report: {build_calibrate_report(result, page, out_dir, about, args.force)}")

@@ -28,8 +28,10 @@ from sim.analysis.choice_scale import (
     seat_spec,
     weight_table,
 )
+from sim.analysis.findings import calibration_lines, players_line
 from sim.errors import SimError
 from sim.specs import FEATURE_NAMES, PRESETS
+from sim.units import plural
 
 HOLDOUT = 0.25
 MIN_HELDOUT_GAMES = 4  # fewer games than this: no held-out check (said, not hidden)
@@ -169,6 +171,25 @@ def calibrate(
     return Calibration(pooled, players, differ, holdout, seed, min_decisions, kinds)
 
 
+# ---------------------------------------------------------------- what is printed
+
+
+def summary_lines(result: Calibration, about: dict, out_dir, files: list) -> list[str]:
+    """What `sim calibrate` prints: where, from what, each fit's lines, the players' test,
+    the seat to paste and the files."""
+    g = result.pooled
+    head = f"{about['name']}: {plural(g.fit.n, 'decision')} of {plural(g.fit.games, 'game')}"
+    lines = [f"{head} from {plural(about['logs'], 'log')}; fitted {about['seats']} -> {out_dir}"]
+    lines += calibration_lines(g.name, g.table, g.scale, g.heldout, g.warnings)
+    for p in result.players:
+        lines += calibration_lines(f"player {p.name}", p.table, p.scale, p.heldout, p.warnings)
+    if result.players:
+        lines.append(players_line(result.differ))
+    lines.append(f"seat: {flow_spec(g.spec)}")
+    lines.append("files: " + ", ".join(str(f) for f in files))
+    return lines
+
+
 # ---------------------------------------------------------------- calibration.json
 
 
@@ -240,5 +261,5 @@ def calibration_record(result: Calibration, about: dict) -> dict:
     }
     if result.players:
         out["players"] = [group_record(g) for g in result.players]
-        out["players_differ"] = result.differ
+        out["players_differ"] = {k: _finite(v) for k, v in (result.differ or {}).items()} or None
     return out

@@ -138,6 +138,29 @@ def read_game(path: str | Path, study: StudyConfig | None = None) -> LoggedGame:
     return LoggedGame(str(path), logged, seed, index, names, humans, tuple(moves))
 
 
+def read_games(
+    paths: Sequence[Path],
+    study: StudyConfig | None = None,
+    seats: Iterable[int] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> list[LoggedGame]:
+    """Every log read (`read_game`), saying how far every 10 s; a seat given that a game
+    does not have is one error line, before anything is replayed."""
+    games, last = [], time.monotonic()
+    for path in paths:
+        game = read_game(path, study)
+        bad = [s for s in seats or () if not 0 <= s < game.study.game.players]
+        if bad:
+            raise SimError(
+                f"{path}: --seats {bad[0]}: no seat {bad[0]} in a game of {game.study.game.players}"
+            )
+        games.append(game)
+        if say is not None and time.monotonic() - last > 10:
+            last = time.monotonic()
+            say(f"read {len(games):,} of {len(paths):,} logs")
+    return games
+
+
 def recorded_game(recorded: RecordedGame, label: str = "<memory>") -> LoggedGame:
     """A game played in this process (`sim.table.record.play_recorded`) as a LoggedGame."""
     study = recorded.study
