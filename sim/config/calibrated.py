@@ -49,7 +49,7 @@ def calibrated_seat(item: Mapping, base: str | None, where: str, at: tuple) -> d
         fail(where, (*at, extra[0]),
              f"a calibrated seat takes only {', '.join(BESIDE)} beside {CALIBRATED!r}")  # fmt: skip
     ref = item[CALIBRATED]
-    if not isinstance(ref, str) or not ref.strip():
+    if not isinstance(ref, str) or not ref.strip() or not ref.isprintable() or len(ref) > 4096:
         fail(where, (*at, CALIBRATED), f"must be the path of a calibrated.yaml, got {show(ref)}")
     path = Path(ref)
     if not path.is_absolute() and base:

@@ -125,9 +125,9 @@ def _players_section(result: Calibration) -> dict:
             weight_interval(s.temperature, s.lo, s.hi) if s.points else "no temperature (utility)"
         )
         for r in g.table.itertuples():
-            row[r.feature] = (
-                weight_interval(r.weight, r.weight_lo, r.weight_hi) if r.fitted else "–"
-            )
+            unit = s.points and r.feature == UNIT
+            text = weight_interval(r.weight, r.weight_lo, r.weight_hi) if r.fitted else "–"
+            row[r.feature] = "1 (the unit)" if unit else text
         if g.heldout is not None:
             first = g.heldout.iloc[0]
             row["held-out top-1"] = units.interval(
