@@ -217,7 +217,8 @@ def open_table(
         raise SimError("--seat: each seat once")
     names = list(names or [])
     if len(names) > len(humans):
-        raise SimError(f"--name: {len(names)} names for {len(humans)} seats of people (--seat)")
+        seats = "1 seat" if len(humans) == 1 else f"{len(humans)} seats"
+        raise SimError(f"--name: {len(names)} names for {seats} of people (--seat)")
     for name in names:
         if not name.strip() or len(name) > 60 or not name.isprintable():
             raise SimError(f"--name {name!r}: a name is 1 to 60 printable characters")
