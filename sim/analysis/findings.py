@@ -174,6 +174,8 @@ def advice_lines(data: dict) -> list[str]:
         "not fair": f"{name}: not fair between equal players ({held}).",
     }[status]
     lines = [head]
+    if people := people_line(data):
+        lines.append(f"  {people}")
     shown: list[dict] = []  # fixes already written out in full
     for f in data["findings"]:
         if f["metric"] != "every seat":
@@ -188,6 +190,36 @@ def advice_lines(data: dict) -> list[str]:
     for level in levels:
         lines.append(f"  how it plays ({level}): {play_text(data['play'][level])}")
     return lines
+
+
+def level_verdicts(targets: dict[str, dict], play: dict[str, dict]) -> dict[str, str]:
+    """One level's verdicts in words, by finding: each seat's edge ('real' outside its band,
+    'within the band', 'unclear') and each play target the config gives ('on target', 'off
+    target', 'unclear'): what `sim.analysis.flips` compares between people and bots."""
+    seat_words = {"met": "within the band", "missed": "real", "unclear": "unclear"}
+    play_words = {"met": "on target", "missed": "off target", "unclear": "unclear"}
+    out = {}
+    for name, e in targets.items():
+        if name.startswith("seat_edge."):
+            k = name.removeprefix("seat_edge.seat")
+            finding = "first-player advantage" if k == "0" else f"seat {k}'s edge"
+            out[finding] = seat_words[e["verdict"]]
+    for name, e in play.items():
+        if e.get("verdict") in play_words:
+            out[registry_metric(name).label] = play_words[e["verdict"]]
+    return out
+
+
+def people_line(data: dict) -> str | None:
+    """With a calibrated level: the findings whose verdict changes between the bots and
+    players like yours, or that they all agree."""
+    people = data.get("people")
+    if people is None:
+        return None
+    if data.get("flips"):
+        return data["flips"]
+    return (f"Players like yours ({people}) and the bots ({', '.join(data['bots'])}) agree on"
+            " every verdict.")  # fmt: skip
 
 
 def _finding_lines(f: dict, levels: list[str], shown: list[dict]) -> list[str]:

@@ -359,7 +359,13 @@ def advise(args: argparse.Namespace) -> int:
     if args.budget is not None and args.budget < 1:
         raise SimError(f"sim advise: --budget must be a number of games >= 1, got {args.budget}")
     request, workers = options(args)
+    if args.calibrated is not None and args.config is None:
+        raise SimError("sim advise: --calibrated goes with a CONFIG; a resumed advice keeps its"
+                       " levels")  # fmt: skip
     study = load_config(args, args.config) if args.config is not None else None
+    if args.calibrated is not None:  # players like yours: the fitted seat as one more level
+        advise = {**study.advise.to_yaml(), "calibrated": args.calibrated}
+        study = study.overridden({"advise": advise}, where="--calibrated")
     result = run_advise(study, request, workers, budget=args.budget)
     path = write_advice(result)
     games = result.data["games"]

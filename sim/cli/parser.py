@@ -249,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("advise", help="is it fair, why, how it plays, and the smallest fix")
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="every game it plays")
+    p.add_argument(
+        "--calibrated", default=None, metavar="FILE",
+        help="a calibrated.yaml (sim calibrate): players like yours, one more level",
+    )  # fmt: skip
     add_study_options(p, "advise", leave_out=("games",))  # --budget counts the games
 
     p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")

@@ -27,18 +27,24 @@ MAX_LABEL = 60
 
 
 def anchored(data: Any, folder: Path) -> Any:
-    """A study mapping whose relative `calibrated:` paths are made relative to `folder`
-    (the folder of the file the mapping was read from), so `extends` keeps them."""
-    seats = data.get("seats") if isinstance(data, Mapping) else None
-    if not isinstance(seats, list):
+    """A study mapping whose relative `calibrated:` paths (in `seats` and `advise`) are made
+    relative to `folder` (the folder of the file the mapping was read from), so `extends`
+    keeps them."""
+    if not isinstance(data, Mapping):
         return data
-    out = []
-    for item in seats:
+
+    def moved(item: Any) -> Any:
         ref = item.get(CALIBRATED) if isinstance(item, Mapping) else None
         if isinstance(ref, str) and ref.strip() and not Path(ref).is_absolute():
-            item = {**item, CALIBRATED: str(folder / ref)}
-        out.append(item)
-    return {**data, "seats": out}
+            return {**item, CALIBRATED: str(folder / ref)}
+        return item
+
+    out = dict(data)
+    if isinstance(data.get("seats"), list):
+        out["seats"] = [moved(item) for item in data["seats"]]
+    if isinstance(data.get("advise"), Mapping):  # advise: {calibrated: FILE}
+        out["advise"] = moved(data["advise"])
+    return out
 
 
 def calibrated_seat(item: Mapping, base: str | None, where: str, at: tuple) -> dict:
