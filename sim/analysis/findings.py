@@ -174,6 +174,8 @@ def advice_lines(data: dict) -> list[str]:
         "not fair": f"{name}: not fair between equal players ({held}).",
     }[status]
     lines = [head]
+    if people := people_line(data):
+        lines.append(f"  {people}")
     shown: list[dict] = []  # fixes already written out in full
     for f in data["findings"]:
         if f["metric"] != "every seat":
@@ -188,6 +190,36 @@ def advice_lines(data: dict) -> list[str]:
     for level in levels:
         lines.append(f"  how it plays ({level}): {play_text(data['play'][level])}")
     return lines
+
+
+def level_verdicts(targets: dict[str, dict], play: dict[str, dict]) -> dict[str, str]:
+    """One level's verdicts in words, by finding: each seat's edge ('real' outside its band,
+    'within the band', 'unclear') and each play target the config gives ('on target', 'off
+    target', 'unclear'): what `sim.analysis.flips` compares between people and bots."""
+    seat_words = {"met": "within the band", "missed": "real", "unclear": "unclear"}
+    play_words = {"met": "on target", "missed": "off target", "unclear": "unclear"}
+    out = {}
+    for name, e in targets.items():
+        if name.startswith("seat_edge."):
+            k = name.removeprefix("seat_edge.seat")
+            finding = "first-player advantage" if k == "0" else f"seat {k}'s edge"
+            out[finding] = seat_words[e["verdict"]]
+    for name, e in play.items():
+        if e.get("verdict") in play_words:
+            out[registry_metric(name).label] = play_words[e["verdict"]]
+    return out
+
+
+def people_line(data: dict) -> str | None:
+    """With a calibrated level: the findings whose verdict changes between the bots and
+    players like yours, or that they all agree."""
+    people = data.get("people")
+    if people is None:
+        return None
+    if data.get("flips"):
+        return data["flips"]
+    return (f"Players like yours ({people}) and the bots ({', '.join(data['bots'])}) agree on"
+            " every verdict.")  # fmt: skip
 
 
 def _finding_lines(f: dict, levels: list[str], shown: list[dict]) -> list[str]:
@@ -311,3 +343,77 @@ def advice_summary(data: dict) -> str:
     else:
         tail = "No single change tried brings it inside the band."
     return f"{head} {tail}"
+
+
+# ---------------------------------------------------------------- sim calibrate
+
+
+def bound(x: float) -> str:
+    """One end of an interval of weights: three digits, '-∞' or '+∞' when unbounded."""
+    if pd.isna(x):
+        return "–"
+    if x in (float("inf"), float("-inf")):
+        return "+∞" if x > 0 else "-∞"
+    return units.number(x)
+
+
+def weight_interval(value: float, lo: float, hi: float) -> str:
+    """'-0.417 [-0.481, -0.354]', with unbounded ends as ∞."""
+    return f"{units.number(value)} [{bound(lo)}, {bound(hi)}]"
+
+
+def calibration_lines(
+    name: str, table: pd.DataFrame, scale, heldout: pd.DataFrame | None, warnings: list[str]
+) -> list[str]:
+    """What a fit found, in a few lines: the temperature and the unit, each weight with its
+    interval and the decisions behind it, the held-out comparison, the warnings."""
+    lines = []
+    if scale.points:
+        temp = weight_interval(scale.temperature, scale.lo, scale.hi)
+        lines.append(f"{name}: temperature {temp} points ({scale.unit})")
+    else:
+        lines.append(f"{name}: {scale.unit}")
+    lines.append(f"  {'feature':<18} {'weight':>8}  {'95% interval':<22} decisions")
+    for r in table.itertuples():
+        if not r.fitted:
+            text = "not fitted (0)"
+        elif scale.points and r.feature == "own_points":
+            text = f"{1:>8}  {'(the unit)':<22}"
+        else:
+            span = f"[{bound(r.weight_lo)}, {bound(r.weight_hi)}]"
+            text = f"{units.number(r.weight):>8}  {span:<22}"
+        lines.append(f"  {r.feature:<18} {text} {r.n_decisions:,}")
+    if heldout is not None:
+        lines.append(heldout_line(heldout))
+    lines += [f"  warning: {w}" for w in warnings]
+    return lines
+
+
+def heldout_line(heldout: pd.DataFrame) -> str:
+    """The fit on held-out games against the best of the other models, by top-1 matching."""
+    first = heldout.iloc[0]
+    others = heldout.iloc[1:]
+    best = others.loc[others["top1"].idxmax()]
+    gain = units.interval(
+        best["gain_top1"], best["gain_top1_lo"], best["gain_top1_hi"], "share", diff=True
+    )
+    return (
+        f"  held out ({first['games']:,} games, {first['decisions']:,} decisions): top-1"
+        f" {units.interval(first['top1'], first['top1_lo'], first['top1_hi'], 'share')},"
+        f" log-likelihood {first['loglik']:.3f} per decision; best other model {best['model']}"
+        f" {units.pct(best['top1'])}: calibrated {gain}"
+    )
+
+
+def players_line(differ: dict | None) -> str:
+    """The likelihood-ratio test of 'one model fits every player', in a sentence."""
+    if differ is None:
+        return "players: one player only, nothing to compare"
+    p = differ["p"]
+    shown = "< 1e-4" if p < 1e-4 else f"{p:.2g}"
+    verdict = "the players differ" if p < 0.05 else "no evidence that the players differ"
+    return (
+        f"{verdict}: likelihood ratio {differ['lr']:.1f} on {differ['df']} degrees of freedom,"
+        f" p {shown} ({differ['players']} players; a test at 5% that assumes each plays as a"
+        " logit player)"
+    )

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from sim.config.calibrated import CALIBRATED, calibrated_seat
 from sim.config.limits import MAX_GAMES, MAX_REPLAYS
 from sim.config.messages import check_block, check_size, fail, is_int, is_number, show, unknown
 from sim.config.models import Frozen, GameConfig, SeatSpec, Target, ablation_cards, ban_options
@@ -116,6 +117,9 @@ class AdviseBlock(Block):
     level); `budget` caps every game it plays."""
 
     levels: tuple[dict[str, Any], ...] | None = None  # None: DEFAULT_LEVELS
+    # players like yours: the seat `sim calibrate` fitted to people's games, played as one
+    # more level after the bots' (its verdicts are the ones the bots' are checked against)
+    calibrated: dict[str, Any] | None = None
     games: int = Field(6000, ge=1)
     budget: int = Field(250_000, ge=1)
     screen: int = Field(1000, ge=1)
@@ -124,8 +128,18 @@ class AdviseBlock(Block):
     confirm: int = Field(6000, ge=1)
 
     def level_list(self) -> list[dict[str, Any]]:
-        """The levels as written (or the default ones), weakest first."""
-        return [copy.deepcopy(dict(r)) for r in (self.levels or DEFAULT_LEVELS)]
+        """The levels as written (or the default ones), weakest first, then the calibrated
+        seat's (labelled, by default 'calibrated')."""
+        out = [copy.deepcopy(dict(r)) for r in (self.levels or DEFAULT_LEVELS)]
+        if self.calibrated is not None:
+            out.append({**copy.deepcopy(self.calibrated), "label": self.people_label()})
+        return out
+
+    def people_label(self) -> str | None:
+        """The label of the calibrated level (players like yours), None without one."""
+        if self.calibrated is None:
+            return None
+        return str(self.calibrated.get("label") or CALIBRATED)
 
     def least(self) -> int:
         """The fewest games that pay for the diagnosis at every level, one screened
@@ -336,8 +350,9 @@ def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
 
 
 def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
-    """advise: {levels, games, budget, screen, finalists, select, confirm}; levels are seats
-    like ladder rungs (built-in policies, optional labels), at least one."""
+    """advise: {levels, calibrated, games, budget, screen, finalists, select, confirm}; levels
+    are seats like ladder rungs (built-in policies, optional labels), at least one;
+    `calibrated` is the path of a `calibrated.yaml` (`sim calibrate`), or the seat it holds."""
     if raw is None:
         return None
     keys = tuple(AdviseBlock.model_fields)
@@ -345,13 +360,35 @@ def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
     out: dict[str, Any] = {}
     if "levels" in raw:
         out["levels"] = _rung_list(raw["levels"], ("advise", "levels"), where)
-    for key in keys[1:]:
+    if raw.get("calibrated") is not None:
+        out["calibrated"] = _people_seat(raw["calibrated"], where, out.get("levels"))
+    for key in keys[2:]:
         if key in raw:
             out[key] = _block_count(raw[key], where, ("advise", key), MAX_GAMES)
     block = AdviseBlock(**out)
     if problem := block.too_small():
         fail(where, ("advise", "budget"), problem)
     return block
+
+
+def _people_seat(raw: Any, where: str, levels: tuple | None) -> dict[str, Any]:
+    """advise.calibrated: the seat of a calibrated.yaml (a path, read now) or the seat
+    itself (a saved study's), checked like a level, its label unlike the bots'."""
+    at = ("advise", CALIBRATED)
+    if isinstance(raw, Mapping):
+        seat = dict(raw)
+    else:
+        seat = calibrated_seat({CALIBRATED: raw}, None, where, ("advise",))
+    if seat.get("policy") != "heuristic":
+        fail(where, at, "must be a calibrated seat ({policy: heuristic, weights, temperature}),"
+             " as sim calibrate writes it")  # fmt: skip
+    _rung_seat(seat, where, at)
+    label = seat.get("label") or CALIBRATED
+    taken = [r.get("label") or rung_label(_rung_seat(r, where, at))
+             for r in levels or DEFAULT_LEVELS]  # fmt: skip
+    if label in taken:
+        fail(where, at, f"its label {label!r} is a bot level's too; give the seat another label")
+    return seat
 
 
 def _rung_seat(rung: Mapping, where: str, at: tuple) -> SeatSpec:

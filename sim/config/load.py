@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.config.calibrated import anchored
 from sim.config.keys import MISSING, flat_settings, get_at, merge_settings, parse_override, resolve
 from sim.config.limits import MAX_CHAIN
 from sim.config.messages import check_size, fail, plain, show
@@ -49,7 +50,7 @@ def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ..
     """The study mapping of `path` with every file it extends merged under it, and the
     chain of files (child first). A cycle or a chain of more than MAX_CHAIN files is
     one error line naming the chain."""
-    data = read_file(path)
+    data = anchored(read_file(path), path.parent)  # calibrated seats: paths from this file
     if not isinstance(data, Mapping) or EXTENDS not in data:
         return data, (path,)
     where = str(seen[0] if seen else path)

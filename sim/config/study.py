@@ -31,6 +31,7 @@ from sim.config.blocks import (
     parse_targets,
     parse_value,
 )
+from sim.config.calibrated import CALIBRATED, calibrated_seat, check_label
 from sim.config.keys import get_at, merged, resolve, set_at
 from sim.config.limits import MAX_GAMES, MAX_NAME, MAX_REPLAYS
 from sim.config.messages import (
@@ -224,7 +225,9 @@ def _parse(
     if folder is None and not source.startswith("<"):
         folder = str(Path(source).resolve().parent)
     game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
-    seats = _parse_seats(data.get("seats"), game.players, where, folder if plugins else False, game)
+    seats = _parse_seats(
+        data.get("seats"), game.players, where, folder if plugins else False, game, folder
+    )
     fields: dict[str, Any] = {
         k: data[k] for k in ("games", "seed", "rotate_seats", "replays") if k in data
     }
@@ -267,9 +270,12 @@ def _parse_seats(
     where: str,
     folder: str | None | bool = None,
     game: GameConfig | None = None,
+    base: str | None = None,
 ) -> tuple[SeatSpec, ...]:
     """One SeatSpec per player; default all random. Policy names are checked by sim.specs,
-    which imports a plug-in (from `folder` too), unless `folder` is False."""
+    which imports a plug-in (from `folder` too), unless `folder` is False. A
+    `{calibrated: FILE}` entry is the seat in FILE (read from `base`, the study's folder;
+    `sim.config.calibrated`)."""
     if raw is None:
         return tuple(SeatSpec(policy="random") for _ in range(players))
     if not isinstance(raw, list):
@@ -281,6 +287,8 @@ def _parse_seats(
         at = ("seats", i)
         if not isinstance(item, Mapping):
             fail(where, at, f"must be a mapping like {{policy: random}}, got {show(item)}")
+        if CALIBRATED in item:
+            item = calibrated_seat(item, base, where, at)
         if "policy" not in item:
             fail(where, at, "no 'policy'; every seat needs one, e.g. {policy: random}")
         policy = item["policy"]
@@ -290,8 +298,11 @@ def _parse_seats(
             if not isinstance(key, str):
                 fail(where, at, f"parameter names must be text, got {show(key)}")
             check_size(value, where, (*at, key))
-        params = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban")}
+        params = {
+            k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban", "label")
+        }
         ban = parse_ban(item.get("ban"), game, where, (*at, "ban"))
+        label = check_label(item["label"], where, (*at, "label")) if "label" in item else None
         try:
             if folder is False:
                 if not is_plugin(policy):
@@ -300,7 +311,7 @@ def _parse_seats(
                 check_seat(policy, dict(params), folder)
         except ValueError as exc:
             fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
-        seats.append(SeatSpec(policy=policy, params=params, ban=ban))
+        seats.append(SeatSpec(policy=policy, params=params, ban=ban, custom_label=label))
     return tuple(seats)
 
 

@@ -12,7 +12,7 @@ import yaml
 from markupsafe import Markup
 
 from sim import units
-from sim.analysis.findings import advice_summary, play_text
+from sim.analysis.findings import advice_summary, people_line, play_text
 from sim.report.html import render_template, table, text
 from sim.runs.paths import check_report_path, page_path
 from sim.runs.storage import write_text
@@ -101,6 +101,8 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
     context = {
         "title": f"{study.name}: advice",
         "summary": advice_summary(data),
+        "people": people_line(data),
+        "flips": bool(data.get("flips")),
         "lines": data["answer"],
         "family": data["family"][:1].upper() + data["family"][1:],
         "facts": [

@@ -81,14 +81,18 @@ class Level:
 
     label: str
     seat: dict[str, Any]
+    people: bool = False  # the calibrated seat: players like yours, not a bot
 
 
 def levels_of(study: StudyConfig) -> list[Level]:
-    """The study's skill levels (`advise.levels`, else the defaults), weakest first."""
-    return [
-        Level(r.get("label") or rung_label(rung_seat(r)), rung_seat(r).to_dict())
-        for r in study.advise.level_list()
-    ]
+    """The study's skill levels (`advise.levels`, else the defaults), weakest first, then
+    the calibrated one (`advise.calibrated`)."""
+    people = study.advise.people_label()
+    out = []
+    for r in study.advise.level_list():
+        label = r.get("label") or rung_label(rung_seat(r))
+        out.append(Level(label, rung_seat(r).to_dict(), people is not None and label == people))
+    return out
 
 
 def fairness_targets(study: StudyConfig) -> dict[str, Any]:
@@ -352,7 +356,7 @@ def fix_candidates(study: StudyConfig) -> list[dict[str, Any]]:
     counts("deck.sprayers", deck.sprayers)
     for toy, n in deck.toys.items():
         counts(f"deck.toys.{toy}", n)
-    for name, spec in study.game.rules.model_fields.items():
+    for name, spec in type(study.game.rules).model_fields.items():
         now = getattr(study.game.rules, name)
         values = [True, False] if isinstance(now, bool) else list(spec.annotation.__args__)
         out.extend({f"rules.{name}": v} for v in values if v != now)
@@ -628,8 +632,23 @@ def advice(state: AdviseState) -> Advice:
         "inert": [describe_changes(study, c["changes"])[0] for c in state.candidates
                   if c.get("inert")],
     }  # fmt: skip
+    data.update(_people(state, diag))
     data["answer"] = answer_lines(data)
     return Advice(state, data, data["answer"])
+
+
+def _people(state: AdviseState, diag: list[dict]) -> dict[str, Any]:
+    """With a calibrated level: its label, the bots', and the banner of the verdicts that
+    change between them (`sim.analysis.flips`); without one, people is None."""
+    from sim.analysis.findings import level_verdicts
+    from sim.analysis.flips import flip_banner
+
+    people = next((lv.label for lv in state.levels if lv.people), None)
+    if people is None:
+        return {"people": None, "bots": [r["level"] for r in diag], "flips": None}
+    words = {r["level"]: level_verdicts(r["targets"], r["play"]) for r in diag}
+    bots = {lv: v for lv, v in words.items() if lv != people}
+    return {"people": people, "bots": list(bots), "flips": flip_banner(words[people], bots)}
 
 
 def _verdict(at: dict[str, dict]) -> str:

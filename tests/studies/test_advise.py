@@ -139,3 +139,96 @@ def test_a_budget_too_small_is_one_line(tmp_path, capsys):
     line = one_error(capsys, "advise", config, "--budget", "1000", "--quiet")
     assert "too small a budget" in line and "need at least" in line
     assert not (tmp_path / "runs").exists()
+
+
+# ------------------------------------------------------- players like yours (issue 28)
+
+CALIBRATED_SEAT = {"policy": "heuristic", "weights": {"own_points": 1.0, "rival_points": -0.4},
+                   "temperature": 0.8, "label": "calibrated"}  # fmt: skip
+
+
+def _diag_row(level: str, seat0: str, turns: str | None = None) -> dict:
+    edge = {"estimate": 0.0, "lo": -0.01, "hi": 0.01}
+    targets = {"seat_edge.seat0": {**edge, "verdict": seat0},
+               "seat_edge.seat1": {**edge, "verdict": "met"}}  # fmt: skip
+    play = {"turns": {"estimate": 30.0, **({"verdict": turns} if turns else {})}}
+    return {"level": level, "targets": targets, "play": play}
+
+
+def test_the_banner_names_each_verdict_that_changes_with_the_players():
+    """A constructed case: seat 0's edge real for greedy, inside the band for the calibrated
+    (noisy) players; the turns target off for random only. And no banner when all agree."""
+    from types import SimpleNamespace
+
+    from sim.analysis.findings import people_line
+    from sim.studies.advise import Level, _people
+
+    levels = [Level("random", {}), Level("greedy", {}), Level("calibrated", {}, people=True)]
+    state = SimpleNamespace(levels=levels)
+    diag = [_diag_row("random", "met", "missed"), _diag_row("greedy", "missed", "met"),
+            _diag_row("calibrated", "met", "met")]  # fmt: skip
+    out = _people(state, diag)
+    assert out["people"] == "calibrated" and out["bots"] == ["random", "greedy"]
+    assert out["flips"] == (
+        "Verdicts that change with the players: first-player advantage: real for greedy, not"
+        " for players like yours (within the band); turns per game: off target for random, on"
+        " target for players like yours."
+    )
+    assert "seat 1" not in out["flips"]  # the same verdict everywhere is no flip
+    agree = _people(state, [_diag_row(lv.label, "met", "met") for lv in levels])
+    assert agree["flips"] is None
+    assert people_line(agree) == ("Players like yours (calibrated) and the bots (random, greedy)"
+                                  " agree on every verdict.")  # fmt: skip
+    none = _people(SimpleNamespace(levels=levels[:2]), diag[:2])
+    assert none["people"] is None and people_line(none) is None
+
+
+def test_a_calibrated_level_is_read_from_beside_the_config_and_kept_whole(tmp_path, capsys):
+    from sim.config import load_study, parse_study
+
+    (tmp_path / "fits").mkdir()
+    (tmp_path / "fits" / "calibrated.yaml").write_text(yaml.safe_dump(CALIBRATED_SEAT))
+    config = _write(tmp_path / "c.yaml", {"name": "c", "advise": {
+        "levels": [{"policy": "greedy"}], "calibrated": "fits/calibrated.yaml"}})  # fmt: skip
+    study = load_study(config)
+    assert [r.get("label") for r in study.advise.level_list()] == [None, "calibrated"]
+    assert study.advise.calibrated["temperature"] == 0.8
+    # the resolved study holds the seat itself: a saved config.yaml never needs the file
+    again = parse_study(study.to_yaml_dict(), "saved")
+    assert again.advise.calibrated == study.advise.calibrated
+    assert again.config_hash() == study.config_hash()  # advise is outside the games' hash
+    # mistakes: one line each, before any game
+    missing = _write(tmp_path / "m.yaml", {"name": "m", "advise": {"calibrated": "nope.yaml"}})
+    line = one_error(capsys, "advise", missing, "--quiet")
+    assert "advise.calibrated" in line and "nope.yaml" in line
+    (tmp_path / "greedy.yaml").write_text(yaml.safe_dump({**CALIBRATED_SEAT, "label": "greedy"}))
+    clash = _write(tmp_path / "k.yaml", {"name": "k", "advise": {"calibrated": "greedy.yaml"}})
+    assert "is a bot level's too" in one_error(capsys, "advise", clash, "--quiet")
+    line = one_error(capsys, "advise", "--resume", tmp_path, "--calibrated", "x.yaml")
+    assert "--calibrated goes with a CONFIG" in line
+    assert not (tmp_path / "runs").exists()
+
+
+def test_sim_advise_calibrated_plays_players_like_yours_as_one_more_level(tmp_path):
+    """`--calibrated FILE`: the fitted seat is diagnosed beside the bots, and the answer says
+    whether any verdict changes between them (here: wide seat bands, so none of the seats'
+    does; the items-wasted target is set between the two levels' means, greedy wasting
+    fewer, so that one does)."""
+    (tmp_path / "calibrated.yaml").write_text(yaml.safe_dump({**CALIBRATED_SEAT,
+                                                              "temperature": 50.0}))  # fmt: skip
+    data = _null(7)
+    data["targets"] = {**data["targets"], "items_wasted": {"value": 1.05, "within": 0.2}}
+    data["advise"] = {**data["advise"], "levels": [{"policy": "greedy"}]}
+    config = _write(tmp_path / "c.yaml", data)
+    text = sim_cli("advise", config, "--calibrated", tmp_path / "calibrated.yaml",
+                   "--out", tmp_path / "a", "--report", tmp_path / "a.html", "--quiet")  # fmt: skip
+    advice = json.loads((tmp_path / "a" / "advice.json").read_text())
+    assert advice["levels"] == ["greedy", "calibrated"] and advice["people"] == "calibrated"
+    assert advice["games"]["diagnose"] == 2000  # 1,000 games at each of the two levels
+    assert advice["flips"] == (
+        "Verdicts that change with the players: items wasted per game:"
+        " off target for greedy, on target for players like yours."
+    )
+    assert advice["flips"] in text
+    html = (tmp_path / "a.html").read_text(encoding="utf-8")
+    assert 'id="people"' in html and "off target for greedy" in html
