@@ -117,9 +117,70 @@ def game_values(
     return out
 
 
+def _dense_seats(players: pd.DataFrame | None, index: pd.Index) -> int:
+    """Seats per game when `players` has exactly one row per game of `index` and seat, in
+    game then seat order (how every results table is written), else 0 (then pivot)."""
+    if players is None or not len(index) or len(players) % len(index):
+        return 0
+    seats = len(players) // len(index)
+    game = players["game"].to_numpy()
+    seat = players["seat"].to_numpy()
+    expect = np.arange(seats)
+    if not (np.array_equal(game, np.repeat(index.to_numpy(), seats))
+            and np.array_equal(seat, np.tile(expect, len(index)))):  # fmt: skip
+        return 0
+    return seats
+
+
+def _dense_cards(cards: pd.DataFrame, games: np.ndarray, seats: int, kinds: int, codes) -> bool:
+    """Has `cards` one row per game, seat and card type, in that order (the rows
+    `sim.runs.results.with_zero_card_rows` gives, or a chunk's arrays)?"""
+    if len(cards) != len(games) * seats * kinds:
+        return False
+    seat = cards["seat"].to_numpy()
+    return (
+        np.array_equal(codes, np.tile(np.arange(kinds), len(games) * seats))
+        and np.array_equal(seat, np.tile(np.repeat(np.arange(seats), kinds), len(games)))
+        and np.array_equal(cards["game"].to_numpy(), np.repeat(games, seats * kinds))
+    )
+
+
+def _by_seat(players: pd.DataFrame, column: str, index: pd.Index, seats: int) -> pd.DataFrame:
+    """[game, seat] frame of a dense players table's column (a pivot without the pivot)."""
+    values = players[column].to_numpy().reshape(len(index), seats)
+    return pd.DataFrame(values, index=index, columns=pd.RangeIndex(seats, name="seat"))
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """A column's category codes and names (a categorical's own, else factorised)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(), [str(c) for c in column.cat.categories]
+    codes, uniques = pd.factorize(column, sort=True)
+    return codes, [str(u) for u in uniques]
+
+
 def _seat_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
     """n_players, fpa, seat<k> and policy:<P> per game."""
     out = pd.DataFrame(index=index)
+    seats = _dense_seats(players, index)
+    if seats:  # one row per game and seat in order (every table this tool writes): no pivots
+        out["n_players"] = float(seats)
+        ws = _by_seat(players, "win_share", index, seats)
+        out["fpa"] = ws[0] - 1.0 / out["n_players"]
+        for seat in ws.columns:
+            out[f"seat{seat}"] = ws[seat]
+        codes, names = _codes(players["policy"])
+        table = codes.reshape(len(index), seats)
+        share = ws.to_numpy()
+        for c, policy in enumerate(names):
+            sat = table == c
+            if sat.any():
+                n = sat.sum(axis=1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[f"policy:{policy}"] = np.where(sat, share, 0.0).sum(axis=1) / np.where(
+                        n > 0, n, np.nan
+                    )
+        return out
     out["n_players"] = players.groupby("game").size().reindex(index).astype(float)
     ws = players.pivot(index="game", columns="seat", values="win_share").reindex(index)
     out["fpa"] = ws[0] - 1.0 / out["n_players"]
@@ -133,9 +194,15 @@ def _seat_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
 
 def _turn_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
     """unequal_turns, extra<k>, level<k> and turn_gain<k> per game (turn parity, R2.5, R7)."""
-    turns = players.pivot(index="game", columns="seat", values="turns_taken").reindex(index)
-    ws = players.pivot(index="game", columns="seat", values="win_share").reindex(index)
-    level = players.pivot(index="game", columns="seat", values="equal_turn_score").reindex(index)
+    seats = _dense_seats(players, index)
+    if seats:
+        names = ("turns_taken", "win_share", "equal_turn_score")
+        turns, ws, level = (_by_seat(players, name, index, seats) for name in names)
+    else:
+        turns = players.pivot(index="game", columns="seat", values="turns_taken").reindex(index)
+        ws = players.pivot(index="game", columns="seat", values="win_share").reindex(index)
+        level = players.pivot(index="game", columns="seat", values="equal_turn_score")
+        level = level.reindex(index)
     top = level.eq(level.max(axis=1), axis=0)
     level_ws = top.div(top.sum(axis=1), axis=0)  # R8.6: tied leaders share the win
     fewest = turns.min(axis=1)
@@ -151,6 +218,16 @@ def _turn_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
 def _score_values(players: pd.DataFrame, index: pd.Index, want) -> pd.DataFrame:
     """score and score_sq (means over seats), box_points and boxes_led (sums over seats)."""
     out = pd.DataFrame(index=index)
+    seats = _dense_seats(players, index)
+    if seats:
+        score = players["score"].to_numpy(float).reshape(len(index), seats)
+        out["score"] = score.mean(axis=1)
+        out["score_sq"] = (score**2).mean(axis=1)
+        for col in ("box_points", "boxes_led"):
+            if want is None or matches(col, want):
+                values = players[col].to_numpy().reshape(len(index), seats)
+                out[col] = values.sum(axis=1).astype(float)
+        return out
     score = players["score"].astype(float)
     per_game = players.assign(score=score, score_sq=score**2).groupby("game")
     out["score"] = per_game["score"].mean().reindex(index)
@@ -172,8 +249,13 @@ def _card_values(players: pd.DataFrame, cards: pd.DataFrame) -> pd.DataFrame:
     codes = card.cat.codes.to_numpy().astype(np.int64)
     names = [str(c) for c in card.cat.categories]
     kinds = len(names)
-    ws = players.set_index(["game", "seat"])["win_share"]
-    seat_ws = ws.reindex(pd.MultiIndex.from_arrays([game_ids, cards["seat"]])).to_numpy(float)
+    seats = _dense_seats(players, pd.Index(games))
+    if seats and _dense_cards(cards, games, seats, kinds, codes):  # each row's seat in order
+        seat_ws = np.repeat(players["win_share"].to_numpy(float), kinds)
+    else:
+        ws = players.set_index(["game", "seat"])["win_share"]
+        seat_ws = ws.reindex(pd.MultiIndex.from_arrays([game_ids, cards["seat"]]))
+        seat_ws = seat_ws.to_numpy(float)
     had = held(cards).to_numpy().astype(float)  # the run report's definition of holding a card
     cell = at * kinds + codes
 

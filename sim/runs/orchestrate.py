@@ -31,7 +31,7 @@ from sim.runs.options import ALL_CORES, Workers
 from sim.runs.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
 from sim.runs.partials import parts_moments, save_moments
 from sim.runs.play import engine_is_cached, load_engine, play_arrays
-from sim.runs.results import arrow_tables
+from sim.runs.results import arrow_tables, dense_cards
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
@@ -102,7 +102,7 @@ def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: 
     chunk = play_arrays(study, first, count)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
-    moments = parts_moments(parts)
+    moments = parts_moments(parts, dense_cards(study, chunk))
     if not _sees_folder(folder, study):
         return index, first, count, seat0, parts, moments
     write_chunk(folder, first, parts)

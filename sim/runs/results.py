@@ -367,6 +367,23 @@ def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
     return frames
 
 
+def dense_cards(study: StudyConfig, chunk: ChunkArrays) -> pd.DataFrame:
+    """The cards rows of a chunk's arrays, all-zero rows included (what `with_zero_card_rows`
+    gives on reading): game, seat, card and the counters, straight from the dense array
+    (the per-chunk statistics read it in the worker without the round trip through Arrow)."""
+    count, players, ntypes, _ = chunk.cards.shape
+    names = CardTypes(study.game.game_dict()["deck"]).names
+    flat = chunk.cards.reshape(count * players * ntypes, -1)
+    full = {
+        "game": np.repeat(np.arange(chunk.first, chunk.first + count), players * ntypes),
+        "seat": np.tile(np.repeat(np.arange(players, dtype=np.int8), ntypes), count),
+        "card": pd.Categorical.from_codes(np.tile(np.arange(ntypes), count * players), names),
+    }
+    for k, name in enumerate(STAT_NAMES):
+        full[name] = flat[:, k]
+    return pd.DataFrame(full)
+
+
 def with_zero_card_rows(cards: pd.DataFrame) -> pd.DataFrame:
     """The cards table with the all-zero rows that are not written to disk put back: one
     row per game, seat and card type, in that order. (Every seat is dealt cards, so every

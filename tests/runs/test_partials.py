@@ -186,3 +186,22 @@ def test_the_report_says_what_it_is_doing_unless_quiet(finished, tmp_path, monke
     assert main(["report", str(finished.run_dir), "--out", str(tmp_path / "b.html"),
                  "--quiet"]) == 0  # fmt: skip
     assert capsys.readouterr().err == ""
+
+
+def test_per_game_values_without_pivots_equal_the_pivoted_ones(study, finished):
+    """The fast path (rows in game and seat order, read by reshaping, cards straight from a
+    chunk's dense arrays) gives the same per-game values as the general one (here forced by
+    shuffling the rows, so every pivot and join runs), mixed policies and rotation included."""
+    from sim.runs.play import play_arrays
+    from sim.runs.results import dense_cards, tables
+
+    chunk = play_arrays(study, 0, 300)
+    frames = tables(study, chunk)
+    fast = game_values(frames["games"], frames["players"], dense_cards(study, chunk))
+    mixed = {k: v.sample(frac=1.0, random_state=7) for k, v in frames.items()}
+    slow = game_values(mixed["games"], mixed["players"], mixed["cards"])
+    assert list(fast.columns) == list(slow.columns)
+    assert any(c.startswith("policy:") for c in fast.columns) and "had:princess" in fast.columns
+    pd.testing.assert_frame_equal(fast, slow, check_exact=False, rtol=1e-12)
+    whole = game_values(finished.games, finished.players, finished.cards)
+    assert len(whole) == 1200 and not whole.filter(like="seat").isna().any().any()
