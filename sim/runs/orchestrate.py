@@ -30,7 +30,7 @@ from sim.errors import SimError, one_line, os_problem
 from sim.runs.options import ALL_CORES, Workers
 from sim.runs.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
 from sim.runs.partials import parts_moments, save_moments
-from sim.runs.play import engine_is_cached, load_engine, play_arrays
+from sim.runs.play import engine_is_cached, load_engines, play_arrays
 from sim.runs.results import arrow_tables, dense_cards
 from sim.runs.storage import (
     RUN_FILE,
@@ -151,7 +151,7 @@ def execute(
             # load (or compile, once, saying so) before the clock of games/s starts: forked
             # workers inherit it, fresh local ones find it in the cache (Dask workers are
             # on their own machines)
-            startup = load_engine(points[0].study)
+            startup = load_engines(p.study for p in points)
         played = _play(points, todo, games, workers)
         again = _pending(points, ranges) if played else []  # complete once all verify
         if again:
@@ -206,7 +206,7 @@ def _play(points, todo, games, workers: Workers) -> int:
             workers.jobs,
             workers.backend,
             workers.scheduler,
-            before_fork=lambda: load_engine(points[0].study),
+            before_fork=lambda: load_engines(p.study for p in points),
         )
         for i, first, count, share, parts, moments in results:
             if parts is not None:  # a Dask worker that does not see the folder

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numbers
 import os
 import time
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -197,3 +198,20 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
         play_arrays(study, 0, 0)
     return time.perf_counter() - t0
+
+
+def load_engines(studies: Iterable[StudyConfig], say: bool = True) -> float:
+    """`load_engine` once per distinct policy set of these studies (a ladder or a comparison
+    of line-ups plays several), so no worker compiles a loop on its own without a word;
+    the seconds it took."""
+    from sim.policies.dispatch import policy_set
+
+    seen: set[tuple] = set()
+    took = 0.0
+    for study in studies:
+        codes, _ = lineup_policies(study)
+        key = policy_set(codes[codes != PLUGIN])
+        if key not in seen:
+            seen.add(key)
+            took += load_engine(study, say)
+    return took
