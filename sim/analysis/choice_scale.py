@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtri  # the normal quantile, without importing scipy.stats (seconds)
 
 from sim.analysis.choice import Choices, LogitFit, decision_scores
 
@@ -77,9 +77,9 @@ def weight_table(
     marginal and simultaneous intervals, the weight on the seat's scale with the same
     intervals, the decisions behind it, and a note; and the Scale."""
     k = len(fit.features)
-    z = norm.ppf(0.5 + level / 2)
+    z = ndtri(0.5 + level / 2)
     m = max(fit.k, 1)
-    z_sim = norm.ppf(1 - (1 - level) / (2 * m))
+    z_sim = ndtri(1 - (1 - level) / (2 * m))
     theta, se, cov = fit.theta, fit.se, fit.cov
     u = fit.features.index(UNIT)
     points = bool(fit.free[u] and theta[u] - z * se[u] > 0 and 1 / theta[u] <= MAX_TEMPERATURE)
