@@ -158,7 +158,8 @@ class Moments:
             "columns": np.array(self.columns, dtype=str),
             "n": np.array(self.n),
             "mean": self.mean,
-            "m2": self.m2,
+            # m2 is symmetric: its upper triangle, row by row (half the bytes of a file)
+            "m2_upper": self.m2[np.triu_indices(len(self.columns))],
             "nonbinary": self.nonbinary,
             "lo": self.lo,
             "hi": self.hi,
@@ -169,11 +170,18 @@ class Moments:
     @classmethod
     def from_arrays(cls, arrays) -> Moments:
         columns = tuple(str(c) for c in arrays["columns"])
+        if "m2_upper" in arrays:
+            k = len(columns)
+            m2 = np.zeros((k, k))
+            m2[np.triu_indices(k)] = arrays["m2_upper"]
+            m2 = m2 + np.triu(m2, 1).T
+        else:  # files written before the triangle
+            m2 = np.asarray(arrays["m2"], float)
         return cls(
             columns,
             int(arrays["n"]),
             np.asarray(arrays["mean"], float),
-            np.asarray(arrays["m2"], float),
+            m2,
             np.asarray(arrays["nonbinary"], np.int64),
             np.asarray(arrays["lo"], float),  # older files lack these: computed again
             np.asarray(arrays["hi"], float),

@@ -65,7 +65,9 @@ def _key(record: dict | None) -> str:
 def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
     """Write a chunk's moments, keyed by its manifest (written first), atomically."""
     buf = io.BytesIO()
-    np.savez(buf, key=np.array(_key(chunk_record(run_dir, first))), **moments.to_arrays())
+    np.savez_compressed(
+        buf, key=np.array(_key(chunk_record(run_dir, first))), **moments.to_arrays()
+    )
     write_bytes(stats_path(run_dir, first), buf.getvalue())
 
 

@@ -326,8 +326,13 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     p["equal_turn_score"] = equal_turn_scores(chunk.trace, taken).reshape(-1).astype(np.int16)
 
     # cards: only the rows with a non-zero count (more than a quarter of rows are all
-    # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading
+    # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading,
+    # in game, seat and card order
     game, seat, card, counts = nonzero_card_rows(chunk.cards)
+    # card-major rows (by card type, then game and seat): a type's counters resemble each
+    # other, so the part is about a fifth smaller; readers never rely on the rows' order
+    order = np.argsort(card, kind="stable")
+    game, seat, card, counts = game[order], seat[order], card[order], counts[:, order]
     c = {
         "game": game + chunk.first,
         "seat": seat,
