@@ -13,8 +13,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
+from sim.cli.parser import MAX_GAME_INDEX, check_count, check_resume, load_config, options
+from sim.config.limits import MAX_GAMES, MAX_REPLAYS, MAX_SCAN_GAMES, MIN_LUCK
 from sim.errors import SimError
+from sim.runs.paths import FIGURE_MARK, check_output_path
 from sim.units import plural
 
 
@@ -63,6 +65,8 @@ def play(args: argparse.Namespace) -> int:
         study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
     if not 0 <= args.game < MAX_GAME_INDEX:
         raise SimError(f"--game must be a game index from 0 to {MAX_GAME_INDEX - 1:,}")
+    if args.log is not None:  # before the game: never over a file that is not a log of ours
+        check_output_path(args.log, args.force, "log")
     seed = study.seed
     recorded = play_recorded(study, seed, args.game)  # the game play_one plays, recorded
     game = recorded.game
@@ -86,8 +90,10 @@ def _replay_log(args: argparse.Namespace) -> int:
     one error line."""
     from sim.table.logfile import check_log
 
-    if args.log is not None or args.show or args.seed is not None or args.game:
-        raise SimError("--replay: checks a log as it is; leave out --seed, --game, --log, --show")
+    if args.log is not None or args.show or args.seed is not None or args.game or args.force:
+        raise SimError(
+            "--replay: checks a log as it is; leave out --seed, --game, --log, --show, --force"
+        )
     study = load_config(args, args.config) if args.config is not None else None
     checked = check_log(args.replay, study)
     print(checked.summary())
@@ -129,6 +135,8 @@ def bench(args: argparse.Namespace) -> int:
     """`sim bench`: the engine's, the runner's, the policies' or the report's speed."""
     from sim.bench.engine import bench_policies, bench_random_play, bench_report, bench_runner
 
+    if args.keep is not None and not args.report:
+        raise SimError("--keep DIR keeps the run of --report; add --report, or leave --keep out")
     if args.report:
         bench_report(games=args.games, config_path=args.config, keep=args.keep)
     elif args.policies:
@@ -262,6 +270,7 @@ def sweep(args: argparse.Namespace) -> int:
     from sim.studies.sweep import run_sweep
 
     check_resume(args, "sweep", "SWEEP_DIR")
+    _games_ok(args.games)
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
     result = run_sweep(study, request, workers)
@@ -286,6 +295,7 @@ def compare(args: argparse.Namespace) -> int:
     from sim.studies.compare import run_compare
     from sim.studies.outputs import write_differences
 
+    _games_ok(args.games)
     request, workers = options(args)
     a, b = load_study(args.a, args.set), load_study(args.b, args.set)
     if args.labels:
@@ -349,29 +359,42 @@ def turns(args: argparse.Namespace) -> int:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or --players),
     as a table; with --figure, the same drawn as an SVG file."""
     from sim.report.figures import to_svg, turns_by_deck
+    from sim.runs.storage import make_folder, write_text
     from sim.studies.turns import SCAN_GAMES, deck_scan, scan_text
 
     games = SCAN_GAMES if args.games is None else args.games
+    check_count("--games", games, 1, MAX_SCAN_GAMES)
     bad = [n for n in args.players or () if not 2 <= n <= 5]
-    if bad or games < 1:
-        raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
+    if bad:
+        raise SimError(f"--players: player counts are 2 to 5, got {bad[0]}")
+    if args.players and len(set(args.players)) < len(args.players):
+        raise SimError(f"--players: each player count once, got {' '.join(map(str, args.players))}")
     study = load_config(args, args.config)
     if args.seed is not None:
         study = study.with_overrides(seed=args.seed)
+    if args.figure is not None:  # before any game: never over a file that is not our figure
+        path = check_output_path(args.figure, args.force, "figure")
     scan = deck_scan(study, players=args.players, games=games)
     text = scan_text(study, scan)
     if args.figure is not None:
-        path = Path(args.figure)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(to_svg(turns_by_deck(scan), "turns-deck"), encoding="utf-8")
+        make_folder(path.parent)
+        write_text(path, f"{FIGURE_MARK}\n{to_svg(turns_by_deck(scan), 'turns-deck')}")
         text += f"\nfigure: {path}"
     print(text)
     return 0
 
 
+def _given(args: argparse.Namespace):
+    """The CONFIG given on the command line (with its --set), None with --resume alone."""
+    return load_config(args, args.config) if args.config is not None else None
+
+
 def _games_ok(games: int | None) -> None:
+    """--games of a study of several points: at least 2 games per point (an interval needs
+    them), at most MAX_GAMES."""
     if games is not None and games < 2:
         raise SimError(f"--games: need at least 2 games per point for an interval, got {games}")
+    check_count("--games", games, 2, MAX_GAMES)
 
 
 def value(args: argparse.Namespace) -> int:

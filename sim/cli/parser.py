@@ -108,6 +108,15 @@ def load_config(args: argparse.Namespace, path: str | None):
     return load_study(path, args.set)
 
 
+def check_count(flag: str, value: int | None, lo: int, hi: int) -> None:
+    """A count given on the command line (--games, --budget, --deals, ...) is a whole number
+    from `lo` to `hi`, else one error line before any game; None (not given) passes."""
+    if value is None or lo <= value <= hi:
+        return
+    shown = f"a number of {len(str(abs(value)))} digits" if abs(value) >= 10**18 else f"{value:,}"
+    raise SimError(f"{flag} must be from {lo:,} to {hi:,}, got {shown}")
+
+
 def check_resume(args: argparse.Namespace, command: str, folder: str) -> None:
     """A study command needs a CONFIG or --resume; --set changes a config, not a saved study."""
     if getattr(args, "config", None) is None and args.resume is None:
@@ -138,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=int, default=0, help="game index (default 0), as in a run")
     p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
     p.add_argument("--show", action="store_true", help="print the final table as text")
+    p.add_argument(
+        "--force", action="store_true", help="let --log replace a file that is not a log"
+    )
     p.add_argument(
         "--replay",
         default=None,
@@ -242,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # a quick scan, one core
     p.add_argument("--players", type=int, nargs="+", default=None, help="player counts (2-5)")
     p.add_argument("--figure", default=None, help="also draw the table into this SVG file")
+    p.add_argument(
+        "--force", action="store_true", help="let --figure replace a file that is not a figure"
+    )
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")
