@@ -404,9 +404,10 @@ def value(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_value_files
     from sim.studies.value import run_value
 
+    check_resume(args, "value", "VALUE_DIR")
     _games_ok(args.games)
     request, workers = options(args)
-    result = run_value(load_config(args, args.config), request, workers)
+    result = run_value(_given(args), request, workers)
     head, lines = write_value_files(result)
     text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
             f" -> {result.out_dir}", head, *lines]  # fmt: skip
@@ -420,9 +421,10 @@ def ladder(args: argparse.Namespace) -> int:
     from sim.studies.ladder import run_ladder
     from sim.studies.outputs import write_ladder_files
 
+    check_resume(args, "ladder", "LADDER_DIR")
     _games_ok(args.games)
     request, workers = options(args)
-    result = run_ladder(load_config(args, args.config), request, workers)
+    result = run_ladder(_given(args), request, workers)
     verdict = write_ladder_files(result)
     head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
     text = [head, *ladder_lines(result.steps, result.ratings), verdict]
@@ -435,9 +437,11 @@ def luck(args: argparse.Namespace) -> int:
     from sim.studies.luck import run_luck
     from sim.studies.outputs import write_luck_files
 
+    check_resume(args, "luck", "LUCK_DIR")
+    check_count("--deals", args.deals, MIN_LUCK, MAX_GAMES)  # a variance between deals needs 2
+    check_count("--replays", args.replays, MIN_LUCK, MAX_REPLAYS)  # ... and one within, 2 replays
     request, workers = options(args)
-    study = load_config(args, args.config)
-    result = run_luck(study, request, workers, deals=args.deals, replays=args.replays)
+    result = run_luck(_given(args), request, workers, deals=args.deals, replays=args.replays)
     lines = write_luck_files(result)
     text = [f"{result.study.name}: luck gauge -> {result.out_dir}", *lines]
     return _said(text, args, lambda: build_luck_report(result, request.report, args.force))

@@ -218,16 +218,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "value", help="what each option and card is worth: restricted play, ablation"
     )
-    p.add_argument("config")
-    add_study_options(p, "value", leave_out=("resume",))
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "value")
 
     p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
-    p.add_argument("config")
-    add_study_options(p, "ladder", leave_out=("resume",))
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "ladder")
 
     p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
-    p.add_argument("config")
-    add_study_options(p, "luck", leave_out=("resume", "games"))
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "luck", leave_out=("games",))
     p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
     p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
 
