@@ -323,13 +323,14 @@ def tune(args: argparse.Namespace) -> int:
     """`sim tune CONFIG`: search, confirm on fresh seeds, tune.json, the recommended (or
     closest) study as YAML, the page."""
     from sim.report.tune_report import build_tune_report
-    from sim.runs.paths import check_page
+    from sim.runs.paths import check_page, folder_stem
+    from sim.runs.storage import default_folder
+    from sim.studies.common import stop_marked
     from sim.studies.outputs import write_tune_files
     from sim.studies.tune import confirm, run_tune
 
     check_resume(args, "tune", "TUNE_DIR")
-    if args.budget is not None and args.budget < 1:
-        raise SimError(f"sim tune: --budget must be a number of games >= 1, got {args.budget}")
+    check_count("--budget", args.budget, 1, MAX_GAMES)  # search games
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
     if request.seed is not None and study is None:
@@ -338,8 +339,12 @@ def tune(args: argparse.Namespace) -> int:
         study = study.with_overrides(seed=request.seed)
     if study is not None:
         check_page(request, "tune", study)  # before any game
-    state = run_tune(study, workers, budget=args.budget, out=request.out, resume=request.resume)
-    verdict = confirm(state, workers)
+    out = request.out or (default_folder(folder_stem("tune", study.name)) if study else None)
+    folder = request.resume or out
+    fresh = request.resume is None and out is not None and not out.exists()
+    with stop_marked(folder, fresh):  # study.json says `interrupted` or `failed` if it stops
+        state = run_tune(study, workers, budget=args.budget, out=out, resume=request.resume)
+        verdict = confirm(state, workers)
     chosen = write_tune_files(state, verdict)
     search = verdict.data["search"]
     lines = [
