@@ -178,7 +178,10 @@ def parallel_results(
         return
     n_jobs = resolve_jobs(jobs, n_tasks)
     if n_jobs == 1:  # in this process: nothing to start
-        yield from Parallel(n_jobs=1, return_as="generator_unordered")(tasks)
+        try:
+            yield from Parallel(n_jobs=1, return_as="generator_unordered")(tasks)
+        except SystemError as exc:
+            raise interrupt_in(exc) or exc from None
         return
     if backend == "fork" and before_fork is not None:
         before_fork()
@@ -194,6 +197,18 @@ def parallel_results(
         if type(exc).__name__ == "TerminatedWorkerError":  # loky's word for the same
             raise WorkerDied() from None
         raise
+
+
+def interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) that compiled code turned into a SystemError, if it was one:
+    numba reports an interrupt that arrives inside a compiled call as 'returned a result with
+    an exception set', with the KeyboardInterrupt as its cause."""
+    seen = 0
+    while exc is not None and seen < 50:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
 
 
 class WorkerDied(SimError):
