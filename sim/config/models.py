@@ -171,6 +171,7 @@ STUDY_KEYS = (
     "value",
     "ladder",
     "luck",
+    "plugin_time_limit",
 )
 
 
