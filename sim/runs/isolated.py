@@ -21,6 +21,7 @@ no `fork` (not POSIX), the chunk is played in the process itself.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import select
@@ -70,6 +71,7 @@ def _child(fn: Callable[[], Any], box: BlackBox, out: int) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor handles Ctrl-C
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        faulthandler.disable()  # a crash is the supervisor's one line, not a dump
         _die_with_parent()
         use_black_box(box)
         try:

@@ -13,6 +13,7 @@ playing on for nobody.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -229,5 +230,13 @@ def _dask_results(tasks, scheduler: str | None):
         raise SimError(
             f"--scheduler {scheduler[:100]}: cannot reach a Dask scheduler there: {one_line(exc)}"
         ) from None
-    with client, parallel_config(backend="dask"):
-        yield from Parallel(return_as="generator_unordered")(tasks)
+    with client:
+        try:
+            with parallel_config(backend="dask"):
+                yield from Parallel(return_as="generator_unordered")(tasks)
+        except BaseException:
+            # the run stops with its own one line; the client's closing, with results still
+            # on their way, would add tracebacks of closed connections to it
+            for name in ("tornado", "distributed"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            raise
