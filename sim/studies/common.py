@@ -239,6 +239,9 @@ def open_study(out_dir: str | Path, kind: str) -> Opened:
     out_dir = Path(out_dir)
     meta = read_study_meta(out_dir, kind)
     require_complete(out_dir, meta, kind)
+    points = meta.get("points")
+    if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+        raise SimError(f"{out_dir / STUDY_FILE}: damaged (its points are not a list of points)")
     study = None if kind == "compare" else saved_study(meta, out_dir / STUDY_FILE, plugins=False)
     runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
     return Opened(out_dir, meta, study, runs)
