@@ -153,7 +153,8 @@ def test_with_overrides_applies_and_revalidates():
 
 def test_with_overrides_errors_name_the_key():
     study = load_study(BASE)
-    with pytest.raises(ConfigError, match=r"\(overrides\): deck\.sprayers: must be from 0 to 2000, got -1$"):
+    bound = r"\(overrides\): deck\.sprayers: must be from 0 to 2000, got -1$"
+    with pytest.raises(ConfigError, match=bound):
         study.with_overrides(**{"deck.sprayers": -1})
     with pytest.raises(ConfigError, match=r"deck\.sprayer: unknown setting; did you mean"):
         study.with_overrides(**{"deck.sprayer": 1})
