@@ -61,6 +61,11 @@ def guard_worker(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
+def is_worker() -> bool:
+    """Is this process a local worker (fork or loky) of a pool this package started?"""
+    return _guarded_pid == os.getpid()
+
+
 def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)

@@ -30,6 +30,7 @@ import numpy as np
 
 from sim.config import SeatSpec, StudyConfig
 from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
+from sim.config.study import announce_plugin
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
 from sim.foreign import ForeignError, call_limited
@@ -46,6 +47,7 @@ from sim.runs.lineup import (
     seat_vector,
 )
 from sim.runs.loop import play_chunk
+from sim.runs.parallel import is_worker
 from sim.runs.results import (
     ChunkArrays,
     empty_arrays,
@@ -96,6 +98,8 @@ class Seat:
             raise PolicyError(f"{exc} (seat {self.seat})") from None
         except ForeignError as exc:
             raise PolicyError(f"{where}: importing it {exc.problem}") from None
+        if not is_worker():  # said once by the command itself (its workers stay quiet)
+            announce_plugin(self.spec.policy, f"seat {self.seat}")
         try:
             return call_limited(lambda: cls(**self.spec.params), self.limit, where)
         except ForeignError as exc:
