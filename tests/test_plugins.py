@@ -342,3 +342,15 @@ def test_a_hung_plugin_ends_within_its_limit_on_dask(tmp_path):
     line = done.stderr.strip().splitlines()[-1]
     assert "choose() took longer than 1 s" in line and "game" in line and "seed" in line
     assert took < SLOW_LIMIT_S + 30 and left == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [("os._exit(3)", "exit code 3"), ("ctypes.string_at(0)", "killed by SIGSEGV (a crash)")],
+)
+def test_sim_play_of_a_plugin_that_ends_its_process_is_named(plugin, capsys, body, problem):
+    """sim play rehearses a plug-in's game in a watched child first, then plays it here."""
+    config, name = plugin(MISBEHAVES.format(body=body), extra=LIMIT)
+    line = one_error(capsys, "play", config)
+    assert f"policy {name}:P in seat" in line and "game 0 of seed 20261129" in line
+    assert f"the plug-in ended its process ({problem})" in line

@@ -53,6 +53,8 @@ def play(args: argparse.Namespace) -> int:
     --replay LOG, a log checked against the engine and its bots instead."""
     from sim.config import load_study
     from sim.engine.render import render
+    from sim.runs.isolated import run_isolated
+    from sim.specs import is_plugin
     from sim.table.logfile import write_log
     from sim.table.record import play_recorded
 
@@ -68,6 +70,13 @@ def play(args: argparse.Namespace) -> int:
     if args.log is not None:  # before the game: never over a file that is not a log of ours
         check_output_path(args.log, args.force, "log")
     seed = study.seed
+    if any(is_plugin(seat.policy) for seat in study.seats):
+        # foreign code: the game is first played in a watched child, so that a plug-in that
+        # ends its process or will not stop is named (sim.runs.isolated); then here
+        def rehearse() -> None:
+            play_recorded(study, seed, args.game)
+
+        run_isolated(rehearse, "the game", rehearsal=True)
     recorded = play_recorded(study, seed, args.game)  # the game play_one plays, recorded
     game = recorded.game
     result = game.outcome()

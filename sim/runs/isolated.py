@@ -42,10 +42,11 @@ PR_SET_PDEATHSIG = 1  # prctl(2)
 _SIZE = struct.Struct("<Q")
 
 
-def run_isolated(fn: Callable[[], T], what: str) -> T:
+def run_isolated(fn: Callable[[], T], what: str, *, rehearsal: bool = False) -> T:
     """fn() played in a forked child and returned (or its exception raised) here; a child
     that dies or hangs is one PolicyError naming the plug-in call it was in. `what` names
-    the work in a message when the child dies outside any plug-in call."""
+    the work in a message when the child dies outside any plug-in call. A `rehearsal` (work
+    done again here afterwards) prints nothing on stdout."""
     if not hasattr(os, "fork"):
         return fn()
     box = BlackBox()
@@ -54,8 +55,7 @@ def run_isolated(fn: Callable[[], T], what: str) -> T:
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # the child: never returns
-        os.close(read_end)
-        _child(fn, box, write_end)
+        _child(fn, box, read_end, write_end, rehearsal)
     os.close(write_end)
     try:
         return _supervise(pid, read_end, box, what)
@@ -64,11 +64,15 @@ def run_isolated(fn: Callable[[], T], what: str) -> T:
         _reap(pid)
 
 
-def _child(fn: Callable[[], Any], box: BlackBox, out: int) -> None:
+def _child(fn: Callable[[], Any], box: BlackBox, unused: int, out: int, quiet: bool) -> None:
     """Play, send the pickled outcome back, and leave without running the parent's exit
-    handlers (os._exit)."""
+    handlers (os._exit): whatever happens, the child never returns into the parent's code."""
     code = 0
     try:
+        os.close(unused)
+        if quiet:  # what is printed here is printed again by the real work
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the process ends with it)
+            os.dup2(sys.stdout.fileno(), 1)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor handles Ctrl-C
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         faulthandler.disable()  # a crash is the supervisor's one line, not a dump
