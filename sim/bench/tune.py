@@ -1,14 +1,19 @@
-"""Benchmark of `sim tune`'s search against plain random search and a grid at the same budget.
+"""Benchmark of `sim tune`: its answer against plain random search and a grid at the same
+games, and how often it recommends a change a game does not need.
 
-    python -m sim.bench.tune [--repeats 3] [--jobs 1]
+    python -m sim.bench.tune [--repeats 3] [--jobs 1]    regret on two tuning problems
+    python -m sim.bench.tune --null [--repeats 10]       false recommendations (true nulls)
 
-Each method spends the same search games on a tuning problem and names the
-config it would pick (the one with the smallest target distance on its own
-games: for `sim tune`, its first finalist, before the confirmation). The
-regret of a pick is its target distance D (`sim.analysis.tuning`) measured on
-fresh seeds with MEASURE_GAMES games; lower is better, and D <= 1 means every
-estimate lies inside its band. All methods play their candidates on common
-random numbers, through the same orchestration.
+Regret: each method spends the same games on a tuning problem (`sim tune` every
+game of its four phases, the others their search) and names the config it
+would pick (`sim tune`: its recommendation, else its closest; the others: the
+smallest target distance on their own games). The regret of a pick is its
+target distance D (`sim.analysis.tuning`) on fresh seeds with MEASURE_GAMES
+games; lower is better, and D <= 1 means every estimate lies inside its band.
+
+Nulls: tunes whose start already meets every target (turns in [30, 80] of the
+base game, over spaces that cannot or barely move the turns, one of them a rule
+whose card is not in the deck). Any recommendation there is a false one.
 """
 
 from __future__ import annotations
@@ -22,15 +27,27 @@ from pathlib import Path
 import numpy as np
 
 from sim.analysis.tuning import target_distance
-from sim.config import StudyConfig, parse_study, tune_game_problem, tune_values
+from sim.config import StudyConfig, load_study, parse_study, tune_game_problem, tune_values
 from sim.runs.options import Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.storage import load_run
-from sim.studies.tune import apply_point, estimates, finalists, run_tune
+from sim.studies.tune import run_tune
+from sim.studies.tune_search import apply_point, estimates
 
 MEASURE_GAMES = 20000
 MEASURE_SEED_OFFSET = 1000  # neither the search (seed) nor the confirmation (seed + 1)
 RANDOM = [{"policy": "random"}] * 4
+
+NULL_SPACES = {
+    "sprayers": ({"deck.sprayers": [2, 6]}, {}),
+    "columns": ({"table.columns": [10, 14]}, {}),
+    "rows": ({"table.rows": [10, 14]}, {}),
+    "evicted cat, no Princess": (
+        {"rules.evicted_cat": {"choices": ["return", "discard"]}},
+        {"deck.princesses": 0},
+    ),
+}
+NULL_BUDGET = {"games": 12000, "first": 500, "confirm": 3000, "finalists": 2}
 
 PROBLEMS = {
     "sprayers-1d": {
@@ -118,9 +135,10 @@ def grid_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
 
 
 def tuner(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
-    """`sim tune`'s search; its first finalist."""
-    state = run_tune(study, Workers(jobs, quiet=True), out=folder)
-    return state.candidates[finalists(state)[0]]["params"]
+    """`sim tune`: its answer (the recommendation, the start when no change is needed, else
+    the closest)."""
+    verdict = run_tune(study, Workers(jobs, quiet=True), out=folder)
+    return verdict.data["chosen_params"]
 
 
 METHODS = {"sim tune": tuner, "random search": random_search, "grid": grid_search}
@@ -133,13 +151,44 @@ def regret(study: StudyConfig, pick: dict, folder: Path, jobs: int) -> float:
     return target_distance(est, study.tune.targets)
 
 
+def null_tunes(root: Path, repeats: int, jobs: int) -> int:
+    """Tune every null problem `repeats` times (seeds 1, 2, ...): print each answer; the
+    number of false recommendations."""
+    base = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
+    false = 0
+    for name, (space, deck) in NULL_SPACES.items():
+        for seed in range(1, repeats + 1):
+            study = load_study(base).with_overrides(
+                name="null", seed=seed, **deck,
+                tune={"space": space, "targets": {"turns": [30, 80]}, "budget": NULL_BUDGET},
+            )  # fmt: skip
+            t0 = time.perf_counter()
+            folder = root / "null" / name.replace(" ", "-").replace(",", "") / str(seed)
+            verdict = run_tune(study, Workers(jobs, quiet=True), out=folder)
+            wrong = verdict.data["status"] == "recommended"
+            false += wrong
+            games = verdict.data["games"]["total"]
+            said = f"  FALSE: {verdict.data['changes']}" if wrong else ""
+            wall = time.perf_counter() - t0
+            line = f"null {name:26} seed {seed}: {verdict.data['status']:17} {games:>6,} games"
+            print(f"{line} {wall:5.0f} s{said}", flush=True)
+    tunes = len(NULL_SPACES) * repeats
+    print(f"false recommendations: {false} of {tunes} tunes ({10 * false / tunes:.1f} per 10)")
+    return false
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print each method's regret per problem and repeat, and the means."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=None, help="seeds per problem (3; --null 2)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--null", action="store_true", help="count false recommendations instead")
     args = ap.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="tune-bench-"))
+    if args.null:
+        null_tunes(root, args.repeats or 2, args.jobs)
+        return
+    args.repeats = args.repeats or 3
     for pname, data in PROBLEMS.items():
         per = data["tune"]["budget"]["first"]
         for method, search in METHODS.items():

@@ -13,7 +13,10 @@ tune space), `study` (the study model and its parsing), `load` (files, `extends`
 """
 
 from sim.config.blocks import (
+    DEFAULT_LEVELS,
     DEFAULT_RUNGS,
+    NO_BLOCKS,
+    AdviseBlock,
     LadderBlock,
     LuckBlock,
     ValueBlock,
@@ -22,7 +25,15 @@ from sim.config.blocks import (
 )
 from sim.config.keys import merge_settings, parse_override
 from sim.config.limits import MAX_GAMES
-from sim.config.load import apply_sets, extends_chain, load_study, study_changes, summarize
+from sim.config.load import (
+    apply_sets,
+    describe_changes,
+    extends_chain,
+    load_study,
+    setting,
+    study_changes,
+    summarize,
+)
 from sim.config.models import (
     BAN_ACTIONS,
     Deck,
@@ -40,6 +51,9 @@ from sim.variants import Rules
 
 __all__ = [
     "BAN_ACTIONS",
+    "DEFAULT_LEVELS",
+    "NO_BLOCKS",
+    "AdviseBlock",
     "DEFAULT_RUNGS",
     "MAX_GAMES",
     "Deck",
@@ -58,6 +72,7 @@ __all__ = [
     "apply_sets",
     "ban_options",
     "deck_size",
+    "describe_changes",
     "dump_yaml",
     "extends_chain",
     "load_study",
@@ -66,6 +81,7 @@ __all__ = [
     "parse_study",
     "rung_label",
     "rung_seat",
+    "setting",
     "study_changes",
     "summarize",
     "tune_game_problem",

@@ -31,6 +31,7 @@ TUNE_BUDGET_LIMITS = {
     "games": MAX_GAMES,
     "first": MAX_GAMES,
     "confirm": MAX_GAMES,
+    "select": MAX_GAMES,
     "finalists": MAX_FINALISTS,
 }
 

@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from sim.config.blocks import parse_targets
 from sim.config.keys import get_at, resolve, set_at
@@ -110,13 +110,41 @@ _SPACE_SAMPLES = 256  # random points tried to show a space holds at least one v
 
 
 class TuneBudget(Frozen):
-    """tune.budget: total search games, games per candidate on the first racing rung, games
-    per finalist in the confirmation on fresh seeds, finalists confirmed (besides the start)."""
+    """tune.budget: every game `sim tune` may play (`games`: the start's check, the search,
+    the selection and the confirmation together), games per candidate on the search's first
+    racing rung, finalists replayed on fresh games to choose from and games each (`select`,
+    default half of `confirm`), and games of the start's check and of the confirmation."""
 
     games: int = Field(ge=1)
     first: int = Field(1000, ge=1)
     confirm: int = Field(10000, ge=1)
     finalists: int = Field(3, ge=1)
+    select: int = Field(ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _select_default(cls, data: Any) -> Any:
+        """`select` defaults to half of `confirm` (declared here, once)."""
+        if isinstance(data, Mapping) and "select" not in data:
+            confirm = data.get("confirm", cls.model_fields["confirm"].default)
+            data = {**data, "select": max(1, confirm // 2) if isinstance(confirm, int) else 1}
+        return data
+
+    def least(self) -> int:
+        """The fewest games that pay for the start's check, the selection, the confirmation
+        and one search candidate's first rung."""
+        return self.confirm + self.finalists * self.select + self.confirm + self.first
+
+    def too_small(self, games: int) -> str | None:
+        """Why `games` cannot pay for a tune with these settings, or None."""
+        if games >= self.least():
+            return None
+        return (
+            f"{games:,} games is too small a budget: the start's check and the confirmation"
+            f" ({self.confirm:,} games each, budget.confirm), the selection ({self.finalists} x"
+            f" {self.select:,}, budget.finalists x budget.select) and one search candidate"
+            f" ({self.first:,}, budget.first) need at least {self.least():,}"
+        )
 
 
 class TuneBlock(Frozen):
@@ -194,7 +222,7 @@ def parse_tune(
     targets = raw.get("targets", study_targets)
     if not targets:
         fail(where, ("tune", "targets"), "needs targets, e.g. {first_player_advantage: 0}")
-    out["targets"] = parse_targets(targets, where, root)
+    out["targets"] = parse_targets(targets, where, root, game.players)
     out["budget"] = _parse_budget(raw.get("budget"), where)
     tune = TuneBlock(**out)
     _space_has_a_game(base, tune, where)
@@ -272,9 +300,8 @@ def _parse_budget(raw: Any, where: str) -> TuneBudget:
             fail(where, (*at, key), unknown(key, keys, "key"))
         check_budget_value(key, value, where, (*at, key))
     budget = TuneBudget(**raw)
-    if budget.games < budget.first:
-        fail(where, (*at, "games"), f"{budget.games} games cannot evaluate one candidate, which "
-              f"plays {budget.first} games on the first rung (budget.first)")  # fmt: skip
+    if problem := budget.too_small(budget.games):
+        fail(where, (*at, "games"), problem)
     return budget
 
 

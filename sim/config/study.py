@@ -20,9 +20,12 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from sim.config.blocks import (
+    BLOCKS,
+    AdviseBlock,
     LadderBlock,
     LuckBlock,
     ValueBlock,
+    parse_advise,
     parse_ban,
     parse_primary,
     parse_report,
@@ -30,6 +33,7 @@ from sim.config.blocks import (
     parse_targets,
     parse_value,
 )
+from sim.config.calibrated import CALIBRATED, calibrated_seat, check_label
 from sim.config.keys import get_at, merged, resolve, set_at
 from sim.config.limits import (
     DEFAULT_PLUGIN_TIME_LIMIT,
@@ -55,7 +59,7 @@ from sim.foreign import ForeignError, call_limited
 from sim.specs import check_seat, is_plugin
 
 HASH_IGNORES = (
-    "name", "games", "targets", "primary", "report", "tune", "value", "ladder", "luck",
+    "name", "games", "targets", "primary", "report", "tune", *BLOCKS,
     "plugin_time_limit",  # a game that runs over it fails; none that finishes changes
 )  # fmt: skip
 
@@ -80,6 +84,7 @@ class StudyConfig(Frozen):
     luck: LuckBlock = Field(default_factory=LuckBlock)
     # seconds a plug-in policy's every call (its constructor, each choose) may take
     plugin_time_limit: float = Field(DEFAULT_PLUGIN_TIME_LIMIT, gt=0, le=MAX_PLUGIN_TIME_LIMIT)
+    advise: AdviseBlock = Field(default_factory=AdviseBlock)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
 
@@ -128,7 +133,7 @@ class StudyConfig(Frozen):
             out["replays"] = self.replays
         if self.plugin_time_limit != DEFAULT_PLUGIN_TIME_LIMIT:
             out["plugin_time_limit"] = self.plugin_time_limit
-        for key in ("value", "ladder", "luck"):  # written only with a key of their own
+        for key in BLOCKS:  # written only with a key of their own
             if block := getattr(self, key).to_yaml():
                 out[key] = block
         return out
@@ -164,7 +169,7 @@ class StudyConfig(Frozen):
             if top not in STUDY_KEYS and top not in GAME_KEYS:
                 fail(where, (top,), unknown(top, STUDY_KEYS + GAME_KEYS, "key"))
             if (
-                top in ("sweep", "targets", "primary", "report", "tune", "value", "ladder", "luck")
+                top in ("sweep", "targets", "primary", "report", "tune", *BLOCKS)
                 and not rest
                 and value is None
             ):
@@ -244,14 +249,14 @@ def _parse(
         fields["plugin_time_limit"] = _time_limit(data["plugin_time_limit"], where)
     limit = fields.get("plugin_time_limit", DEFAULT_PLUGIN_TIME_LIMIT)
     seats = _parse_seats(
-        data.get("seats"), game.players, where, folder if plugins else False, game, limit
+        data.get("seats"), game.players, where, folder if plugins else False, game, folder, limit
     )
     fields["name"] = data["name"] if "name" in data else Path(source).stem
     fields.update(
         game=game,
         seats=seats,
         sweep=parse_sweep(data.get("sweep"), game, seats, where),
-        targets=parse_targets(data.get("targets"), where),
+        targets=parse_targets(data.get("targets"), where, players=game.players),
         primary=parse_primary(data.get("primary"), where),
         report_path=parse_report(data.get("report"), where),
         tune=parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
@@ -262,6 +267,7 @@ def _parse(
         "value": parse_value(data.get("value"), game, where),
         "ladder": parse_rungs_block(data.get("ladder"), "ladder", where),
         "luck": parse_rungs_block(data.get("luck"), "luck", where),
+        "advise": parse_advise(data.get("advise"), where),
     }
     fields.update({k: v for k, v in blocks.items() if v is not None})
     try:
@@ -292,11 +298,13 @@ def _parse_seats(
     where: str,
     folder: str | None | bool = None,
     game: GameConfig | None = None,
+    base: str | None = None,
     limit: float = DEFAULT_PLUGIN_TIME_LIMIT,
 ) -> tuple[SeatSpec, ...]:
     """One SeatSpec per player; default all random. Policy names are checked by sim.specs,
     which imports a plug-in (from `folder` too; within `limit` seconds, and said on stderr
-    once), unless `folder` is False."""
+    once), unless `folder` is False. A `{calibrated: FILE}` entry is the seat in FILE (read
+    from `base`, the study's folder; `sim.config.calibrated`)."""
     if raw is None:
         return tuple(SeatSpec(policy="random") for _ in range(players))
     if not isinstance(raw, list):
@@ -308,6 +316,8 @@ def _parse_seats(
         at = ("seats", i)
         if not isinstance(item, Mapping):
             fail(where, at, f"must be a mapping like {{policy: random}}, got {show(item)}")
+        if CALIBRATED in item:
+            item = calibrated_seat(item, base, where, at)
         if "policy" not in item:
             fail(where, at, "no 'policy'; every seat needs one, e.g. {policy: random}")
         policy = item["policy"]
@@ -317,8 +327,11 @@ def _parse_seats(
             if not isinstance(key, str):
                 fail(where, at, f"parameter names must be text, got {show(key)}")
             check_size(value, where, (*at, key))
-        params = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban")}
+        params = {
+            k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban", "label")
+        }
         ban = parse_ban(item.get("ban"), game, where, (*at, "ban"))
+        label = check_label(item["label"], where, (*at, "label")) if "label" in item else None
         try:
             if folder is False:
                 if not is_plugin(policy):
@@ -332,7 +345,7 @@ def _parse_seats(
             fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
         except ForeignError as exc:
             fail(where, (*at, "policy"), f"importing {show(policy)} {exc.problem}")
-        seats.append(SeatSpec(policy=policy, params=params, ban=ban))
+        seats.append(SeatSpec(policy=policy, params=params, ban=ban, custom_label=label))
     return tuple(seats)
 
 

@@ -47,14 +47,19 @@ def build_tune_report(
 def build_folder_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
-    """The page of a sweep, comparison, tune, value, ladder or luck folder, whichever it is
-    (`sim report FOLDER`). A study file that is not what this version writes (damaged, cut
+    """The page of a sweep, comparison, tune, advise, value, ladder or luck folder, whichever
+    it is (`sim report FOLDER`). A study file that is not what this version writes (damaged, cut
     short, edited) ends in one line naming it, not a traceback."""
     meta_path = Path(folder) / STUDY_FILE
     kind = read_json(meta_path).get("kind") if meta_path.exists() else None
     try:
         if kind == "tune":
             return build_tune_report(folder, out_path, force=force)
+        if kind == "advise":
+            from sim.report.advise_report import build_advise_report
+            from sim.studies.advise import load_advice
+
+            return build_advise_report(load_advice(folder), out_path, force=force)
         if kind in causal_report.KINDS:
             return causal_report.build_causal_report(folder, kind, out_path, force=force)
         return build_study_report(folder, out_path, force=force)
@@ -83,9 +88,10 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
     )  # fmt: skip
     effects = parameter_effects(frame.rename(columns={"first_distance": "distance"}), params)
     trace = pd.DataFrame(meta["trace"])
+    checked = [verdict["start_check"], *verdict["finalists"]]
     misses = pd.DataFrame(
         {r["label"]: target_misses({n: r["targets"][n]["estimate"] for n in targets}, targets)
-         for r in verdict["finalists"]}
+         for r in checked}
     ).T  # fmt: skip
     pareto = None
     if len(targets) > 1:
@@ -96,7 +102,8 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
         "status": verdict["status"],
         "diff": config_diff(start, chosen) or "no change",
         "targets": _targets_table(verdict, targets),
-        "finalists": _finalists_table(verdict, targets, params),
+        "finalists": _finalists_table(checked, targets, params),
+        "family": verdict["family"][:1].upper() + verdict["family"][1:],
         "trace": Markup(to_svg(TF.search_trace(trace), "tt")) if len(trace) else None,
         "slices": Markup(to_svg(TF.parameter_slices(frame, params), "ts")) if len(frame) else None,
         "effects": table(
@@ -133,30 +140,35 @@ def _targets_table(verdict: dict, targets: dict) -> Markup:
     return table(pd.DataFrame(rows), cols)
 
 
-def _finalists_table(verdict: dict, targets: dict, params: list[str]) -> Markup:
+def _finalists_table(checked: list[dict], targets: dict, params: list[str]) -> Markup:
     rows = []
-    for r in verdict["finalists"]:
+    for r in checked:
         row = {"config": r["label"], **{p: str(r["params"].get(p)) for p in params},
+               "games": f"{r['games']:,} (seed {r['seed']})",
                "met": f"{r['met']} of {len(targets)}", "D": f"{r['distance']:.2f}"}  # fmt: skip
         for n in targets:
             e = r["targets"][n]
             row[n] = f"{metric_interval(n, e)} {e['verdict']}"
         rows.append(row)
-    cols = [(c, text(c)) for c in ["config", *params, *targets, "met", "D"]]
+    cols = [(c, text(c)) for c in ["config", *params, "games", *targets, "met", "D"]]
     return table(pd.DataFrame(rows), cols)
 
 
 def _facts(study, meta: dict, verdict: dict, folder: Path) -> list[tuple[str, str]]:
-    search, conf = verdict["search"], verdict["confirm"]
+    search, conf, sel, games = (verdict[k] for k in ("search", "confirm", "select", "games"))
     limits = study.tune.constraints
+    spent = ", ".join(f"{k} {v:,}" for k, v in games.items() if k not in ("total", "budget"))
     return [
         ("Config", f"{study.name} ({study.source})"),
         ("Space", "; ".join(f"{p}: {json.dumps(s)}" for p, s in study.tune.space.items())),
         ("Constraints", json.dumps(limits) if limits else "none"),
+        ("Games", f"{games['total']:,} of a budget of {games['budget']:,} ({spent})"),
         ("Search", f"{search['candidates']} candidates in {search['rounds']} rounds, "
-                   f"{search['games']:,} of {search['budget']:,} games, "
-                   f"{search['wall_time_s']:.0f} s, seed {study.seed}"),
-        ("Confirmation", f"{conf['games']:,} games per config on seed {conf['seed']}"),
+                   f"{search['games']:,} games, seed {study.seed}; "
+                   f"{search['wall_time_s']:.0f} s in all"),
+        ("Inert settings", ", ".join(verdict["inert"]) or "none"),
+        ("Selection", f"{sel['games']:,} games per finalist on seed {sel['seed']}"),
+        ("Start check and confirmation", f"{conf['games']:,} games each on seed {conf['seed']}"),
         ("Seats (line-up)", ", ".join(s.label for s in study.seats)),
         ("Tune folder", str(folder)),
     ]  # fmt: skip

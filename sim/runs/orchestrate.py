@@ -49,6 +49,7 @@ from sim.units import pct
 
 CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
 MAX_CHUNKS = 100_000  # chunks of all points together: the plan is a list in memory
+HEARTBEAT_S = 10.0  # without a progress bar, a line this often
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,9 @@ def _play(points, todo, games, workers: Workers) -> int:
     if not todo:
         return 0
     total = games * len(points)
-    bar = progress_bar(total, total - sum(n for _, _, n in todo), workers.quiet)
+    done = total - sum(n for _, _, n in todo)
+    bar = progress_bar(total, done, workers.quiet)
+    beat = None if bar is not None or workers.quiet else Heartbeat(total, done)
     seat0: list[float] = []
     tasks = (
         delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute())
@@ -214,6 +217,8 @@ def _play(points, todo, games, workers: Workers) -> int:
                 if len(points) == 1:
                     seat0.append(share)
                     bar.set_postfix_str(f"seat 0 wins {pct(float(np.mean(seat0)))}")
+            elif beat is not None:
+                beat.update(count)
     finally:
         if bar is not None:
             bar.close()
@@ -232,6 +237,24 @@ def _mark_stopped(points: Sequence[Point], size: int, exc: BaseException) -> Non
         status, reason = "failed", one_line(exc)
     for p in points:
         mark_status(p.folder / RUN_FILE, run_meta(p.study, size), status, reason[:500])
+
+
+class Heartbeat:
+    """Progress lines on stderr when no bar can be drawn (not a terminal: a pipe, a log, CI),
+    one every HEARTBEAT_S seconds, so a long pool is never silent."""
+
+    def __init__(self, total: int, done: int) -> None:
+        self.total, self.done = total, done
+        self.t0 = self.said = time.perf_counter()
+
+    def update(self, count: int) -> None:
+        self.done += count
+        now = time.perf_counter()
+        if now - self.said >= HEARTBEAT_S and self.done < self.total:
+            self.said = now
+            share = pct(self.done / self.total)
+            print(f"  played {self.done:,} of {self.total:,} games ({share}) in"
+                  f" {now - self.t0:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def progress_bar(total: int, done: int, quiet: bool):

@@ -96,7 +96,9 @@ def finish_hint(kind: str, out_dir: Path | str) -> str:
     return f"sim {kind} --resume {out_dir}" if kind in RESUMABLE else "run it again"
 
 
-WORKING = ("running", "searching", "searched", "confirming")  # a study.json not yet done
+# A study.json not yet done: a run's or study's `running`, a tune's phases (and their names
+# before the tune had phases).
+WORKING = ("running", "start", "search", "select", "confirm", "searching", "searched", "confirming")
 
 
 @contextmanager

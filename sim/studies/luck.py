@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.analysis import ladder as L
-from sim.config import StudyConfig, rung_label, rung_seat
+from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.config.limits import MAX_GAMES, MIN_LUCK
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
@@ -66,9 +66,7 @@ def luck_studies(
     if k * r > MAX_GAMES:
         raise SimError(f"luck: {k:,} deals x {r:,} replays is more than {MAX_GAMES:,} games")
     labels, seats = luck_policies(study)
-    base = study.with_overrides(
-        games=k * r, replays=r, sweep=None, value=None, ladder=None, luck=None, tune=None
-    )
+    base = study.with_overrides(games=k * r, replays=r, **NO_BLOCKS)
     players = study.game.players
     studies = [
         base.with_overrides(seats=[seat] * players, name=f"{study.name}[luck {label}]")

@@ -1,107 +1,159 @@
-"""`sim tune`: search the study's `tune.space` for game settings that meet its targets.
+"""`sim tune`: the smallest change of the game's settings that meets the designer's targets,
+confirmed on games that played no part in choosing it.
 
-The search is rounds of racing (successive halving). Each round asks Optuna's
-TPE sampler for a batch of new candidates, plays every one on the first rung
-(`budget.first` games), keeps the best third by target distance
-(`sim.analysis.tuning`) and extends their runs to three times as many games,
-while the budget lasts. TPE learns from every candidate's first-rung
-distance, the one noise level all candidates share. Every candidate plays the
-same game indices from the study's seed (common random numbers), so two
-candidates differ by their settings, not by luck; a promotion only plays the
-games a run does not have yet.
+Four phases, each on games of its own:
 
-The finalists (the candidates that raced furthest, best first) and the
-starting config are then played again on fresh seeds (the study's seed + 1)
-with `budget.confirm` games each, and every target gets its 95% interval and
-verdict (`sim.metrics.target_status`). A change is recommended only when one
-finalist meets every target.
+1. **The start**, on `budget.confirm` fresh games (seed + 2). When it meets every target,
+   the answer is "no change needed" and nothing is searched.
+2. **The search**, on the study's seed with common random numbers
+   (`sim.studies.tune_search`): one-setting moves first, larger moves only when none fits;
+   settings that cannot matter (their moves play the start's very games) left out.
+3. **The selection**, on `budget.select` fresh games each (seed + 1): the best
+   `budget.finalists` candidates of the search; chosen is the one with the most targets
+   met (its 95% interval inside the band), then the fewest changes and the smallest moves
+   (one card fewer before two more), then the smallest distance. One that misses a target
+   outright there is not worth confirming.
+4. **The confirmation**, on the start's games (seed + 2, `budget.confirm` games): the chosen
+   candidate alone, so no correction over candidates is needed. It is recommended only when
+   every target is met there (an intersection-union test: each target at its own 95%).
 
-Folder layout:
+`--budget` (`budget.games`) counts every game of the four phases: the start, the
+selection and the confirmation are planned first, the search gets the rest, and a budget
+too small for them is refused in one line. Each phase says what it plays before it plays.
 
-    <out>/study.json          kind "tune": the study, every candidate, rounds, games spent
-    <out>/candidates/c0000/   a run folder per candidate (grown by promotions)
-    <out>/confirm/c0007/      the confirmation runs: each finalist, and confirm/start
+Folder layout (every run folder is an ordinary run):
 
-Resume: each round's candidates are written before they play, and a round's
-racing is replayed from the runs on disk, so a killed search goes on where it
-stopped and reaches the same recommendation. The sampler is rebuilt from the
-history before each round, seeded by (seed, round).
+    <out>/study.json          kind "tune": the study, the phase, every candidate, games spent
+    <out>/candidates/c0000/   the search's runs on the study's seed (c0000 is the start)
+    <out>/select/c0007/       the selection's runs (seed + 1)
+    <out>/confirm/start/      the start's check, and the confirmation's run (seed + 2)
+
+Resume: the state is saved after every phase and round, and a phase replays from the
+runs on disk (only missing chunks are played), so a killed tune goes on where it
+stopped and reaches the same answer.
 """
 
 from __future__ import annotations
 
-import math
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from sim.analysis.balance import run_metrics
+from sim import units
 from sim.analysis.findings import metric_interval
-from sim.analysis.paired import metric_points
-from sim.analysis.tuning import pareto_front, target_distance, target_misses
-from sim.analysis.values import game_values
-from sim.config import StudyConfig, TuneBlock, parse_study, tune_game_problem, tune_values
+from sim.analysis.tuning import pareto_front, target_misses
+from sim.config import StudyConfig, TuneBlock, describe_changes, parse_study, tune_game_problem
 from sim.errors import SimError
-from sim.metrics import metric, needs, target_band, target_status
+from sim.metrics import describe_target
 from sim.runs.options import Workers
-from sim.runs.orchestrate import Point, chunk_games, execute
+from sim.runs.orchestrate import chunk_games
 from sim.runs.parallel import resolve_jobs
 from sim.runs.paths import STUDY_FILE, folder_stem
-from sim.runs.storage import load_run, new_folder, read_study_meta, write_json
+from sim.runs.storage import new_folder, read_study_meta, write_json
+from sim.studies import tune_search as S
+from sim.studies.checks import check
 from sim.version import ENGINE_VERSION
 
-ETA = 3  # successive halving: keep a third, give them three times the games
-# Rungs per round: `first` games, then ETA times as many for the best third. A third rung
-# (the round's winner on ETA^2 times) left fewer games for breadth: on the 4-setting
-# problem of sim.bench.tune its regret was 2.38 against 1.65 with two rungs (3 seeds).
-RUNGS = 2
-BATCH = 9  # candidates per round: 9 on the first rung, 3 on the second
-CONFIRM_SEED_OFFSET = 1  # confirmation plays seed + 1: games the search never saw
-ASK_TRIES = 30  # asks per wanted candidate before the space counts as exhausted
+SELECT_SEED_OFFSET = 1  # the selection plays seed + 1: games the search never saw
+CONFIRM_SEED_OFFSET = 2  # the start's check and the confirmation: games neither saw
+PHASES = ("start", "search", "select", "confirm", "done")
+FAMILY = (
+    "every target must be met: each 95% interval inside its band (an intersection-union"
+    " test, so no correction over targets); one candidate is confirmed, on games that played"
+    " no part in choosing it, so none over candidates either"
+)
 Say = Callable[[str], None]
 
 
 @dataclass
 class TuneState:
-    """Everything a tune folder records: the study, its candidates and rounds."""
+    """Everything a tune folder records: the study, the phase, its candidates and rounds."""
 
     study: StudyConfig
     out_dir: Path
     chunk: int  # games per chunk of the search runs
-    confirm_chunk: int  # ... of the confirmation runs (kept, so a resume plays the same chunks)
+    check_chunk: int  # ... of the selection and confirmation runs
+    phase: str = "start"
     candidates: list[dict] = field(default_factory=list)
     rounds: list[dict] = field(default_factory=list)
     spent: int = 0
+    spent_by: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES[:4], 0))
     wall_s: float = 0.0
     trace: list[dict] = field(default_factory=list)
+    inert: list[str] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)  # each checked config's targets
 
     @property
     def tune(self) -> TuneBlock:
         return self.study.tune
 
-    def save(self, status: str) -> None:
-        """Write study.json (atomically): the state a resume rebuilds the search from."""
-        write_json(
-            self.out_dir / STUDY_FILE,
-            {"kind": "tune", "name": self.study.name, "config": self.study.to_yaml_dict(),
-             "config_hash": self.study.config_hash(), "engine_version": ENGINE_VERSION,
-             "chunk_games": self.chunk, "confirm_chunk_games": self.confirm_chunk,
-             "status": status, "games_spent": self.spent,
-             "wall_time_s": round(self.wall_s, 3), "candidates": self.candidates,
-             "rounds": self.rounds, "trace": self.trace},
-        )  # fmt: skip
+    @property
+    def budget(self):
+        return self.tune.budget
 
     def start_point(self) -> dict[str, Any]:
         """The starting config's value of every setting in the space."""
         base = self.study.to_yaml_dict()
         return {p: _get_dotted(base, p) for p in self.tune.space}
+
+    def label(self, index: int) -> str:
+        """A candidate by its changes, as a designer reads them ('start' for none)."""
+        moved = self.candidates[index]["changes"]
+        return ", ".join(f"{p}={S.plain(v)}" for p, v in moved.items()) or "start"
+
+    def candidate_dir(self, index: int) -> Path:
+        return self.out_dir / "candidates" / f"c{index:04d}"
+
+    def save(self, status: str | None = None) -> None:
+        """Write study.json (atomically): the state a resume rebuilds the tune from."""
+        write_json(
+            self.out_dir / STUDY_FILE,
+            {"kind": "tune", "name": self.study.name, "config": self.study.to_yaml_dict(),
+             "config_hash": self.study.config_hash(), "engine_version": ENGINE_VERSION,
+             "chunk_games": self.chunk, "check_chunk_games": self.check_chunk,
+             "status": status or self.phase, "phase": self.phase, "games_spent": self.spent,
+             "games_by_phase": self.spent_by, "wall_time_s": round(self.wall_s, 3),
+             "candidates": self.candidates, "rounds": self.rounds, "trace": self.trace,
+             "inert": self.inert, "results": self.results},
+        )  # fmt: skip
+
+
+# ---------------------------------------------------------------- the plan
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the budget is spent: the start's check, the selection and the confirmation are
+    fixed; the search gets the rest."""
+
+    budget: int
+    start: int
+    select: int  # all finalists together
+    confirm: int
+    search: int
+
+    def text(self) -> str:
+        return (
+            f"plan: start check {self.start:,} games, search at most {self.search:,},"
+            f" selection {self.select:,}, confirmation {self.confirm:,}: at most"
+            f" {self.budget:,} games in all"
+        )
+
+
+def plan(tune: TuneBlock, checked: int = 0) -> Plan:
+    """The budget's split; refuses, in one line, a budget that cannot pay for the checks.
+    `checked`: games a resumed tune already spent on a selection and confirmation that it
+    searches on after (a larger budget), which count too."""
+    b = tune.budget
+    if problem := b.too_small(b.games - checked):
+        raise SimError(f"--budget: {problem}")
+    fixed = b.confirm + b.finalists * b.select + b.confirm + checked
+    return Plan(b.games, b.confirm, b.finalists * b.select, b.confirm, b.games - fixed)
 
 
 # ---------------------------------------------------------------- entry point
@@ -114,35 +166,41 @@ def run_tune(
     budget: int | None = None,
     out: Path | None = None,
     resume: Path | None = None,
-) -> TuneState:
-    """Search (rounds of racing) until the budget or the space is used up; the state, which
-    `confirm` turns into the verdict.
-
-    `budget` replaces `tune.budget.games` (also when resuming: a finished search
-    given a larger budget goes on).
-    """
+) -> Verdict:
+    """Tune the study (or go on with a tune folder): the start's check, the search, the
+    selection and the confirmation; the verdict. `budget` replaces `tune.budget.games`
+    (also when resuming: a finished tune given a larger budget searches on)."""
     state = _open_state(study, budget, workers.jobs, out, resume)
     say = _printer(workers.quiet)
-    t0 = time.perf_counter()
-    wall0 = state.wall_s
-    while True:
-        if state.rounds and not state.rounds[-1]["done"]:
-            spent = None  # a resumed round: replayed from the runs on disk
-        else:
-            spent = state.spent
-            if not _new_round(state):
-                break
-        _race(state, state.rounds[-1], workers)
-        state.rounds[-1]["done"] = True
-        if spent == state.spent:  # a refining round that could afford nothing
-            state.save("searching")
-            break
+    if budget is not None and state.phase == "done" and _searches_on(state):
+        state.phase = "search"  # a larger budget: search on, then choose and confirm again
+        for name in ("selection", "chosen", "confirmation"):
+            state.results.pop(name, None)
+    checked = state.spent_by["select"] + state.spent_by["confirm"] if state.phase == "search" else 0
+    steps = plan(state.tune, checked)
+    say(steps.text())
+    t0, wall0 = time.perf_counter(), state.wall_s
+
+    def saved(phase: str) -> None:
+        state.phase = phase
         state.wall_s = wall0 + time.perf_counter() - t0
-        state.save("searching")
-        say(_progress(state))
-    state.wall_s = wall0 + time.perf_counter() - t0
-    state.save("searched")
-    return state
+        state.save()
+
+    if state.phase == "start":
+        if _check_start(state, workers, say):
+            saved("done")
+            return _verdict(state)
+        saved("search")
+    if state.phase == "search":
+        _search(state, steps, workers, say, lambda: saved("search"))
+        saved("select")
+    if state.phase == "select":
+        _select(state, workers, say)
+        saved("confirm")
+    if state.phase == "confirm":
+        _confirm(state, workers, say)
+        saved("done")
+    return _verdict(state)
 
 
 def _open_state(study, budget, jobs, out, resume) -> TuneState:
@@ -155,12 +213,15 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
             study.config_hash() != saved.config_hash() or study.tune != saved.tune
         ):
             raise SimError(f"{out_dir}: this tuning was started from a different config")
+        if "phase" not in meta:
+            raise SimError(f"{out_dir}: made by an older sim tune; start a new tune")
         if budget is not None:
             saved = _with_budget(saved, budget)
-        state = TuneState(saved, out_dir, meta["chunk_games"], meta["confirm_chunk_games"])
-        state.candidates, state.rounds = meta["candidates"], meta["rounds"]
-        state.spent, state.wall_s = meta["games_spent"], meta.get("wall_time_s", 0.0)
-        state.trace = meta.get("trace", [])
+        state = TuneState(saved, out_dir, meta["chunk_games"], meta["check_chunk_games"])
+        for name in ("phase", "candidates", "rounds", "trace", "inert", "results"):
+            setattr(state, name, meta[name])
+        state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
+        state.wall_s = meta.get("wall_time_s", 0.0)
         return state
     if study is None:
         raise SimError("sim tune: give a CONFIG file, or --resume TUNE_DIR")
@@ -174,13 +235,15 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
     out_dir = new_folder(
         out, folder_stem("tune", study.name), "folder exists and is not empty; use another --out"
     )
-    state = TuneState(study, out_dir, _chunk(study, jobs), _confirm_chunk(study, jobs))
-    state.save("searching")
+    state = TuneState(study, out_dir, _chunk(study, jobs), _check_chunk(study, jobs))
+    state.save()
     return state
 
 
 def _with_budget(study: StudyConfig, games: int) -> StudyConfig:
     """The study with tune.budget.games replaced (validated like the file's own)."""
+    if problem := study.tune.budget.too_small(games):
+        raise SimError(f"--budget: {problem}")
     tune = study.to_yaml_dict()["tune"]
     tune["budget"]["games"] = games
     return study.with_overrides(tune=tune)
@@ -189,335 +252,347 @@ def _with_budget(study: StudyConfig, games: int) -> StudyConfig:
 def _chunk(study: StudyConfig, jobs: int) -> int:
     """Games per chunk: a divisor of the first rung (so promoted runs extend whole chunks)."""
     first = study.tune.budget.first
-    want = chunk_games([study.with_overrides(games=first)] * BATCH, resolve_jobs(jobs, first))
+    want = chunk_games([study.with_overrides(games=first)] * S.BATCH, resolve_jobs(jobs, first))
     return max(d for d in range(1, want + 1) if first % d == 0)
 
 
-def _confirm_chunk(study: StudyConfig, jobs: int) -> int:
-    """Games per chunk of the confirmation (the finalists and the start)."""
-    games, n = study.tune.budget.confirm, study.tune.budget.finalists + 1
-    return chunk_games([study.with_overrides(games=games)] * n, resolve_jobs(jobs, games * n))
+def _check_chunk(study: StudyConfig, jobs: int) -> int:
+    """Games per chunk of the checks (the start, the selection, the confirmation)."""
+    games = study.tune.budget.confirm
+    return chunk_games([study.with_overrides(games=games)], resolve_jobs(jobs, games))
 
 
-# ---------------------------------------------------------------- candidates
+# ---------------------------------------------------------------- 1. the start
 
 
-def _new_round(state: TuneState) -> list[int]:
-    """Ask the sampler for the next batch (the start config first); [] when the budget or the
-    space is used up. The round is saved before it plays."""
-    budget, first = state.tune.budget.games, state.tune.budget.first
-    n = min(BATCH, (budget - state.spent) // first)
-    if n < 1:
-        return []
-    wanted: list[dict] = []
-    if not state.candidates and _in_space(state.start_point(), state.tune.space):
-        wanted.append(state.start_point())
-    seed = state.study.seed * 1009 + len(state.rounds)
-    wanted += _ask(state, n - len(wanted), seed, [_key(p) for p in wanted])
-    if not wanted:
-        return _refine_round(state)
-    batch = []
-    for params in wanted:
-        batch.append(len(state.candidates))
-        state.candidates.append(
-            {"id": len(state.candidates), "round": len(state.rounds), "params": params,
-             "games": 0, "values": {}, "distance": None, "first_distance": None}
-        )  # fmt: skip
-    if not batch:
-        return []
-    state.rounds.append(
-        {"round": len(state.rounds), "candidates": batch, "start_games": first, "done": False}
+def _check(state: TuneState, label: str, params: dict, folder: Path, games: int, seed: int,
+           workers: Workers) -> dict:  # fmt: skip
+    """One config of the space on `games` fresh games of `seed` (resumable), every target
+    checked (`sim.studies.checks.check`)."""
+    study = S.apply_point(state.study, params).with_overrides(
+        games=games, seed=seed, name=f"{state.study.name}[{label}]"
     )
-    state.save("searching")
-    return batch
-
-
-def _refine_round(state: TuneState) -> list[int]:
-    """When the sampler has nothing new to try (a small space, tried out), race the best
-    candidates so far again from the most games any of them has, while the budget lasts."""
-    done = sorted(
-        (c for c in state.candidates if c["distance"] is not None),
-        key=lambda c: (c["distance"], c["id"]),
-    )[:BATCH]
-    while done:
-        games = max(c["games"] for c in done)
-        if state.spent + sum(games - c["games"] for c in done) <= state.tune.budget.games:
-            break
-        done.pop()
-    if len(done) < 2:
-        return []
-    batch = [c["id"] for c in done]
-    state.rounds.append(
-        {"round": len(state.rounds), "candidates": batch, "start_games": games, "done": False}
-    )
-    state.save("searching")
-    return batch
-
-
-def _ask(state: TuneState, n: int, seed: int, taken: list[str]) -> list[dict]:
-    """n new, valid, untried points from TPE, rebuilt from every candidate so far."""
-    import optuna
-    from optuna.distributions import CategoricalDistribution, IntDistribution
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    space = state.tune.space
-    dists = {
-        p: IntDistribution(s[0], s[1])
-        if isinstance(s, list)
-        else CategoricalDistribution(s["choices"])
-        for p, s in space.items()
+    hint = f"finish it with sim tune --resume {state.out_dir}"
+    row = check(study, state.tune.targets, folder, state.check_chunk, workers, hint)
+    return {
+        "label": label,
+        "params": params,
+        "changes": S.changes(params, state.start_point()),
+        **row,
     }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(
-            seed=seed % 2**32, n_startup_trials=BATCH, multivariate=True, constant_liar=True
-        )
-        opt = optuna.create_study(direction="minimize", sampler=sampler)
-        for c in state.candidates:
-            if c["first_distance"] is not None:
-                opt.add_trial(
-                    optuna.trial.create_trial(
-                        params=c["params"], distributions=dists, value=c["first_distance"]
-                    )
-                )
-        seen = {_key(c["params"]) for c in state.candidates} | set(taken)
-        base = state.study.game.game_dict()
-        out: list[dict] = []
-        for _ in range(ASK_TRIES * max(n, 1)):
-            if len(out) >= n:
-                break
-            trial = opt.ask(dists)
-            params = {p: _plain(trial.params[p]) for p in space}
-            if _key(params) in seen or tune_game_problem(base, state.tune, params):
-                opt.tell(trial, state=optuna.trial.TrialState.FAIL)
-                continue
-            seen.add(_key(params))
-            out.append(params)
-    return out
 
 
-def _race(state: TuneState, round_: dict, workers: Workers) -> None:
-    """Successive halving over one round's batch: all on its first rung, then the best third
-    on three times the games (RUNGS rungs), while the budget lasts. Replays from disk when
-    resumed."""
-    budget, games = state.tune.budget.games, round_["start_games"]
-    alive = list(round_["candidates"])
-    for rung in range(RUNGS):
-        _evaluate(state, alive, games, workers)
-        if len(alive) <= 1 or rung == RUNGS - 1:
+def _check_start(state: TuneState, workers: Workers, say: Say) -> bool:
+    """Phase 1: the start on the confirmation's games; True when it meets every target."""
+    b = state.budget
+    seed = state.study.seed + CONFIRM_SEED_OFFSET
+    say(f"tune: checking the start on {b.confirm:,} fresh games (seed {seed})")
+    row = _check(state, "start", state.start_point(), state.out_dir / "confirm" / "start",
+                 b.confirm, seed, workers)  # fmt: skip
+    _spend(state, "start", row["games"])
+    state.results["start"] = row
+    met = row["met"] == len(state.tune.targets)
+    say(f"tune: the start {'meets every target' if met else 'misses a target'}:"
+        f" {_targets_text(state, row)}")  # fmt: skip
+    return met
+
+
+def _spend(state: TuneState, phase: str, games: int) -> None:
+    state.spent += games
+    state.spent_by[phase] += games
+
+
+# ---------------------------------------------------------------- 2. the search
+
+
+def _search(state: TuneState, steps: Plan, workers: Workers, say: Say, save) -> None:
+    """Phase 2: one-setting moves, raced; larger moves (TPE) only when none fits; the winner
+    reduced to the settings it needs."""
+    first = state.budget.first
+    if not state.candidates:
+        start = state.start_point()
+        moves = [p for p in S.neighbours(start, state.tune.space) if _valid(state, p)]
+        for params in [start, *moves]:
+            _add(state, params, 0)
+        state.rounds.append({"round": 0, "candidates": [c["id"] for c in state.candidates],
+                             "kind": "one-setting moves", "done": False})  # fmt: skip
+        save()
+        n = len(state.candidates)
+        say(f"tune: search round 0: the start and {n - 1} one-setting moves, {first:,} games"
+            f" each (seed {state.study.seed}, common random numbers)")  # fmt: skip
+    if not state.rounds[0]["done"]:
+        S.race(state, state.rounds[0]["candidates"], first, workers, steps.search)
+        state.inert = S.mark_inert(state)
+        state.rounds[0]["done"] = True
+        save()
+        say(_progress(state, steps))
+        if state.inert:
+            say(f"tune: {', '.join(state.inert)} cannot matter here (every move of it played"
+                " the start's very games): left out")  # fmt: skip
+    while not _single_fits(state):
+        if state.rounds[-1]["done"] and not _new_round(state, steps):
+            break
+        round_ = state.rounds[-1]
+        S.race(state, round_["candidates"], round_["start_games"], workers, steps.search)
+        round_["done"] = True
+        save()
+        say(_progress(state, steps))
+    _reduce(state, steps, workers, say)
+    save()
+
+
+def _add(state: TuneState, params: dict, round_: int) -> int:
+    start = state.start_point() if state.candidates else params
+    moved = S.changes(params, start)
+    state.candidates.append(
+        {"id": len(state.candidates), "round": round_, "params": params, "changes": moved,
+         "size": S.size(moved, start, state.tune.space), "games": 0, "values": {},
+         "distance": None, "first_distance": None, "fits": False, "inert": False}
+    )  # fmt: skip
+    return len(state.candidates) - 1
+
+
+def _valid(state: TuneState, params: dict) -> bool:
+    return tune_game_problem(state.study.game.game_dict(), state.tune, params) is None
+
+
+def _live(state: TuneState) -> list[dict]:
+    """Evaluated candidates that may be recommended: not the start, no inert setting."""
+    return [
+        c for c in state.candidates[1:]
+        if c["distance"] is not None and not c["inert"]
+        and not set(c["changes"]) & set(state.inert)
+    ]  # fmt: skip
+
+
+def _single_fits(state: TuneState) -> bool:
+    """Has a one-setting move fit every target on the search games?"""
+    return any(c["fits"] and len(c["changes"]) == 1 for c in _live(state))
+
+
+def _new_round(state: TuneState, steps: Plan) -> bool:
+    """A round of larger moves from TPE (inert settings held at the start); False when the
+    search budget or the space is used up."""
+    first = state.budget.first
+    n = min(S.BATCH, (steps.search - state.spent_by["search"]) // first)
+    if n < 1:
+        return False
+    space = {p: s for p, s in state.tune.space.items() if p not in state.inert}
+    if not space:
+        return False
+    seed = state.study.seed * 1009 + len(state.rounds)
+    wanted = S.ask(state, n, seed, space)
+    if not wanted:
+        return False
+    ids = [_add(state, params, len(state.rounds)) for params in wanted]
+    state.rounds.append({"round": len(state.rounds), "candidates": ids, "start_games": first,
+                         "kind": "larger moves (TPE)", "done": False})  # fmt: skip
+    return True
+
+
+def _reduce(state: TuneState, steps: Plan, workers: Workers, say: Say) -> None:
+    """Drop each setting of the best fitting candidate in turn while the reduced candidate
+    still fits (played on the same search games): a recommendation needs every change."""
+    while True:
+        live = sorted(_live(state), key=S.rank_key)
+        best = next((c for c in live if c["fits"]), None)
+        if best is None or len(best["changes"]) < 2:
             return
-        ranked = sorted(alive, key=lambda i: (state.candidates[i]["distance"], i))
-        keep = ranked[: math.ceil(len(alive) / ETA)]
-        more = games * ETA
-        cost = sum(more - state.candidates[i]["games"] for i in keep)
-        if state.spent + cost > budget:
+        tried = {S.key(c["params"]) for c in state.candidates}
+        trials = []
+        for path in best["changes"]:
+            params = {**best["params"], path: state.start_point()[path]}
+            if S.key(params) not in tried and _valid(state, params):
+                trials.append(_add(state, params, len(state.rounds)))
+        cost = best["games"] * len(trials)
+        if not trials or state.spent_by["search"] + cost > steps.search:
             return
-        alive, games = keep, more
+        say(f"tune: does {state.label(best['id'])} need every change? {len(trials)} reductions")
+        S.evaluate(state, trials, best["games"], workers)
+        if not any(state.candidates[i]["fits"] for i in trials):
+            return
 
 
-def _evaluate(state: TuneState, ids: list[int], games: int, workers: Workers) -> None:
-    """Play candidates `ids` up to `games` games each on the study's seed (one pool, common
-    random numbers) and record each one's target estimates and distance."""
-    todo = [i for i in ids if state.candidates[i]["games"] < games]
-    if not todo:
+def _searches_on(state: TuneState) -> bool:
+    """A finished tune given a larger budget searches on, unless its answer is settled (the
+    start met every target, or a change was confirmed)."""
+    n = len(state.tune.targets)
+    confirmed = state.results.get("confirmation") or {}
+    settled = state.results["start"]["met"] == n or confirmed.get("met") == n
+    checked = state.spent_by["select"] + state.spent_by["confirm"]
+    return not settled and state.spent_by["search"] + state.budget.first <= plan(
+        state.tune, checked).search  # fmt: skip
+
+
+# ---------------------------------------------------------------- 3. the selection
+
+
+def _select(state: TuneState, workers: Workers, say: Say) -> None:
+    """Phase 3: the best finalists on fresh games; choose the one with the most targets met,
+    then the smallest change, then the smallest distance. A choice that misses a target
+    outright (its interval wholly outside the band) is not worth confirming: none."""
+    b = state.budget
+    finalists = sorted(_live(state), key=S.rank_key)[: b.finalists]
+    seed = state.study.seed + SELECT_SEED_OFFSET
+    rows = []
+    for c in finalists:
+        say(f"tune: selection: {state.label(c['id'])} on {b.select:,} fresh games (seed {seed})")
+        folder = state.out_dir / "select" / f"c{c['id']:04d}"
+        row = _check(state, state.label(c["id"]), c["params"], folder, b.select, seed, workers)
+        _spend(state, "select", row["games"])
+        rows.append(row)
+    state.results["selection"] = rows
+    n = len(state.tune.targets)
+    space, start = state.tune.space, state.start_point()
+
+    def choice(r: dict) -> tuple:  # the most targets met, then the smallest change
+        return (n - r["met"], len(r["changes"]), S.size(r["changes"], start, space), r["distance"])
+
+    best = min(rows, key=choice, default=None)
+    missed = best is not None and any(e["verdict"] == "missed" for e in best["targets"].values())
+    state.results["chosen"] = None if best is None or missed else best["label"]
+    if best is None:
+        say("tune: no candidate to choose from")
+    elif missed:
+        say(f"tune: the best finalist, {best['label']}, misses a target on the selection's"
+            " games: nothing to confirm")  # fmt: skip
+
+
+# ---------------------------------------------------------------- 4. the confirmation
+
+
+def _confirm(state: TuneState, workers: Workers, say: Say) -> None:
+    """Phase 4: the chosen candidate alone on the start's games (seed + 2)."""
+    label = state.results.get("chosen")
+    if label is None:
         return
-    targets = state.tune.targets
-    points = [Point(_candidate_study(state, i, games), _folder(state, i)) for i in todo]
-    execute(
-        points,
-        state.chunk,
-        workers.silent(),
-        died_hint=f"finish it with sim tune --resume {state.out_dir}",
-    )
-    for i in todo:
-        cand = state.candidates[i]
-        state.spent += games - cand["games"]
-        values = estimates(load_run(_folder(state, i)), list(targets))
-        cand.update(games=games, values=values, distance=target_distance(values, targets))
-        if cand["first_distance"] is None:
-            cand["first_distance"] = cand["distance"]
-        state.trace.append({"games": state.spent, "candidate": i, "rung_games": games,
-                            "distance": cand["distance"]})  # fmt: skip
+    row = next(r for r in state.results["selection"] if r["label"] == label)
+    b = state.budget
+    seed = state.study.seed + CONFIRM_SEED_OFFSET
+    say(f"tune: confirming {label} on {b.confirm:,} fresh games (seed {seed}, the start's)")
+    folder = state.out_dir / "confirm" / _slug(row["params"], state)
+    done = _check(state, label, row["params"], folder, b.confirm, seed, workers)
+    _spend(state, "confirm", done["games"])
+    state.results["confirmation"] = done
 
 
-def estimates(run, names: list[str]) -> dict[str, float]:
-    """Each named metric's point estimate on a run (no interval: the race needs only ranks)."""
-    metrics = [metric(n) for n in names]
-    values = game_values(run.games, run.players, columns=needs(metrics))
-    return {n: float(v) for n, v in zip(names, metric_points(values, metrics), strict=True)}
+def _slug(params: dict, state: TuneState) -> str:
+    index = next(c["id"] for c in state.candidates if S.key(c["params"]) == S.key(params))
+    return f"c{index:04d}"
 
 
-def _candidate_study(state: TuneState, index: int, games: int) -> StudyConfig:
-    params = state.candidates[index]["params"]
-    return apply_point(state.study, params).with_overrides(
-        games=games, name=f"{state.study.name}[c{index:04d}]"
-    )
-
-
-def apply_point(study: StudyConfig, params: dict[str, Any]) -> StudyConfig:
-    """The study with a candidate's settings, no tune block (ready to run)."""
-    return study.with_overrides(tune=None, sweep=None, **params)
-
-
-def _folder(state: TuneState, index: int) -> Path:
-    return state.out_dir / "candidates" / f"c{index:04d}"
-
-
-# ---------------------------------------------------------------- the confirmation
+# ---------------------------------------------------------------- the verdict
 
 
 @dataclass
 class Verdict:
-    """The confirmed recommendation: what tune.json holds, and the lines to print."""
+    """The answer: what tune.json holds, the lines to print, and the study to write."""
 
+    state: TuneState
     data: dict
     lines: list[str]
     recommended_study: StudyConfig | None
     closest_study: StudyConfig
 
 
-def finalists(state: TuneState) -> list[int]:
-    """The candidates to confirm: furthest raced (most games) first, then smallest distance."""
-    start = _key(state.start_point())
-    done = [c for c in state.candidates if c["distance"] is not None and _key(c["params"]) != start]
-    done.sort(key=lambda c: (-c["games"], c["distance"], c["id"]))
-    return [c["id"] for c in done[: state.tune.budget.finalists]]
-
-
-def confirm(state: TuneState, workers: Workers) -> Verdict:
-    """Play the finalists and the start on fresh seeds; give every target its interval and
-    verdict; recommend a finalist only when it meets every target."""
-    targets, games = state.tune.targets, state.tune.budget.confirm
-    names = list(targets)
-    ids = finalists(state)
-    start = state.start_point()
-    labels = [f"c{i:04d}" for i in ids] + ["start"]
-    params = [state.candidates[i]["params"] for i in ids] + [start]
-    seed = state.study.seed + CONFIRM_SEED_OFFSET
-    studies = [
-        apply_point(state.study, p).with_overrides(games=games, seed=seed, name=f"confirm[{lab}]")
-        for p, lab in zip(params, labels, strict=True)
-    ]
-    folder = state.out_dir / "confirm"
-    execute(
-        # one folder per config, by its label: a resumed search with a larger budget may
-        # confirm other finalists, and must not reuse another config's games
-        [Point(s, folder / lab) for s, lab in zip(studies, labels, strict=True)],
-        state.confirm_chunk,
-        workers.silent(),
-        died_hint=f"finish it with sim tune --resume {state.out_dir}",
-    )
-    rows = []
-    for lab, p in zip(labels, params, strict=True):
-        run = load_run(folder / lab)
-        table = run_metrics(run.games, run.players, names).set_index("metric")
-        est = {
-            n: {"estimate": float(table.at[n, "value"]), "lo": float(table.at[n, "lo"]),
-                "hi": float(table.at[n, "hi"]),
-                "verdict": target_status(table.at[n, "lo"], table.at[n, "hi"],
-                                         target_band(n, targets[n]))}
-            for n in names
-        }  # fmt: skip
-        values = {n: e["estimate"] for n, e in est.items()}
-        met = sum(e["verdict"] == "met" for e in est.values())
-        rows.append({"label": lab, "params": p, "targets": est, "met": met,
-                     "distance": target_distance(values, targets)})  # fmt: skip
-    return _verdict(state, rows, games, seed)
-
-
-def _verdict(state: TuneState, rows: list[dict], games: int, seed: int) -> Verdict:
-    """Pick the confirmed row meeting the most targets (then the smallest distance)."""
-    targets = state.tune.targets
-    start_row = rows[-1]
-    best = min(rows, key=lambda r: (-r["met"], r["distance"], r["label"] == "start"))
-    all_met = best["met"] == len(targets)
-    start = start_row["params"]
-    changes = {p: v for p, v in best["params"].items() if v != start.get(p)}
-    recommended = changes if all_met else {}
-    if all_met and not changes:
-        head = "the starting config already meets every target; no change recommended"
-    elif all_met:
-        moves = ", ".join(f"{p} {_plain(start.get(p))} → {_plain(v)}" for p, v in changes.items())
-        head = f"recommended: {moves}"
-    else:
-        moves = ", ".join(f"{p} {_plain(start.get(p))} → {_plain(v)}" for p, v in changes.items())
-        head = (
-            "no candidate meets every target; no change recommended. Closest"
-            f" ({best['met']} of {len(targets)} met): {moves or 'the start'}"
+def _verdict(state: TuneState) -> Verdict:
+    """The tune's answer from its phases' results."""
+    targets, res = state.tune.targets, state.results
+    start, n = res["start"], len(targets)
+    confirmed = res.get("confirmation")
+    if start["met"] == n:
+        status, shown = "no change needed", start
+        head = "no change needed: the start meets every target"
+    elif confirmed is not None and confirmed["met"] == n:
+        status, shown = "recommended", confirmed
+        k = len(confirmed["changes"])
+        head = f"recommended ({units.plural(k, 'setting')} changed): " + "; ".join(
+            describe_changes(state.study, confirmed["changes"])
         )
+    else:
+        rows = [r for r in (confirmed, *res.get("selection", [])) if r is not None]
+        shown = min(rows, key=lambda r: (-r["met"], r["distance"])) if rows else start
+        status = "not met"
+        why = ("the chosen candidate does not meet every target on fresh games" if confirmed
+               else "the best finalist misses a target on the selection's games" if rows
+               else "no candidate to try")  # fmt: skip
+        moves = "; ".join(describe_changes(state.study, shown["changes"])) or "the start"
+        head = (f"no change recommended: {why}. Closest ({shown['met']} of {n} met on"
+                f" {shown['games']:,} games): {moves}")  # fmt: skip
     lines = [head]
     for name in targets:
-        lines.append(f"  {_target_line(name, targets[name], best['targets'][name])}"
-                     f"   (start: {_short(name, start_row['targets'][name])})")  # fmt: skip
-    misses = np.array(
-        [[target_misses({n: r["targets"][n]["estimate"] for n in targets}, targets)[n]
-          for n in targets] for r in rows]
-    )  # fmt: skip
-    front = [rows[i]["label"] for i in pareto_front(misses)] if len(targets) > 1 else []
+        after = shown["targets"][name]
+        was = metric_interval(name, start["targets"][name])
+        tail = "" if shown is start else f"   (start: {was})"
+        lines.append(f"  {_target_line(name, targets[name], after)}{tail}")
+    spent = f"{state.spent:,} games in all ({_by_phase(state)}); budget {state.budget.games:,}"
+    lines.append(f"  {spent}")
+    recommended = shown["changes"] if status == "recommended" else {}
+    rows = [r for r in (start, *res.get("selection", []), confirmed) if r is not None]
+    misses = np.array([[target_misses({m: r["targets"][m]["estimate"] for m in targets},
+                                      targets)[m] for m in targets] for r in rows])  # fmt: skip
+    front = [rows[i]["label"] for i in pareto_front(misses)] if n > 1 and len(rows) else []
     data = {
-        "status": "met" if all_met else "not met",
-        "recommended": {p: _plain(v) for p, v in recommended.items()},
-        "start": {p: _plain(v) for p, v in start.items()},
-        "chosen": best["label"],
-        "chosen_params": best["params"],
-        "targets": {
-            n: {**best["targets"][n], "band": list(target_band(n, targets[n])),
-                "start": start_row["targets"][n]}
-            for n in targets
-        },
-        "finalists": rows,
+        "status": status,
+        "recommended": {p: S.plain(v) for p, v in recommended.items()},
+        "changes": describe_changes(state.study, recommended),
+        "settings_changed": len(recommended),
+        "start": {p: S.plain(v) for p, v in state.start_point().items()},
+        "chosen": shown["label"],
+        "chosen_params": shown["params"],
+        "targets": {m: {**shown["targets"][m], "start": start["targets"][m]} for m in targets},
+        "start_check": start,
+        "selection": res.get("selection", []),
+        "confirmation": confirmed,
+        "finalists": [r for r in (*res.get("selection", []), confirmed) if r is not None],
         "pareto": front,
+        "inert": state.inert,
+        "family": FAMILY,
         "distance": "sqrt(sum over targets of (|estimate - band centre| / band half-width)^2)",
         "search": {"candidates": len(state.candidates), "rounds": len(state.rounds),
-                   "games": state.spent, "budget": state.tune.budget.games,
+                   "games": state.spent_by["search"], "budget": state.budget.games,
                    "wall_time_s": round(state.wall_s, 3)},
-        "confirm": {"games": games, "seed": seed},
+        "games": {**state.spent_by, "total": state.spent, "budget": state.budget.games},
+        "select": {"games": state.budget.select, "seed": state.study.seed + SELECT_SEED_OFFSET},
+        "confirm": {"games": state.budget.confirm,
+                    "seed": state.study.seed + CONFIRM_SEED_OFFSET},
         "text": lines,
     }  # fmt: skip
-    chosen = apply_point(state.study, best["params"])
+    chosen = S.apply_point(state.study, shown["params"])
     tuned = chosen.with_overrides(name=f"{state.study.name}-tuned", targets=_yaml_targets(targets))
-    return Verdict(data, lines, tuned if all_met else None, tuned)
+    return Verdict(state, data, lines, tuned if status != "not met" else None, tuned)
 
 
 def _target_line(name: str, target: Any, est: dict) -> str:
     """'mean_score 0.57 [0.53, 0.61] (met, target 0.57 ± 0.15)'."""
-    from sim.metrics import describe_target
+    return (f"{name} {metric_interval(name, est)} ({est['verdict']}, target"
+            f" {describe_target(name, target)})")  # fmt: skip
 
-    return f"{name} {_short(name, est)} ({est['verdict']}, target {describe_target(name, target)})"
+
+def _targets_text(state: TuneState, row: dict) -> str:
+    return "; ".join(
+        f"{n} {metric_interval(n, e)} {e['verdict']}" for n, e in row["targets"].items()
+    )
 
 
-def _short(name: str, est: dict) -> str:
-    return metric_interval(name, est)
+def _by_phase(state: TuneState) -> str:
+    names = {"start": "start check", "search": "search", "select": "selection",
+             "confirm": "confirmation"}  # fmt: skip
+    return ", ".join(f"{names[p]} {g:,}" for p, g in state.spent_by.items() if g)
 
 
 def _yaml_targets(targets: dict) -> dict:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in targets.items()}
 
 
-# ---------------------------------------------------------------- helpers
-
-
-def candidates_frame(state: TuneState) -> pd.DataFrame:
-    """One row per evaluated candidate: id, round, games, distance, each setting, each estimate."""
-    rows = [
-        {"id": c["id"], "round": c["round"], "games": c["games"], "distance": c["distance"],
-         **{p: _plain(v) for p, v in c["params"].items()}, **c["values"]}
-        for c in state.candidates if c["distance"] is not None
-    ]  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def _progress(state: TuneState) -> str:
-    best = min(
-        (c for c in state.candidates if c["distance"] is not None),
-        key=lambda c: (-c["games"], c["distance"]),
-    )
-    shown = ", ".join(f"{p}={_plain(v)}" for p, v in best["params"].items())
-    budget = state.tune.budget.games
+def _progress(state: TuneState, steps: Plan) -> str:
+    live = sorted(_live(state), key=S.rank_key)
+    best = live[0] if live else state.candidates[0]
+    fit = "fits every target" if best["fits"] else f"distance {best['distance']:.2f}"
     return (
-        f"tune: round {len(state.rounds)}, {len(state.candidates)} candidates,"
-        f" {state.spent:,}/{budget:,} games; best distance {best['distance']:.2f}"
-        f" on {best['games']:,} games ({shown})"
+        f"tune: round {len(state.rounds) - 1}, {len(state.candidates)} candidates,"
+        f" {state.spent_by['search']:,} of at most {steps.search:,} search games; best so far"
+        f" {state.label(best['id'])} ({fit} on {best['games']:,} games)"
     )
 
 
@@ -525,19 +600,6 @@ def _printer(quiet: bool) -> Say:
     if quiet:
         return lambda _text: None
     return lambda text: print(text, file=sys.stderr, flush=True)
-
-
-def _in_space(point: dict, space: dict) -> bool:
-    return all(point[p] in tune_values({p: s})[p] for p, s in space.items())
-
-
-def _key(params: dict) -> str:
-    return repr(sorted((k, _plain(v)) for k, v in params.items()))
-
-
-def _plain(value: Any) -> Any:
-    """numpy scalars from the sampler as plain Python values (for JSON and YAML)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _get_dotted(data: dict, dotted: str) -> Any:

@@ -87,7 +87,7 @@ def test_summary_facts(html, small_run):
         "games/s",
     ):
         assert fact in summary
-    assert re.search(r"seat 0 wins \d+\.\d% ± \d+\.\d% against a fair 25%: ", summary)
+    assert re.search(r"seat 0 wins \d+\.\d% \[\d+\.\d%, \d+\.\d%\] against a fair 25%: ", summary)
     assert 'class="warn"' not in summary
 
 

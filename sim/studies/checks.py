@@ -1,0 +1,64 @@
+"""A config checked against targets on fresh games: each target's estimate, its 95% interval
+and its equivalence verdict (met, missed or unclear; `sim.metrics.target_status`).
+
+What every "met" of `sim tune` and `sim advise` rests on: the start's check, the
+selection's finalists and the confirmation are all `check`s, each on games of a
+seed that played no part in choosing what is checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sim.analysis.balance import run_metrics
+from sim.analysis.tuning import target_distance
+from sim.config import StudyConfig
+from sim.metrics import target_band, target_status
+from sim.runs.options import Workers
+from sim.runs.orchestrate import Point, execute
+from sim.runs.storage import RunResult, load_run
+
+
+def verdicts(run: RunResult, targets: dict[str, Any]) -> dict[str, dict]:
+    """Every target's estimate, 95% interval, band and verdict on a finished run."""
+    table = run_metrics(run.games, run.players, list(targets)).set_index("metric")
+    out = {}
+    for name, target in targets.items():
+        lo, hi = float(table.at[name, "lo"]), float(table.at[name, "hi"])
+        band = target_band(name, target)
+        out[name] = {"estimate": float(table.at[name, "value"]), "lo": lo, "hi": hi,
+                     "verdict": target_status(lo, hi, band), "band": list(band)}  # fmt: skip
+    return out
+
+
+def check(
+    study: StudyConfig,
+    targets: dict[str, Any],
+    folder: Path,
+    chunk: int,
+    workers: Workers,
+    hint: str,
+) -> dict:
+    """Play `study` (its games and seed as given) into `folder`, resumably, and check it:
+    {targets: each one's verdict, met: how many, distance, games, seed}."""
+    return check_all([(study, folder)], targets, chunk, workers, hint)[0]
+
+
+def check_all(
+    points: list[tuple[StudyConfig, Path]],
+    targets: dict[str, Any],
+    chunk: int,
+    workers: Workers,
+    hint: str,
+) -> list[dict]:
+    """`check` for several studies of one game count, played together in one pool."""
+    execute([Point(study, folder) for study, folder in points], chunk, workers, died_hint=hint)
+    out = []
+    for study, folder in points:
+        est = verdicts(load_run(folder), targets)
+        values = {n: e["estimate"] for n, e in est.items()}
+        out.append({"targets": est, "met": sum(e["verdict"] == "met" for e in est.values()),
+                    "distance": target_distance(values, targets), "games": study.games,
+                    "seed": study.seed})  # fmt: skip
+    return out
