@@ -215,6 +215,8 @@ def test_tune_space_is_still_checked_for_a_valid_game(study, capsys):
         (["value", "--games", "1000000000000"], "--games must be from 2 to 100,000,000"),
         (["ladder", "--games", "1"], "need at least 2 games per point"),
         (["tune", "--budget", "1000000000000000"], "--budget must be from 1 to 100,000,000"),
+        (["advise", "--budget", "1000000000000000"], "--budget must be from 1 to 100,000,000"),
+        (["advise", "--budget", "0"], "--budget must be from 1 to 100,000,000, got 0"),
     ],
 )
 def test_counts_on_the_command_line_are_bounded_before_any_game(

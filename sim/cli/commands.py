@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from sim.cli.parser import MAX_GAME_INDEX, check_count, check_resume, load_config, options
@@ -376,15 +377,20 @@ def advise(args: argparse.Namespace) -> int:
     """`sim advise CONFIG`: fair or not between equal players at several skill levels, why,
     how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
     from sim.report.advise_report import build_advise_report
+    from sim.runs.paths import folder_stem
+    from sim.runs.storage import default_folder
     from sim.studies.advise import run_advise
+    from sim.studies.common import stop_marked
     from sim.studies.outputs import write_advice
 
     check_resume(args, "advise", "ADVISE_DIR")
-    if args.budget is not None and args.budget < 1:
-        raise SimError(f"sim advise: --budget must be a number of games >= 1, got {args.budget}")
+    check_count("--budget", args.budget, 1, MAX_GAMES)  # every game it plays
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
-    result = run_advise(study, request, workers, budget=args.budget)
+    out = request.out or (default_folder(folder_stem("advise", study.name)) if study else None)
+    fresh = request.resume is None and out is not None and not out.exists()
+    with stop_marked(request.resume or out, fresh):  # study.json: `interrupted` or `failed`
+        result = run_advise(study, replace(request, out=out), workers, budget=args.budget)
     path = write_advice(result)
     games = result.data["games"]
     head = (f"{result.state.study.name}: {games['total']:,} games in"

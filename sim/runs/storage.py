@@ -301,7 +301,7 @@ def new_folder(out: Path | str | None, stem: str, hint: str, resume: str | None 
     if folder.exists() and any(p.name != LOCK_FILE for p in folder.iterdir()):
         for name in (RUN_FILE, STUDY_FILE):
             meta = _status_of(folder / name)
-            if meta is not None and meta.get("status") != "complete":
+            if meta is not None and meta.get("status") not in ("complete", "done"):
                 holder = lock_holder(folder)
                 if holder is not None:
                     raise SimError(

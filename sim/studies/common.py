@@ -96,9 +96,12 @@ def finish_hint(kind: str, out_dir: Path | str) -> str:
     return f"sim {kind} --resume {out_dir}" if kind in RESUMABLE else "run it again"
 
 
-# A study.json not yet done: a run's or study's `running`, a tune's phases (and their names
-# before the tune had phases).
-WORKING = ("running", "start", "search", "select", "confirm", "searching", "searched", "confirming")
+# A study.json not yet done: a run's or study's `running`, the phases of a tune and of an
+# advice (and the tune's names before it had phases).
+WORKING = (
+    "running", "start", "search", "select", "confirm", "diagnose", "screen",
+    "searching", "searched", "confirming",
+)  # fmt: skip
 
 
 @contextmanager

@@ -70,3 +70,24 @@ def test_a_stopped_study_says_so(tmp_path, raised, fresh, status):
     with pytest.raises(type(raised)), stop_marked(tmp_path, fresh):
         raise raised
     assert json.loads((tmp_path / "study.json").read_text())["status"] == status
+
+
+@pytest.mark.parametrize("phase", ["diagnose", "screen", "select", "confirm"])
+def test_a_stopped_advice_says_so_in_every_phase(tmp_path, phase):
+    (tmp_path / "study.json").write_text(json.dumps({"kind": "advise", "status": phase}))
+    with pytest.raises(KeyboardInterrupt), stop_marked(tmp_path, False):
+        raise KeyboardInterrupt
+    meta = json.loads((tmp_path / "study.json").read_text())
+    assert meta["status"] == "interrupted" and meta["reason"].startswith("interrupted")
+
+
+def test_advise_marks_its_folder_when_it_stops(tmp_path, capsys, monkeypatch):
+    def diagnose(state, workers, say):  # the folder is made, then the user presses Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sim.studies.advise._diagnose", diagnose)
+    out = tmp_path / "a"
+    code, _, _ = cli(capsys, "advise", ROOT / "configs" / "base.yaml", "--jobs", "1",
+                     "--quiet", "--no-report", "--out", out)  # fmt: skip
+    assert code == 130
+    assert json.loads((out / "study.json").read_text())["status"] == "interrupted"
