@@ -354,3 +354,28 @@ def test_sim_play_of_a_plugin_that_ends_its_process_is_named(plugin, capsys, bod
     line = one_error(capsys, "play", config)
     assert f"policy {name}:P in seat" in line and "game 0 of seed 20261129" in line
     assert f"the plug-in ended its process ({problem})" in line
+
+
+def test_a_dask_client_closing_under_a_stopped_run_adds_no_traceback():
+    """The record of a callback failing on a closed connection is dropped; others pass."""
+    import logging
+
+    from sim.runs.parallel import _ClosedConnections
+
+    class CommClosedError(OSError):  # named as distributed names it
+        pass
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        try:
+            raise exc
+        except BaseException:
+            info = sys.exc_info()
+        return logging.LogRecord("tornado.application", logging.ERROR, "", 0, "x", (), info)
+
+    wrapped = RuntimeError("gather failed")
+    wrapped.__cause__ = CommClosedError("Stream is closed")
+    keep = _ClosedConnections()
+    assert not keep.filter(record(CommClosedError("in <TCP (closed)>")))
+    assert not keep.filter(record(wrapped))
+    assert keep.filter(record(ValueError("a real error")))
+    assert keep.filter(logging.LogRecord("tornado.application", 40, "", 0, "x", (), None))

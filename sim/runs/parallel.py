@@ -222,6 +222,20 @@ class WorkerDied(SimError):
         super().__init__("a worker process died (killed, or out of memory)")
 
 
+class _ClosedConnections(logging.Filter):
+    """Drops the record of a Dask client's callback failing on a closed connection: a run
+    that stops cancels its tasks while results are still on their way, and says so in its own
+    one line; any other record passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        while exc is not None:
+            if type(exc).__name__ in ("CommClosedError", "StreamClosedError"):
+                return False
+            exc = exc.__cause__ or exc.__context__
+        return True
+
+
 def _dask_results(tasks, scheduler: str | None):
     try:
         from dask.distributed import Client
@@ -235,6 +249,10 @@ def _dask_results(tasks, scheduler: str | None):
         raise SimError(
             f"--scheduler {scheduler[:100]}: cannot reach a Dask scheduler there: {one_line(exc)}"
         ) from None
+    # on for the rest of the process: the client's callbacks may log after it has closed
+    callbacks = logging.getLogger("tornado.application")  # distributed sets it to ERROR
+    if not any(isinstance(f, _ClosedConnections) for f in callbacks.filters):
+        callbacks.addFilter(_ClosedConnections())
     with client:
         try:
             with parallel_config(backend="dask"):
