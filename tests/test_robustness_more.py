@@ -177,12 +177,13 @@ def test_a_set_alias_bomb_is_refused_at_once(study, capsys):
 TUNE = (
     "tune:\n  space: {{deck.sprayers: {space}}}\n  targets: {{mean_score: 1}}\n  budget: {budget}\n"
 )
+SMALL = "{games: 2000, first: 100, confirm: 100}"  # the tune needs 2 x 100 + 3 x 50 + 100
 
 
 @pytest.mark.parametrize(
     ("space", "budget", "needle"),
     [
-        ("[0, 1000000000000]", "{games: 2000, first: 100}", "spans 1,000,000,000,001 values"),
+        ("[0, 1000000000000]", SMALL, "spans 1,000,000,000,001 values"),
         ("[0, 6]", "{games: 2000, first: 100, finalists: 100000000}",
          "tune.budget.finalists: must be an integer from 1 to 100"),
         ("[0, 6]", "{games: 1000000000000, first: 100}", "tune.budget.games: must be an integer"),
@@ -195,9 +196,9 @@ def test_tune_bounds_without_listing_a_range(study, capsys, space, budget, needl
 
 
 def test_tune_space_is_still_checked_for_a_valid_game(study, capsys):
-    text = BASE + TUNE.format(space="[1990, 2000]", budget="{games: 2000, first: 100}")
+    text = BASE + TUNE.format(space="[1990, 2000]", budget=SMALL)
     assert "gives only invalid games" in one_error(capsys, "validate", study(text))
-    text = BASE + TUNE.format(space="[0, 10]", budget="{games: 2000, first: 100}")
+    text = BASE + TUNE.format(space="[0, 10]", budget=SMALL)
     code, out, _ = cli(capsys, "validate", study(text))
     assert code == 0 and "tune deck.sprayers" in out
 
@@ -225,7 +226,7 @@ def test_counts_on_the_command_line_are_bounded_before_any_game(
     no_games(monkeypatch, "sim.runs.orchestrate.execute", "sim.studies.turns.deck_scan")
     extra = "sweep: {deck.sprayers: [2, 4]}\n" if args[0] == "sweep" else ""
     if args[0] == "tune":
-        extra = TUNE.format(space="[0, 6]", budget="{games: 2000, first: 100}")
+        extra = TUNE.format(space="[0, 6]", budget=SMALL)
     config = study(BASE + extra)
     out = ["--out", tmp_path / "o", "--quiet"] if args[0] != "turns" else []
     line = one_error(capsys, args[0], config, *args[1:], *out)
