@@ -19,6 +19,8 @@ SIM = Path(__file__).resolve().parents[1] / "sim"
 FLOORS: dict[str, int] = {
     # the ground: leaves that anything may use (analysis is pure: DataFrames in and out)
     "sim.errors": 0,
+    "sim.inputs": 0,
+    "sim.foreign": 0,
     "sim.version": 0,
     "sim.walls": 0,
     "sim.variants": 0,

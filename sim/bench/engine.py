@@ -10,6 +10,7 @@ import numpy as np
 from sim.compile_watch import compile_heartbeat
 from sim.config import StudyConfig, load_study, parse_study
 from sim.errors import SimError
+from sim.runs.paths import check_report_path
 
 MAX_BENCH_GAMES = 10_000_000
 MAX_REPEAT = 100
@@ -285,6 +286,8 @@ def bench_report(
     check_count("--games", games, 1, MAX_BENCH_GAMES)
     base = bench_study(config_path)
     study = base.with_overrides(seats=[{"policy": "random"}] * base.game.players, games=games)
+    if keep:  # before any game: the run is a new folder there, the page never a user's file
+        check_report_path(Path(keep) / "report.html")
     top = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="sim-bench-report-"))
     try:
         t = time.perf_counter()

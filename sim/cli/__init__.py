@@ -18,6 +18,7 @@ import traceback
 from sim.cli import commands
 from sim.cli.parser import build_parser
 from sim.errors import SimError, os_problem
+from sim.runs.parallel import interrupt_in
 
 BUG_REPORT = (
     "This is a bug in ifitfits-sim, not a mistake of yours: please report it with the"
@@ -55,13 +56,24 @@ def main(argv: list[str] | None = None) -> int:
         return _error(os_problem(exc))
     except MemoryError:
         return _error("out of memory; try fewer games, or fewer --jobs")
+    except SystemError as exc:  # compiled code's word for a Ctrl-C that arrived inside it
+        stop = interrupt_in(exc)
+        if stop is None:
+            return _bug()
+        print("terminated" if isinstance(stop, _Terminated) else "interrupted", file=sys.stderr)
+        return 130
     except Exception:
-        traceback.print_exc()
-        print(BUG_REPORT, file=sys.stderr)
-        return 1
+        return _bug()
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _bug() -> int:
+    """A bug: its traceback and a request to report it, exit code 1."""
+    traceback.print_exc()
+    print(BUG_REPORT, file=sys.stderr)
+    return 1
 
 
 def _error(message: str) -> int:

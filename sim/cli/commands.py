@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
+from sim.cli.parser import MAX_GAME_INDEX, check_count, check_resume, load_config, options
+from sim.config.limits import MAX_GAMES, MAX_REPLAYS, MAX_SCAN_GAMES, MIN_LUCK
 from sim.errors import SimError
+from sim.runs.paths import FIGURE_MARK, check_output_path
 from sim.units import plural
 
 
@@ -51,6 +54,8 @@ def play(args: argparse.Namespace) -> int:
     --replay LOG, a log checked against the engine and its bots instead."""
     from sim.config import load_study
     from sim.engine.render import render
+    from sim.runs.isolated import run_isolated
+    from sim.specs import is_plugin
     from sim.table.logfile import write_log
     from sim.table.record import play_recorded
 
@@ -63,7 +68,16 @@ def play(args: argparse.Namespace) -> int:
         study = study.with_overrides(seed=args.seed)  # validated like the config's own seed
     if not 0 <= args.game < MAX_GAME_INDEX:
         raise SimError(f"--game must be a game index from 0 to {MAX_GAME_INDEX - 1:,}")
+    if args.log is not None:  # before the game: never over a file that is not a log of ours
+        check_output_path(args.log, args.force, "log")
     seed = study.seed
+    if any(is_plugin(seat.policy) for seat in study.seats):
+        # foreign code: the game is first played in a watched child, so that a plug-in that
+        # ends its process or will not stop is named (sim.runs.isolated); then here
+        def rehearse() -> None:
+            play_recorded(study, seed, args.game)
+
+        run_isolated(rehearse, "the game", rehearsal=True)
     recorded = play_recorded(study, seed, args.game)  # the game play_one plays, recorded
     game = recorded.game
     result = game.outcome()
@@ -86,8 +100,10 @@ def _replay_log(args: argparse.Namespace) -> int:
     one error line."""
     from sim.table.logfile import check_log
 
-    if args.log is not None or args.show or args.seed is not None or args.game:
-        raise SimError("--replay: checks a log as it is; leave out --seed, --game, --log, --show")
+    if args.log is not None or args.show or args.seed is not None or args.game or args.force:
+        raise SimError(
+            "--replay: checks a log as it is; leave out --seed, --game, --log, --show, --force"
+        )
     study = load_config(args, args.config) if args.config is not None else None
     checked = check_log(args.replay, study)
     print(checked.summary())
@@ -129,6 +145,8 @@ def bench(args: argparse.Namespace) -> int:
     """`sim bench`: the engine's, the runner's, the policies' or the report's speed."""
     from sim.bench.engine import bench_policies, bench_random_play, bench_report, bench_runner
 
+    if args.keep is not None and not args.report:
+        raise SimError("--keep DIR keeps the run of --report; add --report, or leave --keep out")
     if args.report:
         bench_report(games=args.games, config_path=args.config, keep=args.keep)
     elif args.policies:
@@ -262,6 +280,7 @@ def sweep(args: argparse.Namespace) -> int:
     from sim.studies.sweep import run_sweep
 
     check_resume(args, "sweep", "SWEEP_DIR")
+    _games_ok(args.games)
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
     result = run_sweep(study, request, workers)
@@ -286,6 +305,7 @@ def compare(args: argparse.Namespace) -> int:
     from sim.studies.compare import run_compare
     from sim.studies.outputs import write_differences
 
+    _games_ok(args.games)
     request, workers = options(args)
     if args.b is None and not args.b_set:
         raise SimError("sim compare: give B's config, or --b-set KEY=VALUE to change A into B")
@@ -318,13 +338,14 @@ def tune(args: argparse.Namespace) -> int:
     """`sim tune CONFIG`: the start's check, the search, the selection and the confirmation
     on fresh seeds; tune.json, the recommended (or closest) study as YAML, the page."""
     from sim.report.tune_report import build_tune_report
-    from sim.runs.paths import check_page
+    from sim.runs.paths import check_page, folder_stem
+    from sim.runs.storage import default_folder
+    from sim.studies.common import stop_marked
     from sim.studies.outputs import write_tune_files
     from sim.studies.tune import run_tune
 
     check_resume(args, "tune", "TUNE_DIR")
-    if args.budget is not None and args.budget < 1:
-        raise SimError(f"sim tune: --budget must be a number of games >= 1, got {args.budget}")
+    check_count("--budget", args.budget, 1, MAX_GAMES)  # search games
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
     if request.seed is not None and study is None:
@@ -333,7 +354,11 @@ def tune(args: argparse.Namespace) -> int:
         study = study.with_overrides(seed=request.seed)
     if study is not None:
         check_page(request, "tune", study)  # before any game
-    verdict = run_tune(study, workers, budget=args.budget, out=request.out, resume=request.resume)
+    out = request.out or (default_folder(folder_stem("tune", study.name)) if study else None)
+    folder = request.resume or out
+    fresh = request.resume is None and out is not None and not out.exists()
+    with stop_marked(folder, fresh):  # study.json says `interrupted` or `failed` if it stops
+        verdict = run_tune(study, workers, budget=args.budget, out=out, resume=request.resume)
     state, chosen = verdict.state, write_tune_files(verdict)
     search = verdict.data["search"]
     lines = [
@@ -352,12 +377,14 @@ def advise(args: argparse.Namespace) -> int:
     """`sim advise CONFIG`: fair or not between equal players at several skill levels, why,
     how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
     from sim.report.advise_report import build_advise_report
+    from sim.runs.paths import folder_stem
+    from sim.runs.storage import default_folder
     from sim.studies.advise import run_advise
+    from sim.studies.common import stop_marked
     from sim.studies.outputs import write_advice
 
     check_resume(args, "advise", "ADVISE_DIR")
-    if args.budget is not None and args.budget < 1:
-        raise SimError(f"sim advise: --budget must be a number of games >= 1, got {args.budget}")
+    check_count("--budget", args.budget, 1, MAX_GAMES)  # every game it plays
     request, workers = options(args)
     if args.calibrated is not None and args.config is None:
         raise SimError("sim advise: --calibrated goes with a CONFIG; a resumed advice keeps its"
@@ -366,7 +393,10 @@ def advise(args: argparse.Namespace) -> int:
     if args.calibrated is not None:  # players like yours: the fitted seat as one more level
         advise = {**study.advise.to_yaml(), "calibrated": args.calibrated}
         study = study.overridden({"advise": advise}, where="--calibrated")
-    result = run_advise(study, request, workers, budget=args.budget)
+    out = request.out or (default_folder(folder_stem("advise", study.name)) if study else None)
+    fresh = request.resume is None and out is not None and not out.exists()
+    with stop_marked(request.resume or out, fresh):  # study.json: `interrupted` or `failed`
+        result = run_advise(study, replace(request, out=out), workers, budget=args.budget)
     path = write_advice(result)
     games = result.data["games"]
     head = (f"{result.state.study.name}: {games['total']:,} games in"
@@ -380,29 +410,42 @@ def turns(args: argparse.Namespace) -> int:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or --players),
     as a table; with --figure, the same drawn as an SVG file."""
     from sim.report.figures import to_svg, turns_by_deck
+    from sim.runs.storage import make_folder, write_text
     from sim.studies.turns import SCAN_GAMES, deck_scan, scan_text
 
     games = SCAN_GAMES if args.games is None else args.games
+    check_count("--games", games, 1, MAX_SCAN_GAMES)
     bad = [n for n in args.players or () if not 2 <= n <= 5]
-    if bad or games < 1:
-        raise SimError(f"sim turns: players must be 2-5 and games at least 1 (got {bad or games})")
+    if bad:
+        raise SimError(f"--players: player counts are 2 to 5, got {bad[0]}")
+    if args.players and len(set(args.players)) < len(args.players):
+        raise SimError(f"--players: each player count once, got {' '.join(map(str, args.players))}")
     study = load_config(args, args.config)
     if args.seed is not None:
         study = study.with_overrides(seed=args.seed)
+    if args.figure is not None:  # before any game: never over a file that is not our figure
+        path = check_output_path(args.figure, args.force, "figure")
     scan = deck_scan(study, players=args.players, games=games)
     text = scan_text(study, scan)
     if args.figure is not None:
-        path = Path(args.figure)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(to_svg(turns_by_deck(scan), "turns-deck"), encoding="utf-8")
+        make_folder(path.parent)
+        write_text(path, f"{FIGURE_MARK}\n{to_svg(turns_by_deck(scan), 'turns-deck')}")
         text += f"\nfigure: {path}"
     print(text)
     return 0
 
 
+def _given(args: argparse.Namespace):
+    """The CONFIG given on the command line (with its --set), None with --resume alone."""
+    return load_config(args, args.config) if args.config is not None else None
+
+
 def _games_ok(games: int | None) -> None:
+    """--games of a study of several points: at least 2 games per point (an interval needs
+    them), at most MAX_GAMES."""
     if games is not None and games < 2:
         raise SimError(f"--games: need at least 2 games per point for an interval, got {games}")
+    check_count("--games", games, 2, MAX_GAMES)
 
 
 def value(args: argparse.Namespace) -> int:
@@ -412,9 +455,10 @@ def value(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_value_files
     from sim.studies.value import run_value
 
+    check_resume(args, "value", "VALUE_DIR")
     _games_ok(args.games)
     request, workers = options(args)
-    result = run_value(load_config(args, args.config), request, workers)
+    result = run_value(_given(args), request, workers)
     head, lines = write_value_files(result)
     text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
             f" -> {result.out_dir}", head, *lines]  # fmt: skip
@@ -428,9 +472,10 @@ def ladder(args: argparse.Namespace) -> int:
     from sim.studies.ladder import run_ladder
     from sim.studies.outputs import write_ladder_files
 
+    check_resume(args, "ladder", "LADDER_DIR")
     _games_ok(args.games)
     request, workers = options(args)
-    result = run_ladder(load_config(args, args.config), request, workers)
+    result = run_ladder(_given(args), request, workers)
     verdict = write_ladder_files(result)
     head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
     text = [head, *ladder_lines(result.steps, result.ratings), verdict]
@@ -443,9 +488,11 @@ def luck(args: argparse.Namespace) -> int:
     from sim.studies.luck import run_luck
     from sim.studies.outputs import write_luck_files
 
+    check_resume(args, "luck", "LUCK_DIR")
+    check_count("--deals", args.deals, MIN_LUCK, MAX_GAMES)  # a variance between deals needs 2
+    check_count("--replays", args.replays, MIN_LUCK, MAX_REPLAYS)  # ... and one within, 2 replays
     request, workers = options(args)
-    study = load_config(args, args.config)
-    result = run_luck(study, request, workers, deals=args.deals, replays=args.replays)
+    result = run_luck(_given(args), request, workers, deals=args.deals, replays=args.replays)
     lines = write_luck_files(result)
     text = [f"{result.study.name}: luck gauge -> {result.out_dir}", *lines]
     return _said(text, args, lambda: build_luck_report(result, request.report, args.force))

@@ -108,6 +108,15 @@ def load_config(args: argparse.Namespace, path: str | None):
     return load_study(path, args.set)
 
 
+def check_count(flag: str, value: int | None, lo: int, hi: int) -> None:
+    """A count given on the command line (--games, --budget, --deals, ...) is a whole number
+    from `lo` to `hi`, else one error line before any game; None (not given) passes."""
+    if value is None or lo <= value <= hi:
+        return
+    shown = f"a number of {len(str(abs(value)))} digits" if abs(value) >= 10**18 else f"{value:,}"
+    raise SimError(f"{flag} must be from {lo:,} to {hi:,}, got {shown}")
+
+
 def check_resume(args: argparse.Namespace, command: str, folder: str) -> None:
     """A study command needs a CONFIG or --resume; --set changes a config, not a saved study."""
     if getattr(args, "config", None) is None and args.resume is None:
@@ -138,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=int, default=0, help="game index (default 0), as in a run")
     p.add_argument("--log", default=None, help="write the game as JSON Lines to this file")
     p.add_argument("--show", action="store_true", help="print the final table as text")
+    p.add_argument(
+        "--force", action="store_true", help="let --log replace a file that is not a log"
+    )
     p.add_argument(
         "--replay",
         default=None,
@@ -210,16 +222,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "value", help="what each option and card is worth: restricted play, ablation"
     )
-    p.add_argument("config")
-    add_study_options(p, "value", leave_out=("resume",))
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "value")
 
     p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
-    p.add_argument("config")
-    add_study_options(p, "ladder", leave_out=("resume",))
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "ladder")
 
     p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
-    p.add_argument("config")
-    add_study_options(p, "luck", leave_out=("resume", "games"))
+    p.add_argument("config", nargs="?", default=None)
+    add_study_options(p, "luck", leave_out=("games",))
     p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
     p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
 
@@ -262,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # a quick scan, one core
     p.add_argument("--players", type=int, nargs="+", default=None, help="player counts (2-5)")
     p.add_argument("--figure", default=None, help="also draw the table into this SVG file")
+    p.add_argument(
+        "--force", action="store_true", help="let --figure replace a file that is not a figure"
+    )
 
     p = sub.add_parser(
         "calibrate", help="fit the heuristic's weights and temperature to logged games"

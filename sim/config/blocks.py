@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from sim.config.calibrated import CALIBRATED, calibrated_seat
-from sim.config.limits import MAX_GAMES, MAX_REPLAYS
+from sim.config.limits import MAX_GAMES, MAX_LABEL, MAX_REPLAYS, MIN_LUCK
 from sim.config.messages import check_block, check_size, fail, is_int, is_number, show, unknown
 from sim.config.models import Frozen, GameConfig, SeatSpec, Target, ablation_cards, ban_options
 from sim.metrics import TARGET_METRICS, is_target
@@ -95,8 +95,8 @@ class LuckBlock(Block):
     """luck: the policies of `sim luck` (None: the line-up's distinct seats), deals, replays."""
 
     rungs: tuple[dict[str, Any], ...] | None = None
-    deals: int = Field(200, ge=1)
-    replays: int = Field(10, ge=1)
+    deals: int = Field(200, ge=MIN_LUCK)
+    replays: int = Field(10, ge=MIN_LUCK)
 
 
 # The skill levels `sim advise` asks "is it fair?" at, every seat playing the level: the
@@ -297,12 +297,16 @@ def parse_value(raw: Any, game: GameConfig, where: str) -> ValueBlock | None:
             )
     if "games" in raw:
         out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES)
-    return ValueBlock(**out)
+    block = ValueBlock(**out)
+    if not block.option_names(game) and not block.cards(game):  # nothing but the base point
+        fail(where, ("value",), "nothing to measure: no option to restrict (options) and no"
+             " card to remove (ablate); leave options out for all of them")  # fmt: skip
+    return block
 
 
-def _block_count(value: Any, where: str, at: tuple, hi: int) -> int:
-    if not is_int(value) or not 1 <= value <= hi:
-        fail(where, at, f"must be an integer from 1 to {hi:,}, got {show(value)}")
+def _block_count(value: Any, where: str, at: tuple, hi: int, lo: int = 1) -> int:
+    if not is_int(value) or not lo <= value <= hi:
+        fail(where, at, f"must be an integer from {lo} to {hi:,}, got {show(value)}")
     return value
 
 
@@ -318,9 +322,20 @@ def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBloc
         out["rungs"] = _rung_list(raw["rungs"], (name, "rungs"), where)
     if name == "ladder" and "rungs" in out and len(out["rungs"]) < 2:
         fail(where, (name, "rungs"), "a ladder needs at least 2 rungs")
-    for key, hi in (("games", MAX_GAMES), ("deals", MAX_GAMES), ("replays", MAX_REPLAYS)):
+    for key, lo, hi in (
+        ("games", 1, MAX_GAMES),
+        ("deals", MIN_LUCK, MAX_GAMES),  # a variance between deals needs two of them
+        ("replays", MIN_LUCK, MAX_REPLAYS),  # ... and one within a deal two replays
+    ):
         if key in raw:
-            out[key] = _block_count(raw[key], where, (name, key), hi)
+            out[key] = _block_count(raw[key], where, (name, key), hi, lo)
+    if name == "luck":
+        fields = LuckBlock.model_fields
+        deals = out.get("deals", fields["deals"].default)
+        replays = out.get("replays", fields["replays"].default)
+        if deals * replays > MAX_GAMES:
+            fail(where, (name,), f"{deals:,} deals x {replays:,} replays is more than"
+                 f" {MAX_GAMES:,} games")  # fmt: skip
     if "skip" in raw:
         if not isinstance(raw["skip"], bool):
             fail(where, (name, "skip"), f"must be true or false, got {show(raw['skip'])}")
@@ -341,9 +356,10 @@ def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
     labels = []
     for i, rung in enumerate(rungs):
         label = rung.get("label")
-        if label is not None and (not isinstance(label, str) or not label.strip()):
-            fail(where, (*at, i, "label"), f"must be a short text, got {show(label)}")
-        labels.append(label if label is not None else rung_label(_rung_seat(rung, where, (*at, i))))
+        if label is not None:
+            _check_label(label, where, (*at, i, "label"))
+        seat = _rung_seat(rung, where, (*at, i))  # checked whether or not it has a label
+        labels.append(label if label is not None else rung_label(seat))
     if len(set(labels)) != len(labels):
         fail(where, at, "two rungs share a label; give each a distinct 'label'")
     return tuple(copy.deepcopy(dict(r)) for r in rungs)
@@ -389,6 +405,16 @@ def _people_seat(raw: Any, where: str, levels: tuple | None) -> dict[str, Any]:
     if label in taken:
         fail(where, at, f"its label {label!r} is a bot level's too; give the seat another label")
     return seat
+
+
+def _check_label(label: Any, where: str, at: tuple) -> None:
+    """A rung's label: short plain text. It names the match's study (and so its files), so
+    no '/' or '\\' and no control characters."""
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
+        fail(where, at, f"must be a short text (1 to {MAX_LABEL} characters), got {show(label)}")
+    if any(c in label for c in "/\\") or not label.isprintable():
+        no = "no '/' or '\\', no control characters"
+        fail(where, at, f"{show(label)}: a label names the match's files; {no}")
 
 
 def _rung_seat(rung: Mapping, where: str, at: tuple) -> SeatSpec:

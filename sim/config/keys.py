@@ -12,11 +12,10 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
-from sim.config.messages import Invalid, fail, fmt_path, join_path
+from sim.config.limits import MAX_FILE_BYTES
+from sim.config.messages import Invalid, fail, fmt_path, join_path, show
 from sim.config.models import STUDY_KEYS, wall_mask
-from sim.config.yamlio import yaml_problem
+from sim.config.yamlio import load_yaml
 from sim.errors import ConfigError
 from sim.walls import canonical, parse_walls
 
@@ -128,15 +127,15 @@ def set_at(data: dict, path: tuple[str, ...], value: Any) -> None:
 
 
 def parse_override(text: str) -> tuple[str, Any]:
-    """Split a CLI 'deck.sprayers=6' into ('deck.sprayers', 6); the value is read as YAML."""
+    """Split a CLI 'deck.sprayers=6' into ('deck.sprayers', 6); the value is read as YAML by
+    the study files' own loader, with their limits (size, nesting, aliases, no key twice)."""
     key, eq, raw = text.partition("=")
     if not eq or not key.strip():
-        raise ConfigError(f"override {text!r}: expected KEY=VALUE, e.g. deck.sprayers=6")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        _, problem = yaml_problem(exc)
-        raise ConfigError(f"override {text!r}: value is not valid YAML: {problem}") from None
+        raise ConfigError(f"override {show(text)}: expected KEY=VALUE, e.g. deck.sprayers=6")
+    if len(raw.encode("utf-8", "replace")) > MAX_FILE_BYTES:
+        raise ConfigError(f"--set {show(key.strip())}: the value is larger than"
+                          f" {MAX_FILE_BYTES:,} bytes")  # fmt: skip
+    value = load_yaml(raw, f"--set {show(key.strip())}") if raw.strip() else ""
     return key.strip(), value
 
 

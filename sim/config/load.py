@@ -117,7 +117,7 @@ def summarize(study: StudyConfig) -> str:
     if study.sweep:
         parts.append("sweep " + " × ".join(f"{p} ({len(v)})" for p, v in study.sweep.items()))
     if study.tune:
-        parts.append("tune " + ", ".join(study.tune["space"]))
+        parts.append("tune " + ", ".join(study.tune.space))
     return f"{study.source}: OK — " + ", ".join(parts)
 
 

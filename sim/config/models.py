@@ -10,11 +10,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from sim.config.limits import MAX_DECK_CARDS, MAX_TOY_KINDS
 from sim.config.messages import Invalid, canonical_json
 from sim.variants import Rules
 from sim.walls import canonical, parse_walls, walls_str
 
-Count = Annotated[int, Field(ge=0)]
+Count = Annotated[int, Field(ge=0, le=MAX_DECK_CARDS)]
 
 
 def wall_mask(text: str) -> int:
@@ -61,8 +62,8 @@ class Deck(Frozen):
     toys: dict[str, Count] = Field(
         default_factory=lambda: {"yarn": 4, "mouse": 4, "feather": 4, "fish": 4}
     )
-    sprayers: int = Field(4, ge=0)
-    princesses: int = Field(2, ge=0)
+    sprayers: int = Field(4, ge=0, le=MAX_DECK_CARDS)
+    princesses: int = Field(2, ge=0, le=MAX_DECK_CARDS)
 
     @field_validator("boxes")
     @classmethod
@@ -97,7 +98,22 @@ class Deck(Frozen):
                 )
             if not kind or not kind.replace("_", "").isalnum():
                 raise Invalid(f"toy kind {kind!r} must be a plain word like 'yarn'")
+        if len(toys) > MAX_TOY_KINDS:
+            raise Invalid(f"{len(toys)} toy kinds; at most {MAX_TOY_KINDS}")
         return dict(toys)
+
+    @model_validator(mode="after")
+    def _deck_fits(self) -> Deck:
+        """A bounded deck: a game lasts about as many turns as the deck has cards, and the
+        run's tables (the score trace) grow with the turns (limits.MAX_DECK_CARDS)."""
+        total = sum(self.boxes.values()) + sum(self.toys.values()) + self.sprayers
+        total += self.princesses
+        if total > MAX_DECK_CARDS:
+            raise Invalid(
+                f"{total:,} cards in the draw deck; at most {MAX_DECK_CARDS:,} (a game lasts"
+                " about a turn per card, and a run's tables grow with the turns)"
+            )
+        return self
 
 
 class GameConfig(Frozen):
@@ -156,6 +172,7 @@ STUDY_KEYS = (
     "ladder",
     "luck",
     "advise",
+    "plugin_time_limit",
 )
 
 

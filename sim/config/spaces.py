@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from sim.config.blocks import parse_targets
 from sim.config.keys import get_at, resolve, set_at
-from sim.config.limits import MAX_SWEEP_POINTS
+from sim.config.limits import MAX_SWEEP_POINTS, MAX_TUNE_RANGE, TUNE_BUDGET_LIMITS
 from sim.config.messages import (
     check_block,
     explain,
@@ -252,6 +252,7 @@ def _parse_space(raw: Any, base: dict, where: str) -> dict[str, Any]:
                 fail(where, here, f"is not a count ({show(current)}); give {{choices: [...]}}")
             if spec[0] > spec[1]:
                 fail(where, here, f"bounds reversed: {spec}; write [lo, hi] with lo <= hi")
+            check_tune_range(spec, where, here)
             out[name] = list(spec)
         elif isinstance(spec, Mapping) and list(spec) == ["choices"]:
             choices = spec["choices"]
@@ -297,20 +298,45 @@ def _parse_budget(raw: Any, where: str) -> TuneBudget:
     for key, value in raw.items():
         if key not in keys:
             fail(where, (*at, key), unknown(key, keys, "key"))
-        if not is_int(value) or value < 1:
-            fail(where, (*at, key), f"must be an integer >= 1, got {show(value)}")
+        check_budget_value(key, value, where, (*at, key))
     budget = TuneBudget(**raw)
     if problem := budget.too_small(budget.games):
         fail(where, (*at, "games"), problem)
     return budget
 
 
+def check_tune_range(spec: list[int], where: str, at: tuple) -> None:
+    """A tune range [lo, hi] spans at most MAX_TUNE_RANGE values (the tuner lists them):
+    checked from its ends, never by listing it."""
+    span = spec[1] - spec[0] + 1
+    if span > MAX_TUNE_RANGE:
+        fail(where, at, f"[{spec[0]}, {spec[1]}] spans {span:,} values; a tune range spans at"
+             f" most {MAX_TUNE_RANGE:,}")  # fmt: skip
+
+
+def check_budget_value(key: str, value: Any, where: str, at: tuple) -> None:
+    """A tune.budget value: an integer from 1 to its bound (limits.TUNE_BUDGET_LIMITS)."""
+    hi = TUNE_BUDGET_LIMITS[key]
+    if not is_int(value) or not 1 <= value <= hi:
+        fail(where, at, f"must be an integer from 1 to {hi:,}, got {show(value)}")
+
+
+def _space_value(spec: Any, rng: random.Random | None = None, end: int = 0) -> Any:
+    """One value of a space entry without listing its values: drawn with `rng` (as
+    rng.choice of the listed values would draw it), else its first (`end` 0) or last (-1)."""
+    if isinstance(spec, list):
+        lo, hi = spec
+        return rng.randint(lo, hi) if rng is not None else (lo if end == 0 else hi)
+    choices = spec["choices"]
+    return rng.choice(choices) if rng is not None else choices[end]
+
+
 def _space_has_a_game(base: dict, tune: TuneBlock, where: str) -> None:
     """Refuse a space all of whose points tried (its corners and random points) are invalid."""
-    values = tune.values()
+    space = tune.space
     rng = random.Random(0)
-    points = [{p: v[0] for p, v in values.items()}, {p: v[-1] for p, v in values.items()}]
-    points += [{p: rng.choice(v) for p, v in values.items()} for _ in range(_SPACE_SAMPLES)]
+    points = [{p: _space_value(v, end=end) for p, v in space.items()} for end in (0, -1)]
+    points += [{p: _space_value(v, rng) for p, v in space.items()} for _ in range(_SPACE_SAMPLES)]
     first = None
     for point in points:
         problem = tune_game_problem(base, tune, point)

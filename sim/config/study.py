@@ -11,7 +11,9 @@ import hashlib
 import itertools
 import math
 import re
+import sys
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,13 @@ from sim.config.blocks import (
 )
 from sim.config.calibrated import CALIBRATED, calibrated_seat, check_label
 from sim.config.keys import get_at, merged, resolve, set_at
-from sim.config.limits import MAX_GAMES, MAX_NAME, MAX_REPLAYS
+from sim.config.limits import (
+    DEFAULT_PLUGIN_TIME_LIMIT,
+    MAX_GAMES,
+    MAX_NAME,
+    MAX_PLUGIN_TIME_LIMIT,
+    MAX_REPLAYS,
+)
 from sim.config.messages import (
     Invalid,
     canonical_json,
@@ -41,14 +49,19 @@ from sim.config.messages import (
     explain,
     fail,
     is_int,
+    is_number,
     show,
     unknown,
 )
 from sim.config.models import GAME_KEYS, STUDY_KEYS, Frozen, GameConfig, SeatSpec, Target
 from sim.config.spaces import TuneBlock, parse_sweep, parse_tune
+from sim.foreign import ForeignError, call_limited
 from sim.specs import check_seat, is_plugin
 
-HASH_IGNORES = ("name", "games", "targets", "primary", "report", "tune", *BLOCKS)
+HASH_IGNORES = (
+    "name", "games", "targets", "primary", "report", "tune", *BLOCKS,
+    "plugin_time_limit",  # a game that runs over it fails; none that finishes changes
+)  # fmt: skip
 
 
 class StudyConfig(Frozen):
@@ -69,6 +82,8 @@ class StudyConfig(Frozen):
     value: ValueBlock = Field(default_factory=ValueBlock)
     ladder: LadderBlock = Field(default_factory=LadderBlock)
     luck: LuckBlock = Field(default_factory=LuckBlock)
+    # seconds a plug-in policy's every call (its constructor, each choose) may take
+    plugin_time_limit: float = Field(DEFAULT_PLUGIN_TIME_LIMIT, gt=0, le=MAX_PLUGIN_TIME_LIMIT)
     advise: AdviseBlock = Field(default_factory=AdviseBlock)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
@@ -116,6 +131,8 @@ class StudyConfig(Frozen):
             out["tune"] = self.tune.to_yaml()
         if self.replays:
             out["replays"] = self.replays
+        if self.plugin_time_limit != DEFAULT_PLUGIN_TIME_LIMIT:
+            out["plugin_time_limit"] = self.plugin_time_limit
         for key in BLOCKS:  # written only with a key of their own
             if block := getattr(self, key).to_yaml():
                 out[key] = block
@@ -225,12 +242,15 @@ def _parse(
     if folder is None and not source.startswith("<"):
         folder = str(Path(source).resolve().parent)
     game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
-    seats = _parse_seats(
-        data.get("seats"), game.players, where, folder if plugins else False, game, folder
-    )
     fields: dict[str, Any] = {
         k: data[k] for k in ("games", "seed", "rotate_seats", "replays") if k in data
     }
+    if "plugin_time_limit" in data:  # first: a plug-in's import is held to it
+        fields["plugin_time_limit"] = _time_limit(data["plugin_time_limit"], where)
+    limit = fields.get("plugin_time_limit", DEFAULT_PLUGIN_TIME_LIMIT)
+    seats = _parse_seats(
+        data.get("seats"), game.players, where, folder if plugins else False, game, folder, limit
+    )
     fields["name"] = data["name"] if "name" in data else Path(source).stem
     fields.update(
         game=game,
@@ -256,6 +276,14 @@ def _parse(
         fail(where, *explain(exc, StudyConfig))
 
 
+def _time_limit(value: Any, where: str) -> float:
+    """plugin_time_limit: seconds, a number above 0 and at most MAX_PLUGIN_TIME_LIMIT."""
+    if not is_number(value) or not 0 < value <= MAX_PLUGIN_TIME_LIMIT:
+        fail(where, ("plugin_time_limit",), f"must be a number of seconds above 0 and at most"
+             f" {MAX_PLUGIN_TIME_LIMIT:g}, got {show(value)}")  # fmt: skip
+    return float(value)
+
+
 def _validate_game(data: dict[str, Any], where: str) -> GameConfig:
     """GameConfig.model_validate with the first error as a ConfigError line."""
     try:
@@ -271,11 +299,12 @@ def _parse_seats(
     folder: str | None | bool = None,
     game: GameConfig | None = None,
     base: str | None = None,
+    limit: float = DEFAULT_PLUGIN_TIME_LIMIT,
 ) -> tuple[SeatSpec, ...]:
     """One SeatSpec per player; default all random. Policy names are checked by sim.specs,
-    which imports a plug-in (from `folder` too), unless `folder` is False. A
-    `{calibrated: FILE}` entry is the seat in FILE (read from `base`, the study's folder;
-    `sim.config.calibrated`)."""
+    which imports a plug-in (from `folder` too; within `limit` seconds, and said on stderr
+    once), unless `folder` is False. A `{calibrated: FILE}` entry is the seat in FILE (read
+    from `base`, the study's folder; `sim.config.calibrated`)."""
     if raw is None:
         return tuple(SeatSpec(policy="random") for _ in range(players))
     if not isinstance(raw, list):
@@ -307,12 +336,37 @@ def _parse_seats(
             if folder is False:
                 if not is_plugin(policy):
                     check_seat(policy, dict(params))
+            elif is_plugin(policy):  # foreign code: imported within the limit, and said
+                call_limited(partial(check_seat, policy, dict(params), folder), limit, where)
+                announce_plugin(policy, f"seats[{i}]")
             else:
                 check_seat(policy, dict(params), folder)
         except ValueError as exc:
             fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
+        except ForeignError as exc:
+            fail(where, (*at, "policy"), f"importing {show(policy)} {exc.problem}")
         seats.append(SeatSpec(policy=policy, params=params, ban=ban, custom_label=label))
     return tuple(seats)
+
+
+_announced: set[str] = set()  # the plug-ins this process has said it runs
+
+
+def announce_plugin(policy: str, seat: str) -> None:
+    """Say once per process, on stderr, which module and file a plug-in seat runs: a
+    config that names one is a program."""
+    if policy in _announced:
+        return
+    _announced.add(policy)
+    module_name = policy.partition(":")[0]
+    module = sys.modules.get(module_name)
+    where = getattr(module, "__file__", None) or "(no file: a built-in or namespace module)"
+    print(
+        f"plug-in: {seat} runs {policy} (module {module_name}, file {where}): its code runs"
+        " with your permissions",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def seat_count_problem(n_seats: int, players: int) -> str:

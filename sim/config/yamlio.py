@@ -1,6 +1,7 @@
 """The bounded YAML loader and dumper of study files.
 
-A study file is read whole only below MAX_FILE_BYTES; the parsed document is
+A study file is read whole only below MAX_FILE_BYTES, counted while it is read
+(a device or a pipe has no size to ask for); the parsed document is
 measured before it is constructed (nesting, and the values it expands to with
 YAML aliases counted as copies), so an alias bomb is refused at once; a key given
 twice is refused (PyYAML would keep the last).
@@ -16,15 +17,17 @@ import yaml
 from sim.config.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES
 from sim.config.messages import show
 from sim.errors import ConfigError
+from sim.inputs import TooLarge, read_text_bounded
 
 
 def read_file(path: Path) -> Any:
     """One study file as parsed YAML (not yet validated)."""
     where = str(path)
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError(f"{where}: larger than {MAX_FILE_BYTES:,} bytes; not a study file")
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, MAX_FILE_BYTES)  # counted while read: /dev/zero ends
+    except TooLarge:
+        too_big = f"{where}: larger than {MAX_FILE_BYTES:,} bytes; not a study file"
+        raise ConfigError(too_big) from None
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
     except IsADirectoryError:
@@ -61,20 +64,20 @@ class _Loader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict[Any, int] = {}
+    seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue
         key = loader.construct_object(key_node, deep=deep)
         try:
-            first = seen.setdefault(key, key_node.start_mark.line)
+            first = seen.setdefault(key, key_node)
         except TypeError:
             continue  # unhashable key: construct_mapping reports it
-        if first != key_node.start_mark.line:
+        if first is not key_node:  # also on one line: {fish: 1, fish: 9}
             raise yaml.constructor.ConstructorError(
                 None,
                 None,
-                f"duplicate key {show(key)} (first given on line {first + 1})",
+                f"duplicate key {show(key)} (first given on line {first.start_mark.line + 1})",
                 key_node.start_mark,
             )
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from sim.engine.position import AwakeCat, Cell, Item, Position, Princess
 from sim.engine.reference import SPRAYER, STEPS, is_open_seam, touching_sides
 from sim.errors import PositionError
+from sim.inputs import TooLarge, read_text_bounded
 from sim.variants import Rules
 from sim.walls import parse_walls, walls_str
 
@@ -365,9 +366,9 @@ def load_position(path: str | Path) -> Position:
     """Read and check a position file; every problem is one PositionError line naming the file."""
     source = str(path)
     try:
-        if Path(path).stat().st_size > MAX_FILE_BYTES:
-            _fail(source, f"is larger than {MAX_FILE_BYTES:,} bytes; not a position file")
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text_bounded(path, MAX_FILE_BYTES)  # counted while read: /dev/zero ends
+    except TooLarge:
+        _fail(source, f"is larger than {MAX_FILE_BYTES:,} bytes; not a position file")
     except FileNotFoundError:
         _fail(source, "no such file")
     except IsADirectoryError:

@@ -27,6 +27,9 @@ STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.3,
     "svg.fonttype": "none",  # text stays text: a few kB per figure instead of glyph paths
+    # Labels are the user's words (rung labels, policy names): '$' is a dollar sign, never
+    # the start of math text, so 'a $x^$ b' is drawn as written instead of failing to parse.
+    "text.parse_math": False,
 }
 PALETTE = SEAT_COLOURS + ("#8c564b", "#e377c2", "#7f7f7f")
 KIND_COLOURS = {"box": "#8c6d31", "princess": "#222222", "toy": "#e6ab02", "sprayer": "#c00000"}

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from sim.analysis.findings import metric_interval
 from sim.analysis.tuning import parameter_effects, target_misses
 from sim.config import dump_yaml, parse_study
-from sim.errors import SimError
+from sim.errors import SimError, one_line
 from sim.metrics import describe_target
 from sim.report import causal_report
 from sim.report import tune_figures as TF
@@ -21,7 +21,7 @@ from sim.report.figures import to_svg
 from sim.report.html import render_template, table, text
 from sim.report.study_report import build_study_report, config_diff
 from sim.runs.paths import STUDY_FILE, check_report_path, page_path
-from sim.runs.storage import write_text
+from sim.runs.storage import read_json, write_text
 from sim.units import pct
 
 TUNE_FILE = "tune.json"
@@ -35,8 +35,7 @@ def build_tune_report(
     folder = Path(folder)
     if not (folder / TUNE_FILE).exists():
         raise SimError(f"{folder}: tuning not finished (no {TUNE_FILE}); sim tune --resume it")
-    meta = json.loads((folder / STUDY_FILE).read_text())
-    verdict = json.loads((folder / TUNE_FILE).read_text())
+    meta, verdict = read_json(folder / STUDY_FILE), read_json(folder / TUNE_FILE)
     context = tune_context(folder, meta, verdict)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     study = parse_study(meta["config"], str(folder / STUDY_FILE))
@@ -49,19 +48,31 @@ def build_folder_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
     """The page of a sweep, comparison, tune, advise, value, ladder or luck folder, whichever
-    it is (`sim report FOLDER`)."""
+    it is (`sim report FOLDER`). A study file that is not what this version writes (damaged, cut
+    short, edited) ends in one line naming it, not a traceback."""
     meta_path = Path(folder) / STUDY_FILE
-    kind = json.loads(meta_path.read_text()).get("kind") if meta_path.exists() else None
-    if kind == "tune":
-        return build_tune_report(folder, out_path, force=force)
-    if kind == "advise":
-        from sim.report.advise_report import build_advise_report
-        from sim.studies.advise import load_advice
+    kind = read_json(meta_path).get("kind") if meta_path.exists() else None
+    try:
+        if kind == "tune":
+            return build_tune_report(folder, out_path, force=force)
+        if kind == "advise":
+            from sim.report.advise_report import build_advise_report
+            from sim.studies.advise import load_advice
 
-        return build_advise_report(load_advice(folder), out_path, force=force)
-    if kind in causal_report.KINDS:
-        return causal_report.build_causal_report(folder, kind, out_path, force=force)
-    return build_study_report(folder, out_path, force=force)
+            return build_advise_report(load_advice(folder), out_path, force=force)
+        if kind in causal_report.KINDS:
+            return causal_report.build_causal_report(folder, kind, out_path, force=force)
+        return build_study_report(folder, out_path, force=force)
+    except DAMAGED as exc:  # a key missing, a value of the wrong type, ...
+        files = f"{meta_path} (or {TUNE_FILE})" if kind == "tune" else str(meta_path)
+        raise SimError(
+            f"{files}: damaged or not written by this version ({one_line(exc, 80)}); play the"
+            " study again into a new folder"
+        ) from None
+
+
+# What reading a damaged study file raises where the page expects its keys and types.
+DAMAGED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
 def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:

@@ -13,6 +13,7 @@ playing on for nobody.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -58,6 +59,11 @@ def guard_worker(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the guard was armed
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def is_worker() -> bool:
+    """Is this process a local worker (fork or loky) of a pool this package started?"""
+    return _guarded_pid == os.getpid()
 
 
 def _watch_parent(parent: int) -> None:
@@ -178,7 +184,10 @@ def parallel_results(
         return
     n_jobs = resolve_jobs(jobs, n_tasks)
     if n_jobs == 1:  # in this process: nothing to start
-        yield from Parallel(n_jobs=1, return_as="generator_unordered")(tasks)
+        try:
+            yield from Parallel(n_jobs=1, return_as="generator_unordered")(tasks)
+        except SystemError as exc:
+            raise interrupt_in(exc) or exc from None
         return
     if backend == "fork" and before_fork is not None:
         before_fork()
@@ -196,9 +205,35 @@ def parallel_results(
         raise
 
 
+def interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) that compiled code turned into a SystemError, if it was one:
+    numba reports an interrupt that arrives inside a compiled call as 'returned a result with
+    an exception set', with the KeyboardInterrupt as its cause."""
+    seen = 0
+    while exc is not None and seen < 50:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
 class WorkerDied(SimError):
     def __init__(self):
         super().__init__("a worker process died (killed, or out of memory)")
+
+
+class _ClosedConnections(logging.Filter):
+    """Drops the record of a Dask client's callback failing on a closed connection: a run
+    that stops cancels its tasks while results are still on their way, and says so in its own
+    one line; any other record passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        while exc is not None:
+            if type(exc).__name__ in ("CommClosedError", "StreamClosedError"):
+                return False
+            exc = exc.__cause__ or exc.__context__
+        return True
 
 
 def _dask_results(tasks, scheduler: str | None):
@@ -214,5 +249,17 @@ def _dask_results(tasks, scheduler: str | None):
         raise SimError(
             f"--scheduler {scheduler[:100]}: cannot reach a Dask scheduler there: {one_line(exc)}"
         ) from None
-    with client, parallel_config(backend="dask"):
-        yield from Parallel(return_as="generator_unordered")(tasks)
+    # on for the rest of the process: the client's callbacks may log after it has closed
+    callbacks = logging.getLogger("tornado.application")  # distributed sets it to ERROR
+    if not any(isinstance(f, _ClosedConnections) for f in callbacks.filters):
+        callbacks.addFilter(_ClosedConnections())
+    with client:
+        try:
+            with parallel_config(backend="dask"):
+                yield from Parallel(return_as="generator_unordered")(tasks)
+        except BaseException:
+            # the run stops with its own one line; the client's closing, with results still
+            # on their way, would add tracebacks of closed connections to it
+            for name in ("tornado", "distributed"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            raise

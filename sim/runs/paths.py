@@ -1,8 +1,13 @@
 """Where every output goes, decided in one place: the default page of each kind of study,
-the default folder of each, and whether a page may be written at a path.
+the default folder of each, and whether a file may be written at a path.
 
 `page_path` and `folder_stem` read one table (STEMS), so `sim run`, every study
-command, `sim report` and the pages themselves agree on the names.
+command, `sim report` and the pages themselves agree on the names. One rule
+(`check_output_path`) guards every file the tool writes where the user says (a
+page, a figure, a game's log), checked before any game: a path that cannot be
+written, or an existing file that is not one of this tool's outputs of that
+kind, is refused (the latter unless `--force`). Folders (runs, studies, tunes)
+are new or empty (`sim.runs.storage.new_folder`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,11 @@ RUN_FILE = "run.json"
 STUDY_FILE = "study.json"
 # Every report page carries this line in its <head>; a file without it is not ours.
 REPORT_MARK = '<meta name="generator" content="ifitfits-sim">'
+# Every figure file (`sim turns --figure`) starts with this comment.
+FIGURE_MARK = "<!-- generator: ifitfits-sim -->"
+# Every game's log starts with its setup record (`sim play --log`, `sim table`).
+LOG_MARK = '{"event": "setup"'
+OUTPUT_KINDS = {"page": "report", "figure": "figure", "log": "game log"}
 
 # The stem of each kind's default folder (runs/<stem>-<time>/) and page (reports/<stem>.html).
 STEMS = {
@@ -78,11 +88,20 @@ def check_report_path(path: str | Path, force: bool = False) -> Path:
     """Refuse, before any game is played, a report path that cannot be written or that
     would overwrite a file that is not one of our reports (a config, a run folder's
     files) or land inside a run folder's tables, unless `force`."""
+    return check_output_path(path, force, "page")
+
+
+def check_output_path(path: str | Path, force: bool = False, kind: str = "page") -> Path:
+    """The one rule for a file written where the user says: refuse, before any game, a path
+    that cannot be written, and (unless `force`) an existing file that is not this tool's
+    output of `kind` ("page", "figure", "log"; see OUTPUT_KINDS) or a path inside a run
+    folder's tables."""
     path = Path(path)
+    example = {"page": "reports/base.html", "figure": "turns.svg", "log": "game.jsonl"}[kind]
     if path.name in ("", ".", ".."):
-        raise SimError(f"{path}: not a file name; give one like reports/base.html")
+        raise SimError(f"{path}: not a file name; give one like {example}")
     if path.is_dir():
-        raise SimError(f"{path}: is a folder; give a file name like {path / 'report.html'}")
+        raise SimError(f"{path}: is a folder; give a file name like {path / Path(example).name}")
     folder = next(p for p in (path.parent, *path.parent.parents) if p.exists() or p == p.parent)
     if not folder.is_dir():
         raise SimError(f"{path}: {folder} is a file, not a folder")
@@ -90,9 +109,10 @@ def check_report_path(path: str | Path, force: bool = False) -> Path:
         raise SimError(f"{path}: cannot write in {folder} (read-only or no permission)")
     if force:
         return path
-    if path.exists() and not _is_report(path):
+    if path.exists() and not _is_ours(path, kind):
         raise SimError(
-            f"{path}: exists and is not a report made by sim; use --force to overwrite it"
+            f"{path}: exists and is not a {OUTPUT_KINDS[kind]} made by sim; use --force to"
+            " overwrite it"
         )
     for above in path.parents:
         if above != path.parent and any((above / f).exists() for f in (RUN_FILE, STUDY_FILE)):
@@ -103,13 +123,22 @@ def check_report_path(path: str | Path, force: bool = False) -> Path:
     return path
 
 
-def _is_report(path: Path) -> bool:
-    """A page this package wrote: it carries REPORT_MARK (or, written before the mark,
-    the report's own style sheet)."""
+def _is_ours(path: Path, kind: str) -> bool:
+    """A file this package wrote, of `kind`: a page carries REPORT_MARK (or, written before
+    the mark, the report's own style sheet), a figure starts with FIGURE_MARK, a log with
+    its setup record. A device or a pipe is nobody's output."""
+    if not path.is_file():
+        return False
     try:
-        with open(path, "rb") as page:
-            head = page.read(16384).decode("utf-8", "replace")
+        with open(path, "rb") as page:  # a log's setup record holds the deck: read it whole
+            head = (page.readline(1 << 20) if kind == "log" else page.read(16384)).decode(
+                "utf-8", "replace"
+            )
     except OSError:
         return False
+    if kind == "figure":
+        return head.startswith(FIGURE_MARK)
+    if kind == "log":
+        return head.startswith(LOG_MARK) and '"log_format"' in head
     old = head.startswith("<!DOCTYPE html>") and "table.t th, table.t td" in head
     return REPORT_MARK in head or old

@@ -9,9 +9,13 @@ plugged-in seat gets its PlayerView, the legal actions and its own numpy
 Generator.
 
 A plug-in is foreign code: whatever it does wrong (fails to import, to be
-built, raises in `choose`, returns something that is not a legal action's
-code) ends the game with a `PolicyError` or `IllegalAction` naming the seat,
-the game index and the seed, which `sim play CONFIG --seed S --game I` replays.
+built, raises in `choose` (SystemExit and KeyboardInterrupt included), takes
+longer than the study's `plugin_time_limit`, returns something that is not a
+legal action's code) ends the game with a `PolicyError` or `IllegalAction`
+naming the seat, the game index and the seed, which `sim play CONFIG --seed S
+--game I` replays. Chunks of plug-in games are played in a child process
+(`sim.runs.isolated`), so that one that ends its process or hangs in C code is
+named too.
 """
 
 from __future__ import annotations
@@ -24,11 +28,15 @@ from collections.abc import Iterable
 import numpy as np
 
 from sim.config import SeatSpec, StudyConfig
+from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
+from sim.config.study import announce_plugin
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
+from sim.foreign import ForeignError, call_limited
 from sim.policies.base import LegalAction
 from sim.policies.compiled import action_banned
 from sim.policies.dispatch import PolicyScratch
+from sim.runs.isolated import run_isolated
 from sim.runs.lineup import (
     ban_word,
     engine_for,
@@ -38,6 +46,7 @@ from sim.runs.lineup import (
     seat_vector,
 )
 from sim.runs.loop import play_chunk
+from sim.runs.parallel import is_worker
 from sim.runs.results import (
     ChunkArrays,
     empty_arrays,
@@ -51,11 +60,21 @@ from sim.specs import PLUGIN, SeatError, load_plugin, policy_code
 
 
 class Seat:
-    """One seat's player in a Python-driven game."""
+    """One seat's player in a Python-driven game; a plug-in's calls (its constructor, each
+    choose) are foreign code, each given `limit` seconds (`sim.foreign.call_limited`)."""
 
-    def __init__(self, spec: SeatSpec, game: Game, seat: int, folder: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: SeatSpec,
+        game: Game,
+        seat: int,
+        folder: str | None = None,
+        *,
+        limit: float = DEFAULT_PLUGIN_TIME_LIMIT,
+    ) -> None:
         self.spec = spec
         self.seat = seat
+        self.limit = limit
         self.code = policy_code(spec.policy)
         self.params = seat_vector(spec, game.engine.types)
         self.ban = ban_word(spec.ban, game.engine.types)
@@ -71,14 +90,21 @@ class Seat:
 
     def _build(self, game: Game, folder: str | None):
         """The plug-in's object, built from the seat's parameters; any failure is named."""
-        try:
-            cls = load_plugin(self.spec.policy, folder)
+        where = self._where(game)
+        try:  # imported already where the config was read, but not in a fresh worker
+            cls = call_limited(lambda: load_plugin(self.spec.policy, folder), self.limit, where)
         except SeatError as exc:  # importable where the config was read, not here
             raise PolicyError(f"{exc} (seat {self.seat})") from None
+        except ForeignError as exc:
+            raise PolicyError(f"{where}: importing it {exc.problem}") from None
+        if not is_worker():  # said once by the command itself (its workers stay quiet)
+            announce_plugin(self.spec.policy, f"seat {self.seat}")
         try:
-            return cls(**self.spec.params)
+            return call_limited(lambda: cls(**self.spec.params), self.limit, where)
+        except ForeignError as exc:
+            raise PolicyError(f"{where}: building it {exc.problem}") from None
         except Exception as exc:
-            raise PolicyError(f"{self._where(game)}: building it raised {one_line(exc)}") from None
+            raise PolicyError(f"{where}: building it raised {one_line(exc)}") from None
 
     def choose(self, game: Game, scratch: PolicyScratch) -> int:
         """This seat's action at the game's pending decision."""
@@ -89,10 +115,15 @@ class Seat:
         legal = [LegalAction(a, game.describe(a)) for a in allowed or codes]  # as allowed_actions
         if len(legal) == 1:
             return legal[0].code  # like the compiled loop: no choice, no call
+        view, where = game.view(game.seat), self._where(game)
         try:
-            action = self.plugin.choose(game.view(game.seat), legal, self.rng)
+            action = call_limited(
+                lambda: self.plugin.choose(view, legal, self.rng), self.limit, where
+            )
+        except ForeignError as exc:  # too slow, or SystemExit / KeyboardInterrupt of its own
+            raise PolicyError(f"{where}: choose() {exc.problem}") from None
         except Exception as exc:
-            raise PolicyError(f"{self._where(game)}: choose() raised {one_line(exc)}") from None
+            raise PolicyError(f"{where}: choose() raised {one_line(exc)}") from None
         if isinstance(action, numbers.Integral) and not isinstance(action, bool):
             if int(action) in {a.code for a in legal}:
                 return int(action)
@@ -125,7 +156,8 @@ def play_one(
     engine = engine_for(study.game)
     game = Game(engine, seed, index, log=log)
     slots = seat_lineup(study, index)
-    seats = [Seat(study.seats[slot], game, p, study.folder) for p, slot in enumerate(slots)]
+    limit = study.plugin_time_limit
+    seats = [Seat(study.seats[s], game, p, study.folder, limit=limit) for p, s in enumerate(slots)]
     scratch = PolicyScratch.for_params(engine.pr)
     if trace is None:
         trace = np.zeros((max_rounds(engine.pr), engine.pr.players), np.int16)
@@ -146,17 +178,49 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
     codes, params = lineup_policies(study)
     if study.replays and (codes == PLUGIN).any():
         raise SimError("replays (the luck gauge) play built-in policies only")
-    if (codes == PLUGIN).any():
-        games, seats, cards, trace, rounds = empty_arrays(count, pr)
-        for i in range(count):
-            game = play_one(study, study.seed, first + i, trace=trace[i])
-            rounds[i] = -(-game.turns // pr.players)
-            summarize_game(game.s, pr, games[i], seats[i], cards[i])
+    if (codes == PLUGIN).any():  # foreign code: in a child process, watched (sim.runs.isolated)
+        _load_python_path(study)  # here, once: every child inherits it instead of loading it
+        what = f"games {first} to {first + count - 1} of {study.name}"
+        games, seats, cards, trace, rounds = (
+            run_isolated(lambda: _python_games(study, first, count), what)
+            if count
+            else empty_arrays(count, pr)
+        )
     else:
         games, seats, cards, trace, rounds = play_chunk(
             pr, engine.blank, study.seed, first, count, slots, codes, params, study.replays
         )
     return ChunkArrays(first, slots, games, seats, cards, trace, rounds)
+
+
+_python_path_pid: int | None = None  # the process that has loaded the Python-driven path
+
+
+def _load_python_path(study: StudyConfig) -> None:
+    """Load (or compile) the compiled pieces a Python-driven game calls, once per process, by
+    playing one game with built-in seats: a forked child then starts with them loaded."""
+    global _python_path_pid
+    if _python_path_pid == os.getpid():
+        return
+    players = study.game.players
+    builtin = study.with_overrides(seats=[{"policy": "random"}] * players, replays=0)
+    play_one(builtin, study.seed, 0)
+    game = Game(engine_for(study.game), study.seed, 0)  # what a plug-in seat's turn calls
+    game.describe(int(game.legal()[0]))
+    game.view(game.seat)
+    _python_path_pid = os.getpid()
+
+
+def _python_games(study: StudyConfig, first: int, count: int) -> tuple:
+    """Games first..first+count-1 driven from Python (a plug-in seat), as the compiled loop's
+    result arrays."""
+    pr = engine_for(study.game).pr
+    games, seats, cards, trace, rounds = empty_arrays(count, pr)
+    for i in range(count):
+        game = play_one(study, study.seed, first + i, trace=trace[i])
+        rounds[i] = -(-game.turns // pr.players)
+        summarize_game(game.s, pr, games[i], seats[i], cards[i])
+    return games, seats, cards, trace, rounds
 
 
 # About how long numba takes to compile a line-up's game loop on first use (a fresh cache),

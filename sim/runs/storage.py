@@ -303,23 +303,33 @@ def new_folder(out: Path | str | None, stem: str, hint: str, resume: str | None 
     """A fresh output folder: `out`, or runs/<stem>-<timestamp>; refuses a non-empty one with
     `hint` (where "{folder}" stands for the folder), or, when it holds an unfinished run or
     study, with the `resume` command to finish it."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = Path(out) if out is not None else Path("runs") / f"{stem}-{stamp}"
+    folder = Path(out) if out is not None else default_folder(stem)
     if folder.exists() and not folder.is_dir():
         raise SimError(f"{folder}: is a file, not a folder")
     if folder.exists() and any(p.name != LOCK_FILE for p in folder.iterdir()):
         for name in (RUN_FILE, STUDY_FILE):
             meta = _status_of(folder / name)
-            if meta is not None and meta.get("status") != "complete":
-                why = f" ({meta['reason']})" if meta.get("reason") else ""
+            if meta is not None and meta.get("status") not in ("complete", "done"):
+                holder = lock_holder(folder)
+                if holder is not None:
+                    raise SimError(
+                        f"{folder}: in use by another sim process (pid {holder}); wait for it"
+                        " to finish or stop it, or use another --out"
+                    )
+                status, why = live_status(folder, meta)
+                what = "run" if name == RUN_FILE else f"{meta.get('kind', 'study')} study"
                 how = f"finish it with {resume.format(folder=folder)}, or " if resume else ""
-                raise SimError(
-                    f"{folder}: holds a {meta.get('status', 'unfinished')} run{why};"
-                    f" {how}use another --out"
-                )
+                article = "an" if status[:1] in "aeiou" else "a"
+                raise SimError(f"{folder}: holds {article} {status} {what}{why}; {how}"
+                               "use another --out")  # fmt: skip
         raise SimError(f"{folder}: " + hint.format(folder=folder))
     make_folder(folder)
     return folder
+
+
+def default_folder(stem: str) -> Path:
+    """runs/<stem>-<timestamp>: where a command puts its folder when --out does not say."""
+    return Path("runs") / f"{stem}-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
 
 
 def make_folder(folder: Path) -> None:
@@ -332,12 +342,53 @@ def make_folder(folder: Path) -> None:
         raise SimError(f"{folder}: cannot create the folder: {exc.strerror}") from None
 
 
+def read_status(path: Path) -> dict | None:
+    """A run.json or study.json as it stands, None when it is missing or unreadable."""
+    return _status_of(Path(path))
+
+
 def _status_of(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def lock_holder(folder: Path) -> str | None:
+    """The pid of the process holding `folder`'s lock, or None when nobody does (the kernel
+    drops a lock when its holder dies, so a `running` folder nobody holds was stopped: killed,
+    or its machine went down)."""
+    path = Path(folder) / LOCK_FILE
+    if fcntl is None or not path.is_file():
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return os.read(fd, 64).decode("ascii", "replace").strip() or "?"
+        return None
+    finally:
+        os.close(fd)  # drops the probe's own lock
+
+
+def live_status(folder: Path, meta: dict) -> tuple[str, str]:
+    """(status, ' (reason)') of a run or study folder as it stands: a folder that says
+    `running` but whose lock nobody holds was stopped without a word (kill -9, a crash)."""
+    status = str(meta.get("status", "unfinished"))
+    if status == "running" and lock_holder(folder) is None:
+        return "interrupted", " (its process is gone: killed, or its machine stopped)"
+    return status, f" ({one_line_text(meta['reason'])})" if meta.get("reason") else ""
+
+
+def one_line_text(text: object, limit: int = 200) -> str:
+    """A recorded reason as one short line."""
+    words = " ".join(str(text).split())
+    return words if len(words) <= limit else words[: limit - 3] + "..."
 
 
 @contextmanager
@@ -435,7 +486,8 @@ def load_run(run_dir: str | Path) -> RunResult:
     meta = read_json(meta_path)
     hint = f"finish it with sim run --resume {run_dir}"
     if meta.get("status") != "complete":
-        raise SimError(f"{run_dir}: run is not complete ({meta.get('status')}); {hint}")
+        status, why = live_status(run_dir, meta)
+        raise SimError(f"{run_dir}: run is not complete ({status}{why}); {hint}")
     if not meta.get("manifests") and not (run_dir / CHUNKS).is_dir():
         # written before manifests: read as it is
         if any(not any((run_dir / f"{t}.parquet").glob("part-*.parquet")) for t in TABLES):
@@ -469,10 +521,11 @@ def read_study_meta(out_dir: Path, kind: str) -> dict:
 
 
 def require_complete(out_dir: Path, meta: dict, kind: str) -> None:
-    """Refuse a sweep or comparison folder whose games are not all played."""
+    """Refuse a study folder whose games are not all played, saying how to finish it."""
     if meta.get("status") != "complete":
-        hint = f"sim sweep --resume {out_dir}" if kind == "sweep" else "run the comparison again"
-        raise SimError(f"{out_dir}: {kind} is not complete; finish it with {hint}")
+        status, why = live_status(out_dir, meta)
+        hint = "run the comparison again" if kind == "compare" else f"sim {kind} --resume {out_dir}"
+        raise SimError(f"{out_dir}: {kind} is not complete ({status}{why}); finish it with {hint}")
 
 
 def resumed(saved: StudyConfig, folder: Path, games: int | None, seed: int | None) -> StudyConfig:

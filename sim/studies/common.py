@@ -19,6 +19,8 @@ any single point):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from sim.runs.storage import (
     mark_status,
     new_folder,
     point_dir,
+    read_status,
     read_study_meta,
     require_complete,
     saved_study,
@@ -65,7 +68,7 @@ def run_points(
         "chunk_games": size,
     }
     write_json(out_dir / STUDY_FILE, {**meta, "status": "running"})
-    hint = f"sim sweep --resume {out_dir}" if head["kind"] == "sweep" else "run it again"
+    hint = finish_hint(head["kind"], out_dir)
     try:
         done: Executed = execute(
             [Point(s, point_dir(out_dir, i)) for i, s in enumerate(studies)],
@@ -74,12 +77,48 @@ def run_points(
             died_hint=f"finished chunks are kept in {out_dir}: {hint}",
         )
     except BaseException as exc:
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-        mark_status(out_dir / STUDY_FILE, meta, status, str(exc)[:500] or status)
+        if isinstance(exc, KeyboardInterrupt):
+            status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM)"
+        else:
+            status, reason = "failed", str(exc)[:500] or "failed"
+        mark_status(out_dir / STUDY_FILE, meta, status, reason)
         raise
     meta.update(status="complete", **done.timing())
     write_json(out_dir / STUDY_FILE, meta)
     return done.runs, meta
+
+
+RESUMABLE = ("sweep", "tune", "value", "ladder", "luck")  # the kinds with --resume
+
+
+def finish_hint(kind: str, out_dir: Path | str) -> str:
+    """How to finish a study folder of `kind` that stopped: its --resume, or run it again."""
+    return f"sim {kind} --resume {out_dir}" if kind in RESUMABLE else "run it again"
+
+
+# A study.json not yet done: a run's or study's `running`, the phases of a tune and of an
+# advice (and the tune's names before it had phases).
+WORKING = (
+    "running", "start", "search", "select", "confirm", "diagnose", "screen",
+    "searching", "searched", "confirming",
+)  # fmt: skip
+
+
+@contextmanager
+def stop_marked(folder: Path | None, fresh: bool) -> Iterator[None]:
+    """On the way out of an exception, say in `folder`'s study.json that the work stopped:
+    `interrupted` after Ctrl-C or SIGTERM, `failed` (with the reason) after an error in a
+    folder this command made (`fresh`); a study.json already saying how it ended is kept."""
+    try:
+        yield
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        path = folder / STUDY_FILE if folder is not None else None
+        meta = read_status(path) if path is not None and (interrupted or fresh) else None
+        if meta is not None and meta.get("status") in WORKING:
+            reason = "interrupted (Ctrl-C or SIGTERM)" if interrupted else str(exc)[:500]
+            mark_status(path, meta, "interrupted" if interrupted else "failed", reason)
+        raise
 
 
 def fresh_dir(out: Path | None, stem: str, resume: str | None) -> Path:
@@ -100,12 +139,77 @@ def play_new_study(
     and every point's games in one pool. `head` holds the kind's own study.json entries
     (its "points" among them). Returns (folder, runs, study meta)."""
     check_page(request, kind, study)
-    out_dir = fresh_dir(request.out, folder_stem(kind, study.name), None)
+    out_dir = fresh_dir(
+        request.out, folder_stem(kind, study.name), f"sim {kind} --resume {{folder}}"
+    )
     with locked(out_dir):
         head = {"kind": kind, "name": study.name, "config": study.to_yaml_dict(), **head}
         write_text(out_dir / "config.yaml", study_yaml(study))
         runs, meta = run_points(studies, out_dir, head, workers)
     return out_dir, runs, meta
+
+
+@contextmanager
+def resuming(
+    request: Request, kind: str, study: StudyConfig | None
+) -> Iterator[tuple[Path, dict, StudyConfig]]:
+    """(folder, its study.json, the study it was started with) of the study folder
+    `request.resume`, held under its lock while the caller finishes it. Refuses another kind
+    of folder, another engine, a given config other than the one it started from, another
+    --seed, and --out (a resumed study stays in its folder)."""
+    out_dir = Path(request.resume)
+    if request.out is not None:
+        raise SimError(f"--out: a resumed {kind} stays in its folder; leave --out out")
+    read_study_meta(out_dir, kind)  # before the lock: not a study folder at all
+    with locked(out_dir):
+        saved = read_study_meta(out_dir, kind)
+        original = same_study(saved, study, out_dir, kind)
+        if request.seed is not None and request.seed != original.seed:
+            raise SimError(
+                f"--seed {request.seed}: {out_dir} was started with seed {original.seed}; a"
+                " resumed study keeps its seed (leave --seed out)"
+            )
+        yield out_dir, saved, original
+
+
+def resume_points(
+    out_dir: Path,
+    saved: dict,
+    studies: list[StudyConfig],
+    labels: list[str],
+    workers: Workers,
+) -> tuple[list[RunResult], dict]:
+    """Finish a stopped study folder (under its lock, `resuming`): the points rebuilt from
+    its saved study must be the ones it recorded; the chunks on disk are kept (checked), the
+    rest played with the folder's own chunk size."""
+    recorded = [p.get("label") for p in saved.get("points") or [] if isinstance(p, dict)]
+    if recorded != labels:
+        raise SimError(
+            f"{out_dir / STUDY_FILE}: its points are not the ones its study gives (damaged, or"
+            " written by another version); start a new study"
+        )
+    size = saved.get("chunk_games")
+    if not isinstance(size, int) or size < 1:
+        raise SimError(f"{out_dir / STUDY_FILE}: damaged (no chunk size recorded)")
+    head = {k: v for k, v in saved.items() if k not in RUN_KEYS}
+    return run_points(studies, out_dir, head, workers, size)
+
+
+def same_games(request: Request, saved: dict, out_dir: Path) -> int:
+    """The games per point of a study folder being resumed; --games, if given, must be them."""
+    games = saved.get("games")
+    if not isinstance(games, int) or games < 1:
+        raise SimError(f"{out_dir / STUDY_FILE}: damaged (no games per point recorded)")
+    if request.games is not None and request.games != games:
+        raise SimError(
+            f"--games {request.games}: the folder's study plays {games:,} games per point; a"
+            " resumed study keeps them (leave --games out)"
+        )
+    return games
+
+
+# What run_points (re)writes in study.json, left out of the head a resumed study passes on.
+RUN_KEYS = ("status", "reason", "wall_time_s", "startup_s", "games_per_s")
 
 
 def same_study(saved: dict, study: StudyConfig | None, out_dir: Path, kind: str) -> StudyConfig:
@@ -140,6 +244,9 @@ def open_study(out_dir: str | Path, kind: str) -> Opened:
     out_dir = Path(out_dir)
     meta = read_study_meta(out_dir, kind)
     require_complete(out_dir, meta, kind)
+    points = meta.get("points")
+    if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+        raise SimError(f"{out_dir / STUDY_FILE}: damaged (its points are not a list of points)")
     study = None if kind == "compare" else saved_study(meta, out_dir / STUDY_FILE, plugins=False)
     runs = [load_run(point_dir(out_dir, i)) for i in range(len(meta["points"]))]
     return Opened(out_dir, meta, study, runs)

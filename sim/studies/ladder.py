@@ -24,11 +24,11 @@ import pandas as pd
 from sim.analysis import ladder as L
 from sim.analysis.findings import ladder_verdict
 from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
+from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.storage import (
-    RunResult,
-)
-from sim.studies.common import open_study, play_new_study
+from sim.runs.paths import check_page
+from sim.runs.storage import RunResult
+from sim.studies.common import open_study, play_new_study, resume_points, resuming, same_games
 
 
 @dataclass(frozen=True)
@@ -96,28 +96,44 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
     return matches
 
 
-def run_ladder(study: StudyConfig, request: Request, workers: Workers) -> LadderResult:
-    """Play every match of the ladder in one pool and analyse the results."""
-    if request.seed is not None:
-        study = study.with_overrides(seed=request.seed)
-    labels, _ = rungs_of(study)
-    matches = ladder_matches(study, request.games)
-    head = {
-        "rungs": labels,
-        "points": [
-            {
-                "label": f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)",
-                "values": {"step": m.step, "lower": m.lower, "players": m.players},
-            }
-            for m in matches
-        ],
-    }
-    out_dir, runs, meta = play_new_study(
-        study, "ladder", [m.study for m in matches], head, request, workers
-    )
+def run_ladder(study: StudyConfig | None, request: Request, workers: Workers) -> LadderResult:
+    """Play every match of the ladder in one pool and analyse the results. With
+    `request.resume`, finish the ladder folder a stopped call left (its matches kept)."""
+    if request.resume is not None:
+        with resuming(request, "ladder", study) as (out_dir, saved, study):
+            labels, _ = rungs_of(study)
+            matches = ladder_matches(study, same_games(request, saved, out_dir))
+            check_page(request, "ladder", study)
+            names = [match_label(labels, m) for m in matches]
+            runs, meta = resume_points(out_dir, saved, [m.study for m in matches], names, workers)
+    else:
+        if study is None:
+            raise SimError("sim ladder: give a CONFIG file, or --resume LADDER_DIR")
+        if request.seed is not None:
+            study = study.with_overrides(seed=request.seed)
+        labels, _ = rungs_of(study)
+        matches = ladder_matches(study, request.games)
+        head = {
+            "rungs": labels,
+            "points": [
+                {
+                    "label": match_label(labels, m),
+                    "values": {"step": m.step, "lower": m.lower, "players": m.players},
+                }
+                for m in matches
+            ],
+        }
+        out_dir, runs, meta = play_new_study(
+            study, "ladder", [m.study for m in matches], head, request, workers
+        )
     threshold = study.ladder.threshold
     tables = ladder_tables(labels, matches, runs, threshold, study.seed)
     return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)
+
+
+def match_label(labels: list[str], m: Match) -> str:
+    """A match as study.json names it: 'greedy v random (2p)'."""
+    return f"{labels[m.step]} v {labels[m.lower]} ({m.players}p)"
 
 
 def ladder_tables(

@@ -21,13 +21,13 @@ import pandas as pd
 
 from sim.analysis import ladder as L
 from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
+from sim.config.limits import MAX_GAMES, MIN_LUCK
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.storage import (
-    RunResult,
-)
+from sim.runs.paths import STUDY_FILE, check_page
+from sim.runs.storage import RunResult
 from sim.specs import is_plugin
-from sim.studies.common import open_study, play_new_study
+from sim.studies.common import open_study, play_new_study, resume_points, resuming
 
 
 @dataclass
@@ -59,10 +59,12 @@ def luck_studies(
     study: StudyConfig, deals: int | None = None, replays: int | None = None
 ) -> tuple[list[str], list[StudyConfig], int]:
     """(labels, one study per policy with every seat playing it, replays)."""
-    k = deals or study.luck.deals
-    r = replays or study.luck.replays
-    if r < 2:
-        raise SimError("luck: replays must be at least 2 (the spread within a deal)")
+    k = study.luck.deals if deals is None else deals
+    r = study.luck.replays if replays is None else replays
+    if k < MIN_LUCK or r < MIN_LUCK:  # a variance between deals and one within a deal
+        raise SimError(f"luck: deals and replays must be at least {MIN_LUCK}, got {k} and {r}")
+    if k * r > MAX_GAMES:
+        raise SimError(f"luck: {k:,} deals x {r:,} replays is more than {MAX_GAMES:,} games")
     labels, seats = luck_policies(study)
     base = study.with_overrides(games=k * r, replays=r, **NO_BLOCKS)
     players = study.game.players
@@ -80,12 +82,30 @@ def run_luck(
     deals: int | None = None,
     replays: int | None = None,
 ) -> LuckResult:
-    """Play every policy's replays in one pool and measure the deal's share."""
-    if request.seed is not None:
-        study = study.with_overrides(seed=request.seed)
-    labels, studies, r = luck_studies(study, deals, replays)
-    head = {"replays": r, "points": [{"label": lab, "values": {}} for lab in labels]}
-    out_dir, runs, meta = play_new_study(study, "luck", studies, head, request, workers)
+    """Play every policy's replays in one pool and measure the deal's share. With
+    `request.resume`, finish the luck folder a stopped call left (its games kept)."""
+    if request.resume is not None:
+        with resuming(request, "luck", study) as (out_dir, saved, study):
+            r = saved.get("replays")
+            if not isinstance(r, int) or r < MIN_LUCK:
+                raise SimError(f"{out_dir / STUDY_FILE}: damaged (no replays recorded)")
+            k = saved.get("games", 0) // r
+            if (deals is not None and deals != k) or (replays is not None and replays != r):
+                raise SimError(
+                    f"--deals, --replays: {out_dir} plays {k:,} deals x {r:,} replays; a resumed"
+                    " study keeps them (leave them out)"
+                )
+            labels, studies, r = luck_studies(study, k, r)
+            check_page(request, "luck", study)
+            runs, meta = resume_points(out_dir, saved, studies, labels, workers)
+    else:
+        if study is None:
+            raise SimError("sim luck: give a CONFIG file, or --resume LUCK_DIR")
+        if request.seed is not None:
+            study = study.with_overrides(seed=request.seed)
+        labels, studies, r = luck_studies(study, deals, replays)
+        head = {"replays": r, "points": [{"label": lab, "values": {}} for lab in labels]}
+        out_dir, runs, meta = play_new_study(study, "luck", studies, head, request, workers)
     return LuckResult(study, out_dir, labels, runs, luck_table(labels, runs, r, study.seed), meta)
 
 

@@ -28,11 +28,10 @@ from sim.analysis import restricted as R
 from sim.config import NO_BLOCKS, StudyConfig
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.storage import (
-    RunResult,
-)
+from sim.runs.paths import check_page
+from sim.runs.storage import RunResult
 from sim.specs import is_plugin
-from sim.studies.common import open_study, play_new_study
+from sim.studies.common import open_study, play_new_study, resume_points, resuming, same_games
 
 
 @dataclass(frozen=True)
@@ -97,20 +96,30 @@ def _without_one(study: StudyConfig, card: str) -> StudyConfig:
     return study.with_overrides(name=name, **change)
 
 
-def run_value(study: StudyConfig, request: Request, workers: Workers) -> ValueResult:
+def run_value(study: StudyConfig | None, request: Request, workers: Workers) -> ValueResult:
     """Play every point of the value study on shared seeds (one pool) and analyse it;
-    `request.games` is the games per point, `request.seed` replaces the study's seed."""
-    if request.seed is not None:
-        study = study.with_overrides(seed=request.seed)
-    points = value_points(study, request.games)
+    `request.games` is the games per point, `request.seed` replaces the study's seed. With
+    `request.resume`, finish the value folder a stopped call left (its points kept)."""
+    if request.resume is not None:
+        with resuming(request, "value", study) as (out_dir, saved, study):
+            points = value_points(study, same_games(request, saved, out_dir))
+            check_page(request, "value", study)
+            labels = [p.name or "base" for p in points]
+            runs, meta = resume_points(out_dir, saved, [p.study for p in points], labels, workers)
+    else:
+        if study is None:
+            raise SimError("sim value: give a CONFIG file, or --resume VALUE_DIR")
+        if request.seed is not None:
+            study = study.with_overrides(seed=request.seed)
+        points = value_points(study, request.games)
+        head = {
+            "seat": study.value.seat,
+            "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
+        }
+        out_dir, runs, meta = play_new_study(
+            study, "value", [p.study for p in points], head, request, workers
+        )
     slot = study.value.seat
-    head = {
-        "seat": slot,
-        "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
-    }
-    out_dir, runs, meta = play_new_study(
-        study, "value", [p.study for p in points], head, request, workers
-    )
     values, ablation = value_tables(points, runs, slot)
     return ValueResult(study, out_dir, points, runs, values, ablation, slot, meta)
 

@@ -65,18 +65,23 @@ def read_log(path: str | Path) -> list[tuple[int, dict]]:
     """The records of a log with their line numbers; a missing, huge or malformed file is
     one error line."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise SimError(f"{path}: no such log file")
+    if not path.is_file():  # a device or a pipe: no log, and /dev/zero never ends
+        raise SimError(f"{path}: not a log file (a folder, device or pipe)")
     if path.stat().st_size > MAX_LOG_BYTES:
         raise SimError(f"{path}: {path.stat().st_size:,} bytes is too large for a game's log")
-    out = []
+    out, read = [], 0
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
+            read += len(line)
+            if read > MAX_LOG_BYTES:  # counted while read: the file may grow
+                raise SimError(f"{path}: more than {MAX_LOG_BYTES:,} bytes; not a game's log")
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise SimError(f"{path}:{number}: not a JSON record") from None
             if not isinstance(record, dict) or not isinstance(record.get("event"), str):
                 raise SimError(f"{path}:{number}: not a log record (no 'event')")

@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from sim.config import SeatSpec
+from sim.config.limits import MAX_FILE_BYTES
+from sim.config.yamlio import load_yaml
 from sim.errors import SimError
 from sim.report.replay_page import write_replay
 from sim.runs.partials import run_data
@@ -51,13 +51,14 @@ def seat_specs(replay: ReplayGame, policy: str | None) -> tuple[list[SeatSpec] |
     if policy is None:
         people = " (a person's seat by its bot)" if replay.humans else ""
         return None, f"the game's seats{people}"
-    try:
-        value = yaml.safe_load(policy)
-    except yaml.YAMLError:
-        raise SimError(f"--policy: {policy!r} is neither a policy name nor a YAML seat") from None
+    try:  # the study files' own loader and limits (nesting, size, aliases)
+        value = load_yaml(policy, "--policy") if len(policy) <= MAX_FILE_BYTES else None
+    except SimError:
+        value = None
     seat = {"policy": value} if isinstance(value, str) else value
     if not isinstance(seat, dict):
-        raise SimError(f"--policy: {policy!r} is neither a policy name nor a YAML seat")
+        shown = policy if len(policy) <= 60 else policy[:57] + "..."
+        raise SimError(f"--policy: {shown!r} is neither a policy name nor a YAML seat")
     players = replay.study.game.players
     study = replay.study.overridden({"seats": [seat] * players}, where="--policy")
     return list(study.seats), f"{study.seats[0].label} at every seat"
@@ -120,11 +121,11 @@ def continuations(
     return out
 
 
-def default_out(source: str | Path, replay: ReplayGame) -> Path:
-    """RUN_DIR/replay-<I>.html for a run's game; LOG with .html for a log."""
+def default_out(source: str | Path, index: int | None) -> Path:
+    """RUN_DIR/replay-<I>.html for a run's game `index`; LOG with .html for a log."""
     path = Path(source)
     if path.is_dir():
-        return path / replay_file(replay.index)
+        return path / replay_file(index if index is not None else 0)
     return path.with_suffix(".html")
 
 
@@ -140,9 +141,19 @@ def replay_command(
     force: bool = False,
     quiet: bool = False,
 ) -> list[str]:
-    """Build the replay page of a game; the lines to print."""
+    """Build the replay page of a game; the lines to print. Every flag and the page's path
+    are checked before the game is played again."""
+    if not 1 <= n <= MAX_CONTINUATIONS:
+        raise SimError(f"--continuations must be from 1 to {MAX_CONTINUATIONS:,}, got {n}")
+    if as_seat is not None and as_seat < 0:
+        raise SimError(f"--as-seat must be a seat number from 0, got {as_seat}")
+    if any(step < 0 for step in steps or ()):
+        raise SimError(f"--from: steps are counted from 0, got {min(steps)}")
+    if Path(source).is_dir() and game is None:
+        raise SimError(f"{source}: a run folder; say which game with --game I")
+    given = Path(out) if out is not None else default_out(source, game)
+    path = check_report_path(given, force)
     replay = replay_source(source, game)
-    path = check_report_path(Path(out) if out is not None else default_out(source, replay), force)
     marked = sorted(set(steps)) if steps else default_marks(replay)
     t0 = time.perf_counter()
     whatifs = continuations(replay, marked, n, policy=policy, as_seat=as_seat, quiet=quiet)

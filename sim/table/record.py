@@ -182,7 +182,7 @@ class Bots:
     def __init__(self, recorded: RecordedGame) -> None:
         study, game = recorded.study, recorded.game
         self.seats = {
-            p: Seat(study.seats[slot], game, p, study.folder)
+            p: Seat(study.seats[slot], game, p, study.folder, limit=study.plugin_time_limit)
             for p, slot in enumerate(recorded.slots)
             if p not in recorded.humans
         }

@@ -124,7 +124,8 @@ def whatif(
     if seats is None:
         seats = [study.seats[slot] for slot in seat_lineup(study, index)]
     game = Game(start.engine, seed, index)
-    players_ = [Seat(spec, game, p, study.folder) for p, spec in enumerate(seats)]
+    limit = study.plugin_time_limit
+    players_ = [Seat(spec, game, p, study.folder, limit=limit) for p, spec in enumerate(seats)]
     compiled = compiled and all(seat.plugin is None for seat in players_)
     codes = np.array([seat.code for seat in players_], np.int64)
     params = np.stack([seat.params for seat in players_])
@@ -177,7 +178,7 @@ def game_streams(
     playing the game's own seats again (each must choose the logged action)."""
     game = Game(engine_for(study.game), seed, index)
     seats = [
-        Seat(study.seats[slot], game, p, study.folder)
+        Seat(study.seats[slot], game, p, study.folder, limit=study.plugin_time_limit)
         for p, slot in enumerate(seat_lineup(study, index))
     ]
     scratch = PolicyScratch.for_params(game.pr)

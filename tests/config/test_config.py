@@ -153,7 +153,8 @@ def test_with_overrides_applies_and_revalidates():
 
 def test_with_overrides_errors_name_the_key():
     study = load_study(BASE)
-    with pytest.raises(ConfigError, match=r"\(overrides\): deck\.sprayers: must be >= 0, got -1$"):
+    bound = r"\(overrides\): deck\.sprayers: must be from 0 to 2000, got -1$"
+    with pytest.raises(ConfigError, match=bound):
         study.with_overrides(**{"deck.sprayers": -1})
     with pytest.raises(ConfigError, match=r"deck\.sprayer: unknown setting; did you mean"):
         study.with_overrides(**{"deck.sprayer": 1})
@@ -185,7 +186,7 @@ def test_parse_override_reads_yaml_values():
 
 CASES = [
     # (yaml, key path, problem fragment)
-    ("deck:\n  sprayers: -2\n", "deck.sprayers", "must be >= 0, got -2"),
+    ("deck:\n  sprayers: -2\n", "deck.sprayers", "must be from 0 to 2000, got -2"),
     ("deck:\n  sprayer: 2\n", "deck.sprayer", "unknown key; did you mean 'sprayers'?"),
     ("deck:\n  zzz: 2\n", "deck.zzz", "unknown key; valid keys: boxes, toys, sprayers, princesses"),
     ("player: 4\n", "player", "unknown key; did you mean 'players'?"),
@@ -269,7 +270,7 @@ def test_error_names_file_key_and_problem(tmp_path, text, key, problem):
 
 def test_exact_message_for_a_negative_count(tmp_path):
     path = write(tmp_path, "deck:\n  sprayers: -2\n")
-    assert error_of(path) == f"{path}: deck.sprayers: must be >= 0, got -2"
+    assert error_of(path) == f"{path}: deck.sprayers: must be from 0 to 2000, got -2"
 
 
 def test_exact_message_for_a_turned_duplicate(tmp_path):
@@ -387,7 +388,7 @@ SWEEP_CASES = [
     ("players.x: [1]", "sweep.players", "is a single setting"),
     ("deck.boxes.SW: [1]", "sweep.deck.boxes.SW", "is 'NE' turned by 180 degrees (R1.3)"),
     ("deck.boxes.NX: [1]", "sweep.deck.boxes", "malformed wall string 'NX'"),
-    ("deck.sprayers: [0, -2]", "sweep.deck.sprayers[1]", "must be >= 0, got -2"),
+    ("deck.sprayers: [0, -2]", "sweep.deck.sprayers[1]", "must be from 0 to 2000, got -2"),
     ("deck.sprayers: []", "sweep.deck.sprayers", "must be a non-empty list"),
     ("deck.sprayers: 4", "sweep.deck.sprayers", "must be a non-empty list"),
     ("deck.sprayers: [2, 2]", "sweep.deck.sprayers[1]", "already in the list"),

@@ -148,7 +148,7 @@ def test_set_values_are_read_as_yaml(capsys):
         ("deck.toys.fihs=3", "did you mean 'deck.toys.fish'?"),
         ("games=3.0", "games: must be an integer"),
         ("games='5'", "games: must be an integer"),
-        ("hand_size=[", "not valid YAML"),
+        ("hand_size=[", "invalid YAML"),
         ("players", "expected KEY=VALUE"),
         ("seats.7.policy=greedy", "seats: give seats.<0..3>.<key>"),
     ],

@@ -75,13 +75,15 @@ def test_a_resumed_run_keeps_the_chunk_size_it_started_with(small_study, tmp_pat
 
 
 class DiesInAWorker:
-    """A plug-in policy whose worker process dies at its first move, as if killed."""
+    """A plug-in policy whose worker process dies at its first move, as if killed. The
+    plug-in itself plays in a watched child of the worker (sim.runs.isolated), so it kills
+    its parent, the worker; its own death is a test of tests/test_plugins.py."""
 
     parent = os.getpid()
 
     def choose(self, view, legal, rng):
-        if os.getpid() != DiesInAWorker.parent:
-            os.kill(os.getpid(), signal.SIGKILL)
+        if os.getppid() != DiesInAWorker.parent and os.getpid() != DiesInAWorker.parent:
+            os.kill(os.getppid(), signal.SIGKILL)  # the worker, under its watched child
         return legal[0].code
 
 

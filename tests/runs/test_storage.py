@@ -225,3 +225,19 @@ def test_a_run_that_fails_says_so(tmp_path, capsys, monkeypatch):
     assert "the engine refused" in status(out)["reason"]
     with pytest.raises(SimError, match="not complete"):
         load_run(out)
+
+
+@pytest.mark.parametrize(
+    ("status", "needle"),
+    [
+        ("done", "folder exists and is not empty"),  # a finished tune or advice
+        ("complete", "folder exists and is not empty"),
+        ("confirm", "holds a confirm tune study"),  # one that stopped in a phase
+    ],
+)
+def test_a_used_study_folder_is_named_for_what_it_holds(tmp_path, status, needle):
+    from sim.runs.storage import new_folder
+
+    (tmp_path / "study.json").write_text(json.dumps({"kind": "tune", "status": status}))
+    with pytest.raises(SimError, match=needle):
+        new_folder(tmp_path, "x", "folder exists and is not empty; use another --out")
