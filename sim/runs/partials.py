@@ -69,11 +69,11 @@ def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
     write_bytes(stats_path(run_dir, first), buf.getvalue())
 
 
-def parts_moments(parts: dict[str, pa.Table]) -> Moments:
-    """A chunk's moments from its Arrow tables (in the worker that played it)."""
+def parts_values(parts: dict[str, pa.Table]) -> pd.DataFrame:
+    """A chunk's per-game values from its Arrow tables (in the worker that played it)."""
     frames = {name: parts[name].to_pandas() for name in VALUE_TABLES}
     frames["cards"] = with_zero_card_rows(frames["cards"])
-    return moments_of(frames)
+    return game_values(frames["games"], frames["players"], frames["cards"])
 
 
 def load_moments(run_dir: Path, first: int) -> Moments | None:
