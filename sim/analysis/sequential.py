@@ -106,11 +106,14 @@ def bounded_cs(
     s: Summary, bounds: tuple[float, float], alpha: float, window: tuple[float, float] | None = None
 ) -> tuple[float, float]:
     """The exact confidence sequence's interval after the games of `s`, values in `bounds`:
-    the hull of the means not rejected at level alpha (a grid from the estimate outwards,
-    then finer grids at the outermost change; each end is the first rejected candidate, so
-    the interval holds the hull). With `window` (a monitor's running interval), only the
-    part of the hull inside it: both window ends are checked first (one evaluation; an end
-    not rejected is kept), a rejected one searched for between the estimate and it."""
+    the means not rejected at level alpha around the estimate (a grid from the estimate
+    outwards, then finer grids at the first change; each end is the first rejected
+    candidate, so the interval holds every mean not rejected between them). The set is
+    an interval but for a sliver within about 1e-14 of a bound, which the smallest bet
+    (BETS) cannot reach and which is left out. With `window` (a monitor's running
+    interval), only the part inside it: both window ends are checked first (one
+    evaluation; an end not rejected is kept), a rejected one searched for between the
+    estimate and it."""
     a, b = bounds
     if s.n == 0 or not math.isfinite(s.mean):
         return a, b
@@ -138,19 +141,20 @@ def bounded_cs(
             ends.append(mean)
             continue
         mus = mean + sign * room * grid
-        keep = log_e(s, mus, bounds) < limit
-        if keep.all():
+        out = np.flatnonzero(log_e(s, mus, bounds) >= limit)
+        if not len(out):
             ends.append(edge)
             continue
-        last = int(np.flatnonzero(keep).max()) if keep.any() else -1
-        inside = mean if last < 0 else mus[last]
-        outside = mus[last + 1]
+        k = int(out[0])  # the first candidate rejected, from the estimate outwards
+        inside, outside = (mean if k == 0 else mus[k - 1]), mus[k]
         for _ in range(rounds):  # finer grids between the two: 1/65 of the step each
             finer = np.linspace(inside, outside, 66)[1:-1]
-            ok = log_e(s, finer, bounds) < limit
-            k = int(np.flatnonzero(ok).max()) if ok.any() else -1
-            inside, outside = (inside if k < 0 else finer[k]), (
-                finer[k + 1] if k + 1 < len(finer) else outside)  # fmt: skip
+            out = np.flatnonzero(log_e(s, finer, bounds) >= limit)
+            if len(out):
+                k = int(out[0])
+                inside, outside = (inside if k == 0 else finer[k - 1]), finer[k]
+            else:
+                inside = finer[-1]
         ends.append(outside)
     return min(ends[0], mean), max(ends[1], mean)
 
@@ -336,24 +340,33 @@ def _decision_at(q: Question, s: Summary, value: float, alpha: float) -> str | N
     if not all(math.isfinite(x) for x in bounds):
         lo, hi, _ = _interval(q, s, value, alpha)
         return decide(q, lo, hi)
+    a, b = bounds
     shift = value - s.mean
     marks = list(q.band) if q.kind == "target" else [q.null]
     if q.kind != "target" and q.margin is not None:
         marks += [q.null - q.margin, q.null + q.margin]
-    inside = [min(max(x - shift, bounds[0]), bounds[1]) for x in marks]
-    out = rejected(s, inside, bounds, alpha)
-    past = {x: (bool(r) and x - shift < s.mean, bool(r) and x - shift > s.mean)
-            for x, r in zip(marks, out, strict=True)}  # (lo past x, hi below x)  # fmt: skip
+    cols = [x - shift for x in marks]  # in the column's units
+    out = dict(zip(marks, rejected(s, [min(max(c, a), b) for c in cols], bounds, alpha),
+                   strict=True))  # fmt: skip
+
+    def lo_past(x: float, strict: bool = False) -> bool:  # lo > x (or >= x, not strict)
+        c = x - shift
+        return (c < a or (not strict and c <= a)) or (bool(out[x]) and a < c < s.mean)
+
+    def hi_below(x: float, strict: bool = False) -> bool:  # hi < x (or <= x)
+        c = x - shift
+        return (c > b or (not strict and c >= b)) or (bool(out[x]) and s.mean < c < b)
+
     if q.kind == "target":
         b_lo, b_hi = q.band
-        if past[b_lo][0] and past[b_hi][1]:
+        if lo_past(b_lo) and hi_below(b_hi):
             return "met"
-        return "missed" if past[b_lo][1] or past[b_hi][0] else None
-    if past[q.null][0]:
+        return "missed" if hi_below(b_lo, True) or lo_past(b_hi, True) else None
+    if lo_past(q.null, True):
         return "real: higher"
-    if past[q.null][1]:
+    if hi_below(q.null, True):
         return "real: lower"
-    if q.margin is not None and past[q.null - q.margin][0] and past[q.null + q.margin][1]:
+    if q.margin is not None and lo_past(q.null - q.margin) and hi_below(q.null + q.margin):
         return "negligible"
     return None
 

@@ -203,3 +203,29 @@ def test_targets_and_paired_differences_and_forecasts():
     assert decide(q_diff, -0.004, 0.006) == "negligible"
     assert decide(q_diff, 0.001, 0.02) == "real: higher"
     assert mon.reason().startswith(("every question decided", "1 of 2 questions open"))
+
+
+def test_a_decision_from_point_checks_is_the_interval_s():
+    """The forecasts decide from a few evaluations at the thresholds, the looks from the
+    interval: on the exact sequence both give the same answer (its acceptance set is an
+    interval holding the estimate)."""
+    from sim.analysis.sequential import _decision_at, _interval
+
+    rng = np.random.default_rng(7)
+    qs = [seat_question(), target_question("shared_wins", (0.15, 0.25)),
+          Question("ties, B − A", "shared_wins", "difference", margin=0.01)]  # fmt: skip
+    seen = set()
+    for _ in range(300):
+        q = qs[rng.integers(len(qs))]
+        n = int(rng.integers(50, 40_000))
+        p = rng.uniform(0.0, 0.4)
+        x = (rng.random(n) < p) * 1.0
+        if q.kind == "difference":
+            x = x - (rng.random(n) < p + rng.normal(0, 0.01))
+        s = Summary.of(x)
+        value = s.mean + (-0.5 if q.metric == "first_player_advantage" else 0.0)
+        lo, hi, _ = _interval(q, s, value, 0.05)
+        got = _decision_at(q, s, value, 0.05)
+        assert got == decide(q, lo, hi), (q.name, n, p, lo, hi)
+        seen.add(got)
+    assert {None, "met", "missed", "real: higher", "negligible"} <= seen
