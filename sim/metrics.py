@@ -249,6 +249,33 @@ _CORE = {m.name: m for m in CORE_METRICS}
 TARGET_METRICS: tuple[str, ...] = tuple(m.name for m in CORE_METRICS if m.target)
 
 
+# The band `sim advise` holds every seat to when the config gives no target for it: within
+# 2.5 pp of a fair share (seat 0's edge is the first-player advantage).
+FAIR_BAND = 0.025
+# How a game plays, as `sim advise` shows it (against the config's targets where given).
+PLAY_METRICS = ("turns", "score_sd", "decided_at", "lead_changes", "comeback", "items_wasted")
+
+
+def seat_edge_metric(seat: int) -> Metric:
+    """Seat k's win share minus the fair 1/players (seat 0's is the first-player advantage);
+    a target, by default within FAIR_BAND."""
+    return Metric(f"seat_edge.seat{seat}", f"edge over a fair share, seat {seat}", "seats",
+                  _seat_edge(seat), "share", (f"seat{seat}", "n_players"), "wilson", fair=0.0,
+                  target=True, within=FAIR_BAND)  # fmt: skip
+
+
+def _seat_edge(seat: int) -> Callable[[Means], np.ndarray]:
+    return lambda m: m[f"seat{seat}"] - 1.0 / m["n_players"]
+
+
+def is_target(name: str) -> bool:
+    """May a config name this metric under `targets:`? The core targets (TARGET_METRICS) and
+    each seat's edge (`seat_edge.seat<k>`)."""
+    family, _, member = name.partition(".")
+    seat = member.removeprefix("seat")
+    return name in TARGET_METRICS or (family == "seat_edge" and member != seat and seat.isdigit())
+
+
 def seat_metric(seat: int) -> Metric:
     """Seat k's win share (a k-way tie counts 1/k, R8.6)."""
     return Metric(f"win_share.seat{seat}", f"win share, seat {seat}", "seats",
@@ -333,6 +360,8 @@ def metric(name: str) -> Metric:
         return policy_metric(member)
     if family == "card_impact" and member:
         return card_metric(member)
+    if family == "seat_edge" and member.startswith("seat") and member[4:].isdigit():
+        return seat_edge_metric(int(member[4:]))
     if family == "dead_rate" and member:
         return dead_rate_metric(member)
     seat = member.removeprefix("seat")
@@ -343,7 +372,7 @@ def metric(name: str) -> Metric:
     raise ValueError(
         f"unknown metric {name!r}; {hint} (or win_share.seat<k>, win_share.<policy>,"
         " card_impact.<card>, dead_rate.<card>, extra_turn_share.seat<k>, turn_edge.seat<k>,"
-        " equal_turn_edge.seat<k>)"
+        " equal_turn_edge.seat<k>, seat_edge.seat<k>)"
     )
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from sim.analysis import ladder as L
 from sim.analysis.findings import ladder_verdict
-from sim.config import StudyConfig, rung_label, rung_seat
+from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.runs.options import Request, Workers
 from sim.runs.storage import (
     RunResult,
@@ -82,9 +82,7 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
     rating model predicts those from the steps, so non-transitive results show)."""
     labels, seats = rungs_of(study)
     n = games or study.ladder.games
-    base = study.with_overrides(
-        games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
-    )
+    base = study.with_overrides(games=n, rotate_seats=True, **NO_BLOCKS)
     sizes = [2] if study.game.players == 2 else [2, study.game.players]
     matches = []
     pairs = [(step, step - 1, players) for step in range(1, len(labels)) for players in sizes]
