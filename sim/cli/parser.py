@@ -66,8 +66,8 @@ def add_study_options(
     if "until" in want:
         p.add_argument(
             "--until",
-            choices=("decided",),  # sim.runs.until.UNTIL
-            default=None,
+            default=None,  # checked with the other flags: one line (sim.runs.until.UNTIL)
+            metavar="decided",
             help="decided: play chunk by chunk and stop once every question of the study"
             " (each target, the primary metric, else the first-player advantage) is decided"
             " by its anytime-valid interval, or at --max-games",
