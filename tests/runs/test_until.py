@@ -191,6 +191,21 @@ def test_the_heartbeat_says_the_estimates(monkeypatch, capsys):
     assert "played 100 of at most 1,000 games" in err and "decided: met" in err
 
 
+def test_a_run_until_decided_says_its_estimates_while_it_plays(monkeypatch, tmp_path, capsys):
+    """Not a terminal (a pipe, a log): the heartbeat lines of a real run carry the estimate,
+    its anytime-valid interval and a forecast or the decision."""
+    monkeypatch.setattr("sim.runs.orchestrate.HEARTBEAT_S", 0.0)
+    monkeypatch.setattr("sim.runs.until.PROGRESS_S", 0.0)
+    code, out, err = cli(capsys, "run", BASE, "--until", "decided", "--max-games", CAP,
+                         "--jobs", 1, "--out", tmp_path / "r", "--no-report")  # fmt: skip
+    assert code == 0, err
+    beats = [line for line in err.splitlines() if "played " in line]
+    assert beats and all("of at most 6,000 games" in line for line in beats)
+    assert all("first-player advantage: +" in line for line in beats)
+    assert any("more games to decide" in line for line in beats)
+    assert "Stopped after " in out
+
+
 @pytest.mark.parametrize(
     "args, says",
     [
