@@ -189,6 +189,8 @@ def write_advice(result: Advice) -> Path:
     path = result.state.out_dir / ADVICE_FILE
     write_json(path, result.data)
     return path
+
+
 CALIBRATION_FILE = "calibration.json"
 CALIBRATED_FILE = "calibrated.yaml"
 
