@@ -170,6 +170,27 @@ def test_a_comparison_of_identical_games_is_decided_negligible_at_once(tmp_path,
     assert f"Stopped after {n:,} games per point" in out
 
 
+@pytest.mark.parametrize("primary", ["primary: mean_score\n", ""], ids=["stops", "cap"])
+def test_a_sweep_until_decided_stops_alike_on_one_or_two_workers(primary, tmp_path, capsys):
+    """Two points whose chunks finish out of order on two workers: the same stop, the same
+    record and the same points.csv as on one (mean score: decided after a few looks; the
+    first-player advantage's change: open at the cap after 20)."""
+    path = tmp_path / "s.yaml"
+    path.write_text(f"extends: {BASE}\n{primary}sweep:\n  deck.sprayers: [4, 5]\n")
+    got = []
+    for jobs in (1, 2):
+        out = tmp_path / f"s{jobs}"
+        code, _, err = cli(capsys, "sweep", path, "--until", "decided", "--max-games", 1500,
+                           "--jobs", jobs, "--out", out, "--no-report", "--quiet")  # fmt: skip
+        assert code == 0, err
+        meta = json.loads((out / "study.json").read_text())
+        got.append((meta["games"], meta["chunk_games"], meta["until"],
+                    (out / "points.csv").read_text()))  # fmt: skip
+    assert got[0] == got[1]
+    assert got[0][1] == 75  # 20 looks up to the cap, whatever the workers
+    assert got[0][2]["decided"] == bool(primary) and (got[0][0] < 1500) == bool(primary)
+
+
 def test_the_questions_of_each_kind_of_study(study):
     sweep = study.with_overrides(targets={"turns": 55}, primary="mean_score")
     points = [sweep, sweep.with_overrides(**{"deck.sprayers": 5})]
