@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from sim.analysis.differences import DIRECT
 from sim.analysis.moments import Moments
 from sim.analysis.paired import Streamed
 from sim.analysis.sequential import (
@@ -199,6 +200,10 @@ class Watch:
     def __post_init__(self) -> None:
         self.monitor = Monitor(list(self.until.questions), alpha=self.until.alpha,
                                min_games=self.until.min_games)  # fmt: skip
+        # plain metrics are decided from the column sums: their bootstrap draws go unused,
+        # so a study asking only those draws the fewest (they cost a third of the parent)
+        plain = all(metric(q.metric).interval in DIRECT for q in self.until.questions)
+        self._resamples = 2 if plain else MONITOR_RESAMPLES
 
     def add(self, point: int, first: int, count: int, values: pd.DataFrame) -> None:
         """One point's chunk of game values (the watched columns)."""
@@ -210,7 +215,7 @@ class Watch:
         if self.points == 1:
             part = Moments.of(got[0])
         else:
-            part = Streamed.of([got[i] for i in range(self.points)], MONITOR_RESAMPLES, 0, False)
+            part = Streamed.of([got[i] for i in range(self.points)], self._resamples, 0, False)
         self.monitor.add(first, count, part)
 
     @property
