@@ -48,7 +48,7 @@ def run(config, **kwargs):
     """Run a study (a StudyConfig or a YAML path) like `sim run`; returns a RunResult.
 
     Keyword arguments as on the command line: jobs, backend, scheduler, quiet (the
-    workers) and out, resume, games, seed (the request).
+    workers) and out, resume, games, seed, until ("decided"), max_games (the request).
     """
     from sim.config import StudyConfig, load_study
     from sim.runs import Request, Workers

@@ -63,6 +63,7 @@ _PSI = -np.log1p(-BETS) - BETS
 _LOG_W = np.r_[np.full(80, math.log(0.1 / 80)), np.full(240, math.log(0.9 / 240))]
 T_OPT = 10_000  # games at which the asymptotic sequence is tightest
 _GRID = np.geomspace(1e-12, 1.0 - 1e-12, 160)  # candidate distances, as shares of the range
+_STEPS = np.linspace(0.0, 1.0, 33)[1:]  # ... of a running interval (its end is near the last)
 MAX_GAMES = 10**9  # forecasts beyond this say "not in any practical run"
 
 
@@ -101,10 +102,18 @@ def _logsumexp(x: np.ndarray) -> np.ndarray:
         return safe + np.log(np.exp(x - safe[:, None]).sum(axis=1))
 
 
-def bounded_cs(s: Summary, bounds: tuple[float, float], alpha: float) -> tuple[float, float]:
+def bounded_cs(
+    s: Summary, bounds: tuple[float, float], alpha: float, window: tuple[float, float] | None = None
+) -> tuple[float, float]:
     """The exact confidence sequence's interval after the games of `s`, values in `bounds`:
-    the hull of the means not rejected at level alpha (a grid from the estimate outwards,
-    then bisection at the outermost change)."""
+    the means not rejected at level alpha around the estimate (a grid from the estimate
+    outwards, then finer grids at the first change; each end is the first rejected
+    candidate, so the interval holds every mean not rejected between them). The set is
+    an interval but for a sliver within about 1e-14 of a bound, which the smallest bet
+    (BETS) cannot reach and which is left out. With `window` (a monitor's running
+    interval), only the part inside it: both window ends are checked first (one
+    evaluation; an end not rejected is kept), a rejected one searched for between the
+    estimate and it."""
     a, b = bounds
     if s.n == 0 or not math.isfinite(s.mean):
         return a, b
@@ -113,27 +122,47 @@ def bounded_cs(s: Summary, bounds: tuple[float, float], alpha: float) -> tuple[f
                          f" [{a:g}, {b:g}]")  # fmt: skip
     limit = math.log(1 / alpha)
     mean = min(max(s.mean, a), b)
+    edges, grid, rounds = [a, b], _GRID, 4
+    if window is not None:
+        w_lo, w_hi = max(a, window[0]), min(b, window[1])
+        if w_lo <= mean <= w_hi:  # else the estimate left it: search the whole range
+            edges, grid, rounds = [w_lo, w_hi], _STEPS, 2  # the new end is near the last
+            out = log_e(s, np.array(edges), bounds) >= limit
+            edges = [e if r else None for e, r in zip(edges, out, strict=True)]
+            if edges == [None, None]:
+                return w_lo, w_hi
     ends = []
-    for room, sign in ((mean - a, -1.0), (b - mean, 1.0)):
+    for edge, sign in zip(edges, (-1.0, 1.0), strict=True):
+        if edge is None:  # the window's end, not rejected: the hull reaches past it
+            ends.append((w_lo, w_hi)[sign > 0])
+            continue
+        room = abs(edge - mean)
         if room <= 0:
             ends.append(mean)
             continue
-        mus = mean + sign * room * _GRID
-        keep = log_e(s, mus, bounds) < limit
-        if keep.all():
-            ends.append(a if sign < 0 else b)
+        mus = mean + sign * room * grid
+        out = np.flatnonzero(log_e(s, mus, bounds) >= limit)
+        if not len(out):
+            ends.append(edge)
             continue
-        last = int(np.flatnonzero(keep).max()) if keep.any() else -1
-        inside = mean if last < 0 else mus[last]
-        outside = mus[last + 1]
-        for _ in range(4):  # three more grids between the two: 1e-7 of the last step
+        k = int(out[0])  # the first candidate rejected, from the estimate outwards
+        inside, outside = (mean if k == 0 else mus[k - 1]), mus[k]
+        for _ in range(rounds):  # finer grids between the two: 1/65 of the step each
             finer = np.linspace(inside, outside, 66)[1:-1]
-            ok = log_e(s, finer, bounds) < limit
-            k = int(np.flatnonzero(ok).max()) if ok.any() else -1
-            inside, outside = (inside if k < 0 else finer[k]), (
-                finer[k + 1] if k + 1 < len(finer) else outside)  # fmt: skip
-        ends.append(inside)
-    return ends[0], ends[1]
+            out = np.flatnonzero(log_e(s, finer, bounds) >= limit)
+            if len(out):
+                k = int(out[0])
+                inside, outside = (inside if k == 0 else finer[k - 1]), finer[k]
+            else:
+                inside = finer[-1]
+        ends.append(outside)
+    return min(ends[0], mean), max(ends[1], mean)
+
+
+def rejected(s: Summary, mus, bounds: tuple[float, float], alpha: float) -> np.ndarray:
+    """Is each candidate mean in `mus` left out of the exact sequence after the games of `s`?
+    (What a decision needs: a few evaluations instead of the interval's search.)"""
+    return log_e(s, np.asarray(mus, float), bounds) >= math.log(1 / alpha)
 
 
 def asymptotic_margin(sd: float, n: int, alpha: float, t_opt: int = T_OPT) -> float:
@@ -255,13 +284,15 @@ def _bounds_of(q: Question, m: Metric) -> tuple[float, float]:
     return difference_range(m) if q.kind == "difference" else m.value_range
 
 
-def _interval(q: Question, s: Summary, value: float, alpha: float, sd=None) -> tuple:
-    """(lo, hi, method) of a plain mean's sequence from its summary, shifted to `value`."""
+def _interval(q: Question, s: Summary, value: float, alpha: float, window=None) -> tuple:
+    """(lo, hi, method) of a plain mean's sequence from its summary, shifted to `value`
+    (`window`: the running interval, in the metric's units, that the result is cut to)."""
     m = metric(q.metric)
     bounds = _bounds_of(q, m)
     shift = value - s.mean
     if all(math.isfinite(x) for x in bounds):
-        lo, hi = bounded_cs(s, bounds, alpha)
+        inside = None if window is None else (window[0] - shift, window[1] - shift)
+        lo, hi = bounded_cs(s, bounds, alpha, inside)
         return lo + shift, hi + shift, "anytime-valid (bounded mixture)"
     sd = math.sqrt(max(s.m2, 0.0) / (s.n - 1)) if s.n > 1 else math.nan
     half = asymptotic_margin(sd, s.n, alpha)
@@ -270,9 +301,9 @@ def _interval(q: Question, s: Summary, value: float, alpha: float, sd=None) -> t
     return lo + shift, hi + shift, "anytime-valid (asymptotic)"
 
 
-def _look(q: Question, state, alpha: float) -> tuple[float, float, float, str, Summary | None]:
+def _look(q: Question, state, alpha: float, window=None) -> tuple:
     """(value, lo, hi, method, summary) of one question on a merged state (a run's
-    `Moments`, or a comparison's or sweep's `Streamed`)."""
+    `Moments`, or a comparison's or sweep's `Streamed`); `window` as for `_interval`."""
     m = metric(q.metric)
     if isinstance(state, Moments):
         if q.kind == "difference":
@@ -280,7 +311,7 @@ def _look(q: Question, state, alpha: float) -> tuple[float, float, float, str, S
         value = float(evaluate(state, [m])[0, 0])
         if _plain(m):
             s = state.summary(m.columns[0])
-            return (value, *_interval(q, s, value, alpha), s)
+            return (value, *_interval(q, s, value, alpha, window), s)
         sd = delta_se(state, m, value) * math.sqrt(state.n)
         half = asymptotic_margin(sd, state.n, alpha)
         return value, value - half, value + half, "anytime-valid (asymptotic, delta method)", None
@@ -291,12 +322,53 @@ def _look(q: Question, state, alpha: float) -> tuple[float, float, float, str, S
         sums = state.differences if q.kind == "difference" else state.sums
         s = sums[q.point].summary(m.columns[0])
         if s is not None:
-            return (value, *_interval(q, s, value, alpha), s)
+            return (value, *_interval(q, s, value, alpha, window), s)
     spread = draws[-1, :, 0] - (draws[0, :, 0] if q.kind == "difference" else 0.0)
     with np.errstate(invalid="ignore"):
         sd = float(np.nanstd(spread, ddof=1)) * math.sqrt(state.games)
     half = asymptotic_margin(sd, state.games, alpha)
     return value, value - half, value + half, "anytime-valid (asymptotic, bootstrap sd)", None
+
+
+def _decision_at(q: Question, s: Summary, value: float, alpha: float) -> str | None:
+    """The decision the sequence (not its running intersection) gives after the games of
+    `s`: for the exact sequence from a few point evaluations (its acceptance set is an
+    interval holding the estimate, so an end lies past a threshold exactly when the
+    threshold is rejected on that side), else from the closed-form interval."""
+    m = metric(q.metric)
+    bounds = _bounds_of(q, m)
+    if not all(math.isfinite(x) for x in bounds):
+        lo, hi, _ = _interval(q, s, value, alpha)
+        return decide(q, lo, hi)
+    a, b = bounds
+    shift = value - s.mean
+    marks = list(q.band) if q.kind == "target" else [q.null]
+    if q.kind != "target" and q.margin is not None:
+        marks += [q.null - q.margin, q.null + q.margin]
+    cols = [x - shift for x in marks]  # in the column's units
+    out = dict(zip(marks, rejected(s, [min(max(c, a), b) for c in cols], bounds, alpha),
+                   strict=True))  # fmt: skip
+
+    def lo_past(x: float, strict: bool = False) -> bool:  # lo > x (or >= x, not strict)
+        c = x - shift
+        return (c < a or (not strict and c <= a)) or (bool(out[x]) and a < c < s.mean)
+
+    def hi_below(x: float, strict: bool = False) -> bool:  # hi < x (or <= x)
+        c = x - shift
+        return (c > b or (not strict and c >= b)) or (bool(out[x]) and s.mean < c < b)
+
+    if q.kind == "target":
+        b_lo, b_hi = q.band
+        if lo_past(b_lo) and hi_below(b_hi):
+            return "met"
+        return "missed" if hi_below(b_lo, True) or lo_past(b_hi, True) else None
+    if lo_past(q.null, True):
+        return "real: higher"
+    if hi_below(q.null, True):
+        return "real: lower"
+    if q.margin is not None and lo_past(q.null - q.margin) and hi_below(q.null + q.margin):
+        return "negligible"
+    return None
 
 
 def more_games(q: Question, s: Summary | None, value: float, alpha: float) -> int | None:
@@ -307,8 +379,7 @@ def more_games(q: Question, s: Summary | None, value: float, alpha: float) -> in
 
     def decided(n: int) -> bool:
         grown = replace(s, n=n, m2=s.m2 * n / s.n, m4=math.nan)
-        lo, hi, _ = _interval(q, grown, value, alpha)
-        return decide(q, lo, hi) is not None
+        return _decision_at(q, grown, value, alpha) is not None
 
     if decided(s.n):
         return 0
@@ -332,12 +403,14 @@ class Monitor:
     """The questions of a study, answered after every look. `add(first, games, part)` takes
     a chunk's sums (a run's `Moments`, or a comparison's or sweep's `Streamed.of` of the
     chunk's per-point game values); the state advances over the contiguous prefix of game
-    indices only. `answers` hold the latest look; `decided` is True once every question
-    is; `forecast` adds each undecided question's games to a decision."""
+    indices only, a look after each chunk, until `stopped`. `answers` hold the latest look;
+    `decided` is True once every question is; `forecast` adds each undecided question's
+    games to a decision."""
 
     questions: list[Question]
     alpha: float = ALPHA
     first_game: int = 0
+    min_games: int = 0  # looks go on to at least this many games (a resumed run's own)
     state: Moments | Streamed | None = None
     games: int = 0
     answers: list[Answer] = field(default_factory=list)
@@ -350,27 +423,29 @@ class Monitor:
         self._next = self.first_game
 
     def add(self, first: int, games: int, part) -> bool:
-        """Take one chunk (games first .. first + games − 1); look again when the prefix
-        grew. Returns whether a look happened."""
+        """Take one chunk (games first .. first + games − 1) and look after each chunk the
+        contiguous prefix grows by, in game-index order, until every question is decided:
+        the looks, and so the stop, are the same whatever order the chunks come in.
+        Returns whether a look happened."""
         self._pending[first] = (games, part)
-        grew = False
-        while self._next in self._pending:
+        looked = False
+        while self._next in self._pending and not self.stopped:
             n, p = self._pending.pop(self._next)
             self.state = p if self.state is None else self.state.merge(p)
             self._next += n
             self.games += n
-            grew = True
-        if grew:
             self.look()
-        return grew
+            looked = True
+        return looked
 
     def look(self) -> list[Answer]:
         """Answer every question on the state so far (running intersections kept)."""
         out = []
         for q in self.questions:
             level = self.levels[q.name]
-            value, lo, hi, method, s = _look(q, self.state, level)
-            old_lo, old_hi = self._running.get(q.name, (-math.inf, math.inf))
+            window = self._running.get(q.name)
+            value, lo, hi, method, s = _look(q, self.state, level, window)
+            old_lo, old_hi = window or (-math.inf, math.inf)
             lo, hi = max(lo, old_lo), min(hi, old_hi)
             if lo > hi:  # the sequence has ruled out everything: keep the last interval
                 lo, hi = old_lo, old_hi
@@ -384,6 +459,11 @@ class Monitor:
     def decided(self) -> bool:
         """Is every question answered?"""
         return bool(self.answers) and all(a.decision is not None for a in self.answers)
+
+    @property
+    def stopped(self) -> bool:
+        """Decided, with at least `min_games` games: no further chunk is taken in."""
+        return self.decided and self.games >= self.min_games
 
     def forecast(self) -> list[Answer]:
         """The latest answers with `more_games` filled in for the undecided ones."""
@@ -407,10 +487,11 @@ def describe(answer: Answer) -> str:
     '... about 6,000 more games to decide' (for a progress line)."""
     m = metric(answer.question.metric)
     diff = answer.question.kind == "difference" or m.fair == 0.0
-    lo, hi = (units.value(x, m.unit, diff=diff) for x in (answer.lo, answer.hi))
-    text = f"{answer.question.name}: {units.value(answer.value, m.unit, diff=diff)} [{lo}, {hi}]"
+    shown = units.interval(answer.value, answer.lo, answer.hi, m.unit, diff=diff)
+    text = f"{answer.question.name}: {shown}"
     if answer.decision is not None:
         return f"{text}, decided: {answer.decision}"
     if answer.more_games is None:
         return f"{text}, undecided"
-    return f"{text}, about {answer.more_games:,} more games to decide"
+    step = 10 ** max(0, len(str(answer.more_games)) - 2)  # two significant figures
+    return f"{text}, about {round(answer.more_games / step) * step:,} more games to decide"

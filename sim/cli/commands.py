@@ -163,6 +163,7 @@ def bench(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`sim run CONFIG`: play, then summary.json, the terminal summary and the page."""
+    from sim.analysis.stopping import stop_lines, stopped_record
     from sim.runs import run as run_study
     from sim.runs.partials import run_data
     from sim.studies.outputs import write_run_summary
@@ -176,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     moments, view = run_data(result)  # every game's partial results; rows of a sample
     summary = write_run_summary(result, moments, view)
     print(run_lines(result, moments, view))
+    print("".join(f"  {line}\n" for line in stop_lines(stopped_record(result.meta))), end="")
     print(f"  verdict: {summary['verdict']}")
     if not args.no_report:
         print("\n".join(publish(result, args.report, args.force, True, args.quiet)))
@@ -274,6 +276,7 @@ def sweep(args: argparse.Namespace) -> int:
     """`sim sweep CONFIG`: every point on shared seeds, points.csv, the page."""
     from sim.analysis.findings import sweep_findings
     from sim.analysis.paired import sweep_result_stats
+    from sim.analysis.stopping import stop_lines, stopped_record
     from sim.report.study_report import build_sweep_report
     from sim.runs.partials import stream_runs
     from sim.studies.outputs import write_points
@@ -288,6 +291,7 @@ def sweep(args: argparse.Namespace) -> int:
     write_points(result, stats)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
              f" on shared seeds -> {result.out_dir}"]  # fmt: skip
+    lines += stop_lines(stopped_record(result.meta))  # a sweep run until decided
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats.table)
@@ -299,6 +303,7 @@ def compare(args: argparse.Namespace) -> int:
     Labels default to the file names (suffixed (A)/(B) when they are the same); `--set`
     changes both configs; `--seed` replaces A's (B plays on A's seed)."""
     from sim.analysis.paired import compare_runs, summarize_compare
+    from sim.analysis.stopping import stop_lines, stopped_record
     from sim.config import load_study
     from sim.report.study_report import build_compare_report
     from sim.runs.partials import stream_runs
@@ -328,7 +333,8 @@ def compare(args: argparse.Namespace) -> int:
         streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
     )
     write_differences(table, result.out_dir)
-    lines = [*result.meta.get("notes", []), summarize_compare(table)]
+    lines = [*result.meta.get("notes", []), *stop_lines(stopped_record(result.meta)),
+             summarize_compare(table)]  # fmt: skip
     return _said(
         lines, args, lambda: build_compare_report(result, request.report, table, args.force)
     )

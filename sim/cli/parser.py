@@ -18,10 +18,12 @@ MAX_GAME_INDEX = 100_000_000  # as many games as a run may have (sim.config.MAX_
 # Every flag a study command may take, in --help order. `add_study_options` gives a
 # subcommand all of them but those it leaves out, so every study command (run, sweep,
 # compare, tune, turns, value, ladder, luck) spells and means them the same way.
-STUDY_FLAGS = ("set", "games", "seed", "workers", "out", "resume", "quiet", "report")
-STUDY_DEFAULTS = {"set": [], "games": None, "seed": None, "jobs": -1, "backend": None,
-                  "scheduler": None, "out": None, "resume": None, "quiet": False,
-                  "report": None, "no_report": False, "force": False}  # fmt: skip
+STUDY_FLAGS = ("set", "games", "until", "seed", "workers", "out", "resume", "quiet", "report")
+STUDY_DEFAULTS = {"set": [], "games": None, "until": None, "max_games": None, "seed": None,
+                  "jobs": -1, "backend": None, "scheduler": None, "out": None,
+                  "resume": None, "quiet": False, "report": None, "no_report": False,
+                  "force": False}  # fmt: skip
+UNTIL_COMMANDS = ("run", "sweep", "compare")  # the studies that may stop when decided
 
 
 def add_force(p: argparse.ArgumentParser) -> None:
@@ -44,6 +46,8 @@ def add_study_options(
     unknown = set(leave_out) - set(STUDY_FLAGS)
     assert not unknown, unknown
     want = [f for f in STUDY_FLAGS if f not in leave_out]
+    if command not in UNTIL_COMMANDS and "until" in want:
+        want.remove("until")
     stem = "<name>" if command == "run" else f"<name>-{command}"
     if command == "compare":
         stem = "compare-<A>-<B>"
@@ -59,6 +63,24 @@ def add_study_options(
     if "games" in want:
         meaning, default = GAMES[command]
         p.add_argument("--games", type=int, default=None, help=f"{meaning} (default: {default})")
+    if "until" in want:
+        p.add_argument(
+            "--until",
+            default=None,  # checked with the other flags: one line (sim.runs.until.UNTIL)
+            metavar="decided",
+            help="decided: play chunk by chunk and stop once every question of the study"
+            " (each target, the primary metric, else the first-player advantage) is decided"
+            " by its anytime-valid interval, or at --max-games",
+        )
+        p.add_argument(
+            "--max-games",
+            type=int,
+            default=None,
+            metavar="N",
+            help="with --until decided: at most N games"
+            + (" per point" if command == "sweep" else " of each config" if command == "compare"
+               else "") + " (default: 10 times the config's games)",
+        )  # fmt: skip
     if "seed" in want:
         p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     if "workers" in want:
@@ -97,6 +119,8 @@ def options(args: argparse.Namespace) -> tuple[Request, Workers]:
         report=Path(args.report) if args.report else None,
         no_report=args.no_report,
         force=args.force,
+        until=args.until,
+        max_games=args.max_games,
     )
     return request, Workers(args.jobs, args.backend, args.scheduler, args.quiet)
 

@@ -20,6 +20,7 @@ from markupsafe import Markup
 from sim import analysis as A
 from sim import units
 from sim.analysis.moments import Moments
+from sim.analysis.stopping import page_lines
 from sim.analysis.values import game_values
 from sim.config import StudyConfig, dump_yaml
 from sim.report import figures as F
@@ -242,6 +243,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments)
         "parity": A.parity_note(run.games, players),
         "warnings": _warnings(run),
         "targets": targets,
+        "stopped": page_lines(meta),  # a run stopped when decided (issue 24)
     }
 
 

@@ -22,6 +22,7 @@ from sim.analysis.paired import (
     headline_count,
     sweep_result_stats,
 )
+from sim.analysis.stopping import page_lines
 from sim.config import dump_yaml
 from sim.errors import SimError
 from sim.report import study_figures as SF
@@ -128,6 +129,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "config": dump_yaml(study.to_yaml_dict()),
         "resamples": t.attrs.get("resamples"),
         "families": t.attrs.get("families", {}),
+        "stopped": page_lines(result.meta),  # a sweep stopped when decided (issue 24)
     }
 
 
@@ -288,6 +290,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
             for lab, s in ((la, a), (lb, b))
         ],
         "resamples": t.attrs.get("resamples"),
+        "stopped": page_lines(result.meta),  # a comparison stopped when decided (issue 24)
     }  # fmt: skip
 
 

@@ -46,8 +46,10 @@ class Workers:
 class Request:
     """What a study command is asked for besides its study: `out` (a new folder; default
     runs/<stem>-<time>), `resume` (a folder to finish), `games` and `seed` (each command says
-    what its games count), its page (`report`, else the default; `no_report`: none) and
-    `force` (let the page replace a file that is not a page of ours)."""
+    what its games count), its page (`report`, else the default; `no_report`: none),
+    `force` (let the page replace a file that is not a page of ours), and `until`
+    ("decided": stop once every question of the study is decided, `sim.runs.until`) with
+    its cap `max_games` (`sim run`, `sim compare`, `sim sweep`)."""
 
     out: Path | None = None
     resume: Path | None = None
@@ -56,6 +58,8 @@ class Request:
     report: Path | None = None
     no_report: bool = False
     force: bool = False
+    until: str | None = None
+    max_games: int | None = None
 
     @classmethod
     def of(cls, **given) -> Request:

@@ -10,14 +10,19 @@ is set aside and played again). A failure or an interrupt marks each point
 `failed` or `interrupted`, with the reason, and keeps the finished chunks.
 Game i's randomness derives only from (seed, i) and chunks are fixed ranges of
 game indices, so the result is the same for any number of workers, any
-backend and any resume.
+backend and any resume. With `until` (`--until decided`, `sim.runs.until`) the pool
+stops once every question of the study is decided on the contiguous prefix of
+chunks; the chunks past that prefix are dropped, so the points hold exactly the
+games the decision read.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,19 +30,23 @@ import numpy as np
 from joblib import delayed
 
 from sim import specs
+from sim.analysis.moments import Moments
+from sim.analysis.values import game_values
 from sim.config import StudyConfig
 from sim.errors import SimError, one_line, os_problem
 from sim.runs.options import ALL_CORES, Workers
 from sim.runs.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
-from sim.runs.partials import parts_moments, save_moments
+from sim.runs.partials import VALUE_TABLES, parts_values, save_moments, stats_path
 from sim.runs.play import engine_is_cached, load_engines, play_arrays
 from sim.runs.results import arrow_tables, dense_cards
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
     chunk_ranges,
+    drop_chunk,
     make_folder,
     mark_status,
+    read_chunk,
     read_json,
     run_meta,
     study_yaml,
@@ -45,11 +54,13 @@ from sim.runs.storage import (
     write_chunk,
     write_text,
 )
+from sim.runs.until import Until, Watch, watched_columns
 from sim.units import pct
 
 CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
 MAX_CHUNKS = 100_000  # chunks of all points together: the plan is a list in memory
 HEARTBEAT_S = 10.0  # without a progress bar, a line this often
+MIN_LOOKS = 20  # a study run until decided is looked at at least this often up to its cap
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,7 @@ class Executed:
     wall_s: float
     played: int
     startup_s: float = 0.0  # loading (or, on a cold cache, compiling) the engine first
+    stopped: dict | None = None  # how a study run until decided stopped (sim.analysis.stopping)
 
     def timing(self) -> dict:
         """wall_time_s (all of it), startup_s (loading or compiling the engine) and
@@ -94,20 +106,32 @@ def chunk_size(studies: Sequence[StudyConfig], jobs: int) -> int:
     return chunk_games(studies, resolve_jobs(jobs, studies[0].games * len(studies)))
 
 
-def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path):
+def until_chunk(studies: Sequence[StudyConfig], cap: int) -> int:
+    """Games per chunk of studies run until decided, with at most `cap` games each: the
+    slowest policy's size, cut so that there are at least MIN_LOOKS looks up to the cap,
+    never more than MAX_CHUNKS chunks. Not the worker count: each chunk is a look, so the
+    stop is the same on any pool."""
+    size = min(specs.chunk_games(seat.policy) for s in studies for seat in s.seats)
+    fewest = -(-cap * len(studies) // MAX_CHUNKS)
+    return max(1, fewest, min(size, -(-cap // MIN_LOOKS)))
+
+
+def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path, columns=None):
     """Play one point's chunk (in a worker) and compute its partial results (moments); write
     both where the worker sees the run folder (a local worker, or a Dask worker on a shared
     file system), else return them. Also returns seat 0's mean win share, for the progress
-    bar."""
+    bar, and with `columns` (a study run until decided) those per-game values."""
     chunk = play_arrays(study, first, count)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
-    moments = parts_moments(parts, dense_cards(study, chunk))
+    values = parts_values(parts, dense_cards(study, chunk))
+    moments = Moments.of(values)
+    watched = None if columns is None else watched_columns(values, columns)
     if not _sees_folder(folder, study):
-        return index, first, count, seat0, parts, moments
+        return index, first, count, seat0, parts, moments, watched
     write_chunk(folder, first, parts)
     save_moments(folder, first, moments)
-    return index, first, count, seat0, None, None
+    return index, first, count, seat0, None, None, watched
 
 
 def _sees_folder(folder: Path, study: StudyConfig) -> bool:
@@ -121,13 +145,23 @@ def _sees_folder(folder: Path, study: StudyConfig) -> bool:
 
 
 def execute(
-    points: Sequence[Point], size: int, workers: Workers = ALL_CORES, *, died_hint: str
+    points: Sequence[Point],
+    size: int,
+    workers: Workers = ALL_CORES,
+    *,
+    died_hint: str,
+    until: Until | None = None,
+    extra: dict | None = None,
 ) -> Executed:
     """Play every point's missing chunks in one pool and mark every point complete.
 
     The points must share their game count (their chunks are the same ranges of game
-    indices); points that share their seed too play paired games.
-    `died_hint` ends the message when the run stops early (what is kept, how to go on).
+    indices); points that share their seed too play paired games. With `until`, the game
+    count is the cap and the pool stops once the study is decided (on the contiguous
+    prefix, chunks already on disk looked at first); each point then holds the games of
+    that prefix, and its run.json records how it stopped ("until"). `extra` holds more
+    run.json entries (a resumed run's record). `died_hint` ends the message when the run
+    stops early (what is kept, how to go on).
     """
     games = points[0].study.games
     if any(p.study.games != games for p in points):
@@ -139,27 +173,38 @@ def execute(
             f"{games:,} games in chunks of {size} make more than {MAX_CHUNKS:,} chunks;"
             " start a new run for that many games"
         )
+    more = {**(extra or {}), **({"until": until.meta()} if until is not None else {})}
+
+    def meta_of(study: StudyConfig) -> dict:
+        return {**run_meta(study, size), **more}
+
     for p in points:
         make_folder(p.folder)
-        mark_status(p.folder / RUN_FILE, run_meta(p.study, size), "running")
+        mark_status(p.folder / RUN_FILE, meta_of(p.study), "running")
     t0 = time.perf_counter()
     startup = 0.0
+    watch = None if until is None else Watch(until, len(points))
     try:
         todo = _pending(points, ranges)  # a resumed run's parts are checked first
+        if watch is not None:
+            _look_at_saved(watch, points, ranges, todo)
+            if watch.done:
+                todo = []
         backend = workers.backend
         if todo and (backend in (None, "fork") or (backend == "loky" and not engine_is_cached())):
             # load (or compile, once, saying so) before the clock of games/s starts: forked
             # workers inherit it, fresh local ones find it in the cache (Dask workers are
             # on their own machines)
             startup = load_engines(p.study for p in points)
-        played = _play(points, todo, games, workers)
-        again = _pending(points, ranges) if played else []  # complete once all verify
+        played = _play(points, todo, games, workers, watch)
+        kept = ranges if watch is None else [r for r in ranges if r[0] < watch.games]
+        again = _pending(points, kept) if played else []  # complete once all verify
         if again:
             played += _play(points, again, games, workers.silent())
-            if still := _pending(points, ranges):
+            if still := _pending(points, kept):
                 raise SimError(f"chunk at game {still[0][1]} fails verification after replay")
     except BaseException as exc:
-        _mark_stopped(points, size, exc)
+        _mark_stopped(points, size, exc, more)
         if isinstance(exc, KeyboardInterrupt):  # its kind kept: Ctrl-C or SIGTERM
             raise type(exc)(died_hint) from None
         if isinstance(exc, SimError):
@@ -167,14 +212,26 @@ def execute(
         if isinstance(exc, OSError):
             raise SimError(f"{os_problem(exc)}; {died_hint}") from None
         raise
+    stopped = None
+    studies = [p.study for p in points]
+    if watch is not None:
+        stopped = watch.record(played_all=watch.games >= games)
+        more["until"] = stopped
+        beyond = [first for first, _ in ranges if first >= watch.games]
+        for p in points:  # chunks that finished past the decision: not the run's games
+            for first in beyond:
+                drop_chunk(p.folder, first)
+                stats_path(p.folder, first).unlink(missing_ok=True)
+        studies = [s.with_overrides(games=watch.games) for s in studies]
+        played = min(played, watch.games * len(points))
     wall = time.perf_counter() - t0
     runs = []
-    for p in points:
-        meta = {**run_meta(p.study, size), "status": "complete"}
+    for p, study in zip(points, studies, strict=True):
+        meta = {**meta_of(study), "status": "complete"}
         mark_status(p.folder / RUN_FILE, meta, "complete")
-        write_text(p.folder / "config.yaml", study_yaml(p.study))
+        write_text(p.folder / "config.yaml", study_yaml(study))
         runs.append(RunResult(p.folder, meta))
-    return Executed(runs, wall, played, startup)
+    return Executed(runs, wall, played, startup, stopped)
 
 
 def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
@@ -186,46 +243,84 @@ def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tup
             if first in bad[i]]  # fmt: skip
 
 
-def _play(points, todo, games, workers: Workers) -> int:
-    """Play the chunks `todo` in one pool, writing each as it finishes; games played."""
+def _look_at_saved(watch: Watch, points, ranges, todo) -> None:
+    """Show the watch the chunks a resumed study already holds, in game order, until it may
+    stop (each chunk's watched values read from its parts)."""
+    missing = {(i, first) for i, first, _ in todo}
+    columns = watch.until.columns()
+    for first, count in ranges:
+        if watch.done:
+            return
+        for i, p in enumerate(points):
+            if (i, first) not in missing:
+                frames = read_chunk(p.folder, first, VALUE_TABLES)
+                values = game_values(frames["games"], frames["players"], frames["cards"])
+                watch.add(i, first, count, watched_columns(values, columns))
+
+
+def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> int:
+    """Play the chunks `todo` in one pool, writing each as it finishes; games played. With a
+    watch, each chunk's values go to it, and the pool stops once it may stop."""
     if not todo:
         return 0
     total = games * len(points)
     done = total - sum(n for _, _, n in todo)
     bar = progress_bar(total, done, workers.quiet)
-    beat = None if bar is not None or workers.quiet else Heartbeat(total, done)
+    detail = None if watch is None else (lambda: watch.progress(force=True))
+    beat = None if bar is not None or workers.quiet else Heartbeat(total, done, detail)
     seat0: list[float] = []
+    columns = None if watch is None else watch.until.columns()
     tasks = (
-        delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute())
+        delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute(), columns)
         for i, f, n in todo
     )
+    results = parallel_results(
+        tasks,
+        len(todo),
+        workers.jobs,
+        workers.backend,
+        workers.scheduler,
+        before_fork=lambda: load_engines(p.study for p in points),
+    )
+    played = 0
     try:
-        results = parallel_results(
-            tasks,
-            len(todo),
-            workers.jobs,
-            workers.backend,
-            workers.scheduler,
-            before_fork=lambda: load_engines(p.study for p in points),
-        )
-        for i, first, count, share, parts, moments in results:
+        for i, first, count, share, parts, moments, watched in results:
             if parts is not None:  # a Dask worker that does not see the folder
                 write_chunk(points[i].folder, first, parts)
                 save_moments(points[i].folder, first, moments)
+            played += count
+            if watch is not None:
+                watch.add(i, first, count, watched)
             if bar is not None:
                 bar.update(count)
-                if len(points) == 1:
+                if watch is not None:
+                    if (text := watch.progress()) is not None:
+                        bar.set_postfix_str(_fit(text))
+                elif len(points) == 1:
                     seat0.append(share)
                     bar.set_postfix_str(f"seat 0 wins {pct(float(np.mean(seat0)))}")
             elif beat is not None:
                 beat.update(count)
+            if watch is not None and watch.done:
+                break
     finally:
+        with warnings.catch_warnings():  # joblib warns of the chunks a stop leaves unplayed
+            warnings.simplefilter("ignore")
+            results.close()
         if bar is not None:
             bar.close()
-    return sum(n for _, _, n in todo)
+    return played
 
 
-def _mark_stopped(points: Sequence[Point], size: int, exc: BaseException) -> None:
+def _fit(text: str) -> str:
+    """A progress bar's postfix cut to what the terminal leaves it."""
+    room = max(20, shutil.get_terminal_size((120, 20)).columns - 45)
+    return text if len(text) <= room else text[: room - 1] + "…"
+
+
+def _mark_stopped(
+    points: Sequence[Point], size: int, exc: BaseException, more: dict | None = None
+) -> None:
     """Record in each point's run.json why the run stopped (a later command reads it)."""
     if isinstance(exc, KeyboardInterrupt):
         status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM)"
@@ -236,15 +331,17 @@ def _mark_stopped(points: Sequence[Point], size: int, exc: BaseException) -> Non
     else:
         status, reason = "failed", one_line(exc)
     for p in points:
-        mark_status(p.folder / RUN_FILE, run_meta(p.study, size), status, reason[:500])
+        meta = {**run_meta(p.study, size), **(more or {})}
+        mark_status(p.folder / RUN_FILE, meta, status, reason[:500])
 
 
 class Heartbeat:
     """Progress lines on stderr when no bar can be drawn (not a terminal: a pipe, a log, CI),
-    one every HEARTBEAT_S seconds, so a long pool is never silent."""
+    one every HEARTBEAT_S seconds, so a long pool is never silent; `detail()` adds the
+    current estimates of a study run until decided."""
 
-    def __init__(self, total: int, done: int) -> None:
-        self.total, self.done = total, done
+    def __init__(self, total: int, done: int, detail: Callable[[], str | None] | None = None):
+        self.total, self.done, self.detail = total, done, detail
         self.t0 = self.said = time.perf_counter()
 
     def update(self, count: int) -> None:
@@ -253,8 +350,11 @@ class Heartbeat:
         if now - self.said >= HEARTBEAT_S and self.done < self.total:
             self.said = now
             share = pct(self.done / self.total)
-            print(f"  played {self.done:,} of {self.total:,} games ({share}) in"
-                  f" {now - self.t0:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+            most = "" if self.detail is None else "at most "
+            line = (f"  played {self.done:,} of {most}{self.total:,} games ({share}) in"
+                    f" {now - self.t0:.0f} s")  # fmt: skip
+            said = self.detail() if self.detail is not None else None
+            print(f"{line}; {said}" if said else line, file=sys.stderr, flush=True)
 
 
 def progress_bar(total: int, done: int, quiet: bool):

@@ -71,13 +71,13 @@ def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
     write_bytes(stats_path(run_dir, first), buf.getvalue())
 
 
-def parts_moments(parts: dict[str, pa.Table], cards: pd.DataFrame | None = None) -> Moments:
-    """A chunk's moments from its Arrow tables (in the worker that played it); `cards`, when
-    given, is its dense cards frame (`sim.runs.results.dense_cards`), read instead of the
-    sparse table with its zero rows put back."""
+def parts_values(parts: dict[str, pa.Table], cards: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A chunk's per-game values from its Arrow tables (in the worker that played it);
+    `cards`, when given, is its dense cards frame (`sim.runs.results.dense_cards`), read
+    instead of the sparse table with its zero rows put back."""
     frames = {name: parts[name].to_pandas() for name in ("games", "players")}
     frames["cards"] = with_zero_card_rows(parts["cards"].to_pandas()) if cards is None else cards
-    return moments_of(frames)
+    return game_values(frames["games"], frames["players"], frames["cards"])
 
 
 def load_moments(run_dir: Path, first: int) -> Moments | None:

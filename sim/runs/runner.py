@@ -1,7 +1,8 @@
 """`sim run`: a study's games in parallel chunks, into a run folder (a study of one point).
 
 The work is `sim.runs.orchestrate.execute`; this module picks the folder (new or
-resumed) and records the run's timing.
+resumed), the plan (a fixed number of games, or until decided: `sim.runs.until`) and
+records the run's timing.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import pandas as pd
 from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.runs.options import ALL_CORES, AS_CONFIGURED, Request, Workers
-from sim.runs.orchestrate import Point, chunk_size, execute
+from sim.runs.orchestrate import Point, chunk_size, execute, until_chunk
 from sim.runs.paths import RUN_FILE, check_page
 from sim.runs.play import play_arrays
 from sim.runs.results import tables
-from sim.runs.storage import RunResult, locked, new_folder, resumable_run, resumed, write_json
+from sim.runs.storage import RunResult, locked, new_folder, read_json, resumable_run, write_json
+from sim.runs.until import Plan, check_request, new_plan, resumed_plan, study_questions
 
 
 def run(
@@ -28,24 +30,28 @@ def run(
 
     With `request.resume`, the study is the one saved in the run folder (a given study
     must match it); `request.seed`, if given, must be its seed, and `request.games`
-    extends the run to that many games. Once the study is known, before any game, the
+    extends the run to that many games. With `request.until` ("decided") the run stops
+    once its questions are decided (`sim.runs.until`), or at `request.max_games`; a
+    resumed run so started goes on that way. Once the study is known, before any game, the
     page the request asks for is checked (`check_page`). The folder is locked while the
     run works on it.
     """
+    check_request(request.until, request.max_games, request.games)
     if request.resume is not None:
         run_dir = request.resume
         if not (run_dir / RUN_FILE).is_file():
             raise SimError(f"{run_dir}: not a run folder (no {RUN_FILE})")
         with locked(run_dir):
             saved, size = resumable_run(run_dir, study)
-            study = resumed(saved, run_dir, request.games, request.seed)
-            check_page(request, "run", study)
-            return _run_in(run_dir, study, size, workers)
+            plan = resumed_plan(read_json(run_dir / RUN_FILE), saved, request, run_dir)
+            check_page(request, "run", plan.study)
+            return _run_in(run_dir, plan, size, workers)
     if study is None:
         raise SimError("run: give a study or a run folder to resume")
     if request.overrides():
         study = study.with_overrides(**request.overrides())
-    check_page(request, "run", study)
+    plan = new_plan(study, request.until, request.max_games)
+    check_page(request, "run", plan.study)
     run_dir = new_folder(
         request.out,
         study.name,
@@ -53,16 +59,20 @@ def run(
         resume="sim run --resume {folder}",
     )
     with locked(run_dir):
-        return _run_in(run_dir, study, chunk_size([study], workers.jobs), workers)
+        size = (chunk_size([plan.study], workers.jobs) if plan.cap is None
+                else until_chunk([plan.study], plan.cap))  # fmt: skip
+        return _run_in(run_dir, plan, size, workers)
 
 
-def _run_in(run_dir: Path, study: StudyConfig, size: int, workers: Workers) -> RunResult:
+def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers) -> RunResult:
     """Play the run in its (locked) folder and record its timing."""
     done = execute(
-        [Point(study, run_dir)],
+        [Point(plan.study, run_dir)],
         size,
         workers,
         died_hint=f"finished chunks are kept: sim run --resume {run_dir}",
+        until=plan.until(study_questions("run", [plan.study], [plan.study.name])),
+        extra=plan.extra,
     )
     result = done.runs[0]
     result.meta.update(done.timing())

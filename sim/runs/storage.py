@@ -54,7 +54,7 @@ def _table_property(name: str, doc: str) -> property:
 
     def read(self: RunResult) -> pd.DataFrame:
         if name not in self.frames:
-            self.frames[name] = read_table(self.run_dir, name)
+            self.frames[name] = read_table(self.run_dir, name, _firsts(self.meta))
         return self.frames[name]
 
     return property(read, doc=doc)
@@ -183,9 +183,23 @@ def verify_chunks(run_dir: Path, chunks: list[tuple[int, int]]) -> list[tuple[in
     return bad
 
 
-def read_table(run_dir: Path, name: str) -> pd.DataFrame:
-    """One table of a run folder, its parts in game order."""
-    parts = sorted((Path(run_dir) / f"{name}.parquet").glob("part-*.parquet"))
+def _firsts(meta: dict) -> list[int] | None:
+    """The first games of a run's chunks, from its run.json (None: an older folder without
+    manifests, whose parts are all of it)."""
+    games, size = meta.get("games"), meta.get("chunk_games", LEGACY_CHUNK_GAMES)
+    if not meta.get("manifests") or not isinstance(games, int) or not isinstance(size, int):
+        return None
+    return [first for first, _ in chunk_ranges(games, size)] if size > 0 else None
+
+
+def read_table(run_dir: Path, name: str, firsts: list[int] | None = None) -> pd.DataFrame:
+    """One table of a run folder, its parts in game order: those of the chunks starting at
+    `firsts` (a run's own games), else every part in the folder."""
+    folder = Path(run_dir) / f"{name}.parquet"
+    if firsts is None:
+        parts = sorted(folder.glob("part-*.parquet"))
+    else:
+        parts = [_part_path(Path(run_dir), name, first) for first in firsts]
     try:
         frame = pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
     except (OSError, pa.ArrowException) as exc:
@@ -207,6 +221,13 @@ def read_chunk(run_dir: Path, first: int, names=TABLES) -> dict[str, pd.DataFram
             raise SimError(f"{path}: unreadable ({one_line(exc, 80)})") from None
         out[name] = with_zero_card_rows(frame) if name == "cards" else frame
     return out
+
+
+def drop_chunk(run_dir: Path, first: int) -> None:
+    """Remove chunk `first`'s parts and manifest (a chunk played past a study's stop)."""
+    for name in TABLES:
+        _part_path(Path(run_dir), name, first).unlink(missing_ok=True)
+    _manifest_path(Path(run_dir), first).unlink(missing_ok=True)
 
 
 def chunk_record(run_dir: Path, first: int) -> dict | None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
-from sim.runs.orchestrate import Executed, Point, chunk_size, execute
+from sim.runs.orchestrate import Executed, Point, chunk_size, execute, until_chunk
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
     RunResult,
@@ -44,6 +44,7 @@ from sim.runs.storage import (
     write_json,
     write_text,
 )
+from sim.runs.until import Until
 from sim.version import ENGINE_VERSION
 
 
@@ -53,19 +54,25 @@ def run_points(
     head: dict,
     workers: Workers,
     size: int | None = None,
+    until: Until | None = None,
+    extra: dict | None = None,
 ) -> tuple[list[RunResult], dict]:
     """Play every study's games in one pool (`sim.runs.orchestrate.execute`), each point into
     its own run folder, with `study.json` recording the whole. `size` is the chunk size a
-    resumed folder was started with."""
+    resumed folder was started with. With `until`, the studies' games are the cap and the
+    pool stops once the study is decided: study.json then records how (its "until") and
+    the games played; `extra` holds more study.json entries (a resumed study's record)."""
     games, seed = studies[0].games, studies[0].seed
     if size is None:
-        size = chunk_size(studies, workers.jobs)
+        size = chunk_size(studies, workers.jobs) if until is None else until_chunk(studies, games)
     meta = {
         **head,
         "engine_version": ENGINE_VERSION,
         "games": games,
         "seed": seed,
         "chunk_games": size,
+        **(extra or {}),
+        **({"until": until.meta()} if until is not None else {}),
     }
     write_json(out_dir / STUDY_FILE, {**meta, "status": "running"})
     hint = finish_hint(head["kind"], out_dir)
@@ -75,6 +82,8 @@ def run_points(
             size,
             workers,
             died_hint=f"finished chunks are kept in {out_dir}: {hint}",
+            until=until,
+            extra=extra,
         )
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
@@ -84,6 +93,13 @@ def run_points(
         mark_status(out_dir / STUDY_FILE, meta, status, reason)
         raise
     meta.update(status="complete", **done.timing())
+    if done.stopped is not None:  # the games the decision read, in the study's own record
+        n = done.stopped["games"]
+        meta.update(games=n, until=done.stopped)
+        if "config" in meta:
+            meta["config"] = {**meta["config"], "games": n}
+        if "configs" in meta:
+            meta["configs"] = [{**c, "games": n} for c in meta["configs"]]
     write_json(out_dir / STUDY_FILE, meta)
     return done.runs, meta
 
@@ -213,11 +229,11 @@ RUN_KEYS = ("status", "reason", "wall_time_s", "startup_s", "games_per_s")
 
 
 def same_study(saved: dict, study: StudyConfig | None, out_dir: Path, kind: str) -> StudyConfig:
-    """The study a folder was started with; refuses a different given study."""
+    """The study a folder was started with; refuses a different given study (or games, but
+    for a study run until decided, whose games are its cap or its stop)."""
     original = saved_study(saved, out_dir / STUDY_FILE)
-    if study is not None and (
-        study.config_hash() != original.config_hash() or study.games != original.games
-    ):
+    games = "until" not in saved and study is not None and study.games != original.games
+    if study is not None and (study.config_hash() != original.config_hash() or games):
         raise SimError(f"{out_dir}: this {kind} was started from a different config")
     return original
 

@@ -24,6 +24,7 @@ from sim.runs.storage import (
     study_yaml,
     write_text,
 )
+from sim.runs.until import check_request, new_plan, study_questions
 from sim.studies.common import fresh_dir, open_study, run_points
 
 
@@ -58,15 +59,19 @@ def run_compare(
     set of game indices, so B is played with A's seed and games (the request's, where
     given); the result's meta notes when B's file said otherwise. With `independent`, B
     plays on A's seed + 1 instead: other games, so the comparison is unpaired (a
-    calibration run: two identical configs should then differ by noise only). The page
-    is checked before any game.
+    calibration run: two identical configs should then differ by noise only). With
+    `request.until` ("decided") both play until the comparison's questions are decided
+    (`sim.runs.until`), or `request.max_games` each. The page is checked before any game.
     """
     if len(labels) != 2 or labels[0] == labels[1]:
         raise SimError(f"compare: need two different labels, got {labels!r}")
+    check_request(request.until, request.max_games, request.games)
     if request.seed is not None:
         a = a.with_overrides(seed=request.seed)
     games = request.games
     n = games if games is not None else a.games
+    plan = new_plan(a.with_overrides(games=n), request.until, request.max_games)
+    n = plan.study.games  # the cap, for a comparison run until decided
     notes = []
     if b.seed != a.seed and not independent:
         notes.append(f"{labels[1]} played with {labels[0]}'s seed {a.seed} (its file: {b.seed})")
@@ -96,7 +101,9 @@ def run_compare(
             out_dir / "config.yaml",
             "".join(f"# --- {lab}\n{study_yaml(s)}" for lab, s in zip(labels, (a, b), strict=True)),
         )
-        runs, meta = run_points([a, b], out_dir, head, workers)
+        questions = study_questions("compare", [a, b], list(labels))
+        runs, meta = run_points([a, b], out_dir, head, workers, until=plan.until(questions))
+        a, b = (s.with_overrides(games=meta["games"]) for s in (a, b))  # the games played
     return CompareResult(
         a=runs[0], b=runs[1], labels=tuple(labels), out_dir=out_dir, studies=(a, b), meta=meta
     )

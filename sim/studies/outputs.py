@@ -22,6 +22,7 @@ from sim.analysis.findings import luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
+from sim.analysis.stopping import annotate_summary, stopped_record
 from sim.config import parse_study
 from sim.config.yamlio import dump_yaml
 from sim.metrics import metric as registry_metric
@@ -51,12 +52,14 @@ ADVICE_FILE = "advice.json"
 
 def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict:
     """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary` of every game's
-    merged moments and the rows of `view`, the run or its sample); return it."""
+    merged moments and the rows of `view`, the run or its sample; for a run stopped when
+    decided, how it stopped: `sim.analysis.stopping.annotate_summary`); return it."""
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / RUN_FILE), plugins=False)
     summary = {
         "name": study.name,
         **run_summary(view.games, view.players, study.targets, moments=moments),
     }
+    annotate_summary(summary, stopped_record(run.meta))  # a run stopped when decided
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
     return summary
 

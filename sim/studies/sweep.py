@@ -24,10 +24,10 @@ from sim.runs.storage import (
     RunResult,
     locked,
     read_study_meta,
-    resumed,
     study_yaml,
     write_text,
 )
+from sim.runs.until import Plan, check_request, new_plan, resumed_plan, study_questions
 from sim.studies.common import fresh_dir, open_study, run_points, same_study
 
 
@@ -96,34 +96,39 @@ def run_sweep(study: StudyConfig | None, request: Request, workers: Workers) -> 
 
     With `request.resume`, finish the sweep folder an interrupted call left (a given
     study must be the one it was started with; the request's seed must be its seed and
-    its games extend it). The page is checked before any game. The folder is locked
-    while the sweep works on it.
+    its games extend it). With `request.until` ("decided"), stop once every question of
+    the sweep is decided (`sim.runs.until`), or at `request.max_games` per point; a resumed
+    sweep so started goes on that way. The page is checked before any game. The folder is
+    locked while the sweep works on it.
     """
+    check_request(request.until, request.max_games, request.games)
     if request.resume is not None:
         out_dir = request.resume
         read_study_meta(out_dir, "sweep")
         with locked(out_dir):
             saved = read_study_meta(out_dir, "sweep")
             original = same_study(saved, study, out_dir, "sweep")
-            study = resumed(original, out_dir, request.games, request.seed)
-            check_page(request, "sweep", study)
+            plan = resumed_plan(saved, original, request, out_dir)
+            check_page(request, "sweep", plan.study)
             size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
-            return _sweep_in(out_dir, study, size, workers)
+            return _sweep_in(out_dir, plan, size, workers)
     if study is None:
         raise SimError("sweep: give a study or a sweep folder to resume")
     if not study.sweep:
         raise SimError(f"{study.source}: no 'sweep:' block; add e.g. {{deck.sprayers: [0, 4]}}")
     if request.overrides():
         study = study.with_overrides(**request.overrides())
-    check_page(request, "sweep", study)
+    plan = new_plan(study, request.until, request.max_games)
+    check_page(request, "sweep", plan.study)
     stem = folder_stem("sweep", study.name)
     out_dir = fresh_dir(request.out, stem, "sim sweep --resume {folder}")
     with locked(out_dir):
-        return _sweep_in(out_dir, study, None, workers)
+        return _sweep_in(out_dir, plan, None, workers)
 
 
-def _sweep_in(out_dir: Path, study: StudyConfig, size: int | None, workers: Workers):
+def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers):
     """Play a sweep in its (locked) folder."""
+    study = plan.study
     points = study.sweep_points()
     head = {
         "kind": "sweep",
@@ -136,7 +141,13 @@ def _sweep_in(out_dir: Path, study: StudyConfig, size: int | None, workers: Work
         "points": [{"label": point_label(p), "values": p} for p in points],
     }
     write_text(out_dir / "config.yaml", study_yaml(study))
-    runs, meta = run_points(sweep_studies(study), out_dir, head, workers, size)
+    studies = sweep_studies(study)
+    questions = study_questions("sweep", studies, [point_label(p) for p in points])
+    runs, meta = run_points(studies, out_dir, head, workers, size, plan.until(questions),
+                            plan.extra)  # fmt: skip
+    if meta["games"] != study.games:  # stopped when decided
+        study = study.with_overrides(games=meta["games"])
+        write_text(out_dir / "config.yaml", study_yaml(study))
     return SweepResult(study=study, out_dir=out_dir, points=points, runs=runs, meta=meta)
 
 
