@@ -263,37 +263,21 @@ def verdict(
     """
     n = n_seats(players)
     fair = 1 / n
-    if moments is not None:
-        e = share_estimate(moments, "seat0")
-    else:
-        e = win_share_ci(players.loc[players["seat"] == 0, "win_share"].to_numpy())
+    call, e, tests = seat_call(players, moments)
     half = e.half  # the widest side: "value ± half" always covers the interval
     head = f"seat 0 wins {e.value:.1%} ± {half:.1%} against a fair {fair:.0%}"
-    if seats_confounded(players):
+    if call == "confounded":
         return (
             f"{head} ({e.n:,} games); seats were not rotated and each seat always played the"
             " same policy, so seat and policy effects are mixed: no seat verdict is given"
         )
-    if n == 2:  # the joint test and seat 0's contrast are the seat-0 interval itself
-        if e.value - half > fair:
-            call = "a real first-player advantage"
-        elif e.value + half < fair:
-            call = "a real first-player disadvantage"
-        else:
-            call = "within noise"
+    call = CALL_WORDS[call]
+    if tests is None:  # two seats: the joint test and seat 0's contrast are its interval
         text = f"{head}: {call} ({e.n:,} games, 95% interval)"
     else:
-        tests = fairness(players, moments)
         a = tests.attrs
         seat0 = tests.iloc[0]
         group = a["group"]
-        if a["p"] >= 0.05:
-            call = "within noise"
-        elif seat0["apart"]:
-            side = "advantage" if seat0["vs_others"] > 0 else "disadvantage"
-            call = f"a real first-player {side}"
-        else:
-            call = "the seats differ, but seat 0 is not apart from the others"
         text = (
             f"{head}: {call} ({e.n:,} games; joint test that all {n} seats win equally:"
             f" chi²({a['df']}) = {a['chi2']:.1f}, p = {a['p']:.2g}; seat 0 against the others"
@@ -315,7 +299,78 @@ def verdict(
     return text
 
 
+# The seat verdict's calls (`seat_call`) as the long verdict writes them.
+CALL_WORDS = {
+    "advantage": "a real first-player advantage",
+    "disadvantage": "a real first-player disadvantage",
+    "noise": "within noise",
+    "differ": "the seats differ, but seat 0 is not apart from the others",
+}
+
+
+def seat_call(
+    players: pd.DataFrame, moments: Moments | None = None
+) -> tuple[str, Estimate, pd.DataFrame | None]:
+    """The seat verdict's call, seat 0's win share and the fairness tests it rests on.
+
+    The call is "confounded" (seats not rotated, each seat always one policy: no
+    verdict), "advantage" or "disadvantage" (seat 0 is apart from the others: with two
+    seats, its 95% interval misses 1/2; with more, the joint test rejects at 5% and the
+    step-down sets seat 0 apart), "differ" (the seats differ, seat 0 is not apart) or
+    "noise". The tests (`fairness`) are None with two seats or confounded seats.
+    """
+    fair = 1 / n_seats(players)
+    if moments is not None:
+        e = share_estimate(moments, "seat0")
+    else:
+        e = win_share_ci(players.loc[players["seat"] == 0, "win_share"].to_numpy())
+    if seats_confounded(players):
+        return "confounded", e, None
+    if n_seats(players) == 2:
+        half = e.half
+        call = (
+            "advantage"
+            if e.value - half > fair
+            else "disadvantage"
+            if e.value + half < fair
+            else "noise"
+        )
+        return call, e, None
+    tests = fairness(players, moments)
+    seat0 = tests.iloc[0]
+    if tests.attrs["p"] >= 0.05:
+        call = "noise"
+    elif seat0["apart"]:
+        call = "advantage" if seat0["vs_others"] > 0 else "disadvantage"
+    else:
+        call = "differ"
+    return call, e, tests
+
+
 EXTRA_TURN_MOST = 0.5  # seat 0 takes an extra turn in at least this share of games
+
+
+def seat0_turn_split(
+    moments: Moments | None, games: pd.DataFrame | None = None, players: pd.DataFrame | None = None
+) -> dict | None:
+    """Seat 0's edge split by turn parity, when it takes an extra turn in most games (else
+    None): `extra` (the share of games with its extra turn), `turn` and `equal` (the parts of
+    its edge from the extra turn and at equal turns: registry metrics `turn_edge.seat0` and
+    `equal_turn_edge.seat0`, each {value, lo, hi}; they add up to the edge) and `mostly_turn`
+    (the turn part is real and larger than the equal-turn part: a deck-size or end-rule
+    matter, not a card-value one)."""
+    names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
+    if moments is not None:
+        est = moment_metrics(moments, names).set_index("metric")
+    else:
+        est = run_metrics(games, players, names).set_index("metric")
+    extra, turn, equal = ({k: float(est.loc[name, k]) for k in ("value", "lo", "hi")}
+                          for name in names)  # fmt: skip
+    if not extra["value"] >= EXTRA_TURN_MOST:
+        return None
+    turn_real = turn["lo"] > 0 or turn["hi"] < 0
+    mostly = bool(turn_real and abs(turn["value"]) > abs(equal["value"]))
+    return {"extra": extra["value"], "turn": turn, "equal": equal, "mostly_turn": mostly}
 
 
 def _turn_parity_clause(
@@ -323,24 +378,18 @@ def _turn_parity_clause(
 ) -> str:
     """'; of that edge, its extra turn ... at equal turns ...' when seat 0 takes an extra turn
     in most games: what looks like a first-player edge may be turn parity (a deck-size
-    matter, not card values). The two parts add up to the edge (registry metrics
-    `turn_edge.seat0` and `equal_turn_edge.seat0`, each with its own 95% interval)."""
-    names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
-    if moments is not None:
-        est = moment_metrics(moments, names).set_index("metric")
-    else:
-        est = run_metrics(games, players, names).set_index("metric")
-    extra, turn, equal = (est.loc[name] for name in names)
-    if not extra["value"] >= EXTRA_TURN_MOST:
+    matter, not card values); see `seat0_turn_split`."""
+    split = seat0_turn_split(moments, games, players)
+    if split is None:
         return ""
+    turn, equal = split["turn"], split["equal"]
     text = (
-        f"; seat 0 takes an extra turn in {extra['value']:.0%} of games: of its edge,"
+        f"; seat 0 takes an extra turn in {split['extra']:.0%} of games: of its edge,"
         f" {_pp(turn['value'])} [{_num(turn['lo'])}, {_num(turn['hi'])}] comes from the extra"
         f" turn and {_pp(equal['value'])} [{_num(equal['lo'])}, {_num(equal['hi'])}] is left at"
         " equal turns"
     )
-    turn_real = turn["lo"] > 0 or turn["hi"] < 0
-    if turn_real and abs(turn["value"]) > abs(equal["value"]):
+    if split["mostly_turn"]:
         text += " (mostly turn parity: a deck-size or end-rule matter, not a card-value one)"
     return text
 

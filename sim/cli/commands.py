@@ -157,8 +157,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_study(study, request, workers)
     moments, view = run_data(result)  # every game's partial results; rows of a sample
     summary = write_run_summary(result, moments, view)
-    print(run_lines(result, moments, view))
-    print(f"  verdict: {summary['verdict']}")
+    print(run_lines(result, moments, view, summary["headline"]))
+    print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if not args.no_report:
         print("\n".join(publish(result, args.report, args.force, True, args.quiet)))
     return 0
@@ -206,9 +206,10 @@ def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list
     return [lines[0], representative_replay(run), *lines[1:]]
 
 
-def run_lines(result, moments, view) -> str:
-    """A few lines a designer reads first: where the results are, how fast they came, and
-    who won how often, each share with its 95% interval (in the report's units)."""
+def run_lines(result, moments, view, headline: str = "") -> str:
+    """A few lines a designer reads first: where the results are, how fast they came, the
+    short answer (`headline`, as the page opens), and who won how often, each share with its
+    95% interval (in the report's units)."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
     from sim.analysis.turns import parity_note
     from sim.units import interval, pct
@@ -221,6 +222,8 @@ def run_lines(result, moments, view) -> str:
         f"{meta['name']}: {plural(meta['games'], 'game')} in {meta['wall_time_s']:.1f} s"
         f" ({plural(round(speed), 'game/s')}{engine}) -> {result.run_dir}"
     ]
+    if headline:
+        lines.append(f"  {headline}")
     for r in policy_win_shares(players, moments).itertuples():
         lines.append(
             f"  {r.policy:<20} win share {interval(r.win_share, r.lo, r.hi, 'share')}"

@@ -16,8 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from sim import units
+from sim.analysis.answers import seat_answer
 from sim.analysis.balance import run_summary
-from sim.analysis.findings import luck_lines, value_verdict
+from sim.analysis.findings import luck_lines, run_headline, value_verdict
 from sim.analysis.inference import family_note
 from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
@@ -46,11 +47,19 @@ CLOSEST_FILE = "closest.yaml"
 
 def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict:
     """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary` of every game's
-    merged moments and the rows of `view`, the run or its sample); return it."""
+    merged moments and the rows of `view`, the run or its sample) with the short answer first
+    (`headline`, the line-up it belongs to, the `--set` changes) and its numbers (`answer`,
+    `sim.analysis.answers.seat_answer`); return it."""
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / RUN_FILE), plugins=False)
+    answer = seat_answer(view.players, moments, view.games)
+    labels = [seat.label for seat in study.seats]
     summary = {
         "name": study.name,
+        "headline": run_headline(answer, labels, study.rotate_seats),
+        "lineup": "equal" if len(set(labels)) == 1 else "mixed",
+        "sets": list(run.meta.get("sets", [])),
         **run_summary(view.games, view.players, study.targets, moments=moments),
+        "answer": answer,
     }
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
     return summary
