@@ -40,9 +40,11 @@ def validate(args: argparse.Namespace) -> int:
         print(f"  differs from {chain[1]} (extends): {plural(len(changes), 'setting')}")
         print("".join(f"    {line}\n" for line in changes), end="")
     if args.set:
-        changes = study_changes(own, study)
+        changes = [c for c in study_changes(own, study) if not c.startswith("name: ")]
         print(f"  --set changes {plural(len(changes), 'setting')}")
         print("".join(f"    {line}\n" for line in changes), end="")
+        if study.name != own.name:  # apply_sets: a what-if never takes over the config's pages
+            print(f"  runs as {study.name} (its own folders and pages)")
     return 0
 
 
