@@ -263,6 +263,7 @@ def sweep(args: argparse.Namespace) -> int:
     from sim.analysis.paired import sweep_result_stats
     from sim.report.study_report import build_sweep_report
     from sim.runs.partials import stream_runs
+    from sim.studies.leads import sweep_lead
     from sim.studies.outputs import write_points
     from sim.studies.sweep import run_sweep
 
@@ -273,7 +274,7 @@ def sweep(args: argparse.Namespace) -> int:
     stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
     write_points(result, stats)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
-             f" on shared seeds -> {result.out_dir}"]  # fmt: skip
+             f" on shared seeds -> {result.out_dir}", f"  {sweep_lead(result, stats)}"]  # fmt: skip
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats.table)
@@ -286,9 +287,10 @@ def compare(args: argparse.Namespace) -> int:
     changes both configs; `--seed` replaces A's (B plays on A's seed)."""
     from sim.analysis.paired import compare_runs, summarize_compare
     from sim.config import load_study
-    from sim.report.study_report import build_compare_report
+    from sim.report.study_report import build_compare_report, config_diff
     from sim.runs.partials import stream_runs
     from sim.studies.compare import run_compare
+    from sim.studies.leads import compare_lead
     from sim.studies.outputs import write_differences
 
     request, workers = options(args)
@@ -308,7 +310,8 @@ def compare(args: argparse.Namespace) -> int:
         streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
     )
     write_differences(table, result.out_dir)
-    lines = [*result.meta.get("notes", []), summarize_compare(table)]
+    lead = compare_lead(result.studies, table, config_diff(*result.studies))
+    lines = [lead, *result.meta.get("notes", []), summarize_compare(table)]
     return _said(
         lines, args, lambda: build_compare_report(result, request.report, table, args.force)
     )
@@ -339,6 +342,7 @@ def tune(args: argparse.Namespace) -> int:
     lines = [
         f"{state.study.name}: {search['candidates']} candidates in {search['wall_time_s']:.0f} s"
         f" -> {state.out_dir}",
+        f"  {verdict.data['headline']}",
         *verdict.lines,
     ]
     if verdict.data["pareto"]:
@@ -380,7 +384,9 @@ def _games_ok(games: int | None) -> None:
 def value(args: argparse.Namespace) -> int:
     """`sim value CONFIG`: restricted play and deck ablation; values.csv, ablation.csv,
     summary.json and the page."""
+    from sim.analysis.findings import ablation_lines
     from sim.report.causal_report import build_value_report
+    from sim.studies.leads import value_lead
     from sim.studies.outputs import write_value_files
     from sim.studies.value import run_value
 
@@ -389,7 +395,8 @@ def value(args: argparse.Namespace) -> int:
     result = run_value(load_config(args, args.config), request, workers)
     head, lines = write_value_files(result)
     text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
-            f" -> {result.out_dir}", head, *lines]  # fmt: skip
+            f" -> {result.out_dir}", f"  {value_lead(result)}", head, *lines,
+            *ablation_lines(result.ablation)]  # fmt: skip
     return _said(text, args, lambda: build_value_report(result, request.report, args.force))
 
 
@@ -398,6 +405,7 @@ def ladder(args: argparse.Namespace) -> int:
     from sim.analysis.findings import ladder_lines
     from sim.report.causal_report import build_ladder_report
     from sim.studies.ladder import run_ladder
+    from sim.studies.leads import ladder_lead
     from sim.studies.outputs import write_ladder_files
 
     _games_ok(args.games)
@@ -405,13 +413,14 @@ def ladder(args: argparse.Namespace) -> int:
     result = run_ladder(load_config(args, args.config), request, workers)
     verdict = write_ladder_files(result)
     head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
-    text = [head, *ladder_lines(result.steps, result.ratings), verdict]
+    text = [head, f"  {ladder_lead(result)}", *ladder_lines(result.steps, result.ratings), verdict]
     return _said(text, args, lambda: build_ladder_report(result, request.report, args.force))
 
 
 def luck(args: argparse.Namespace) -> int:
     """`sim luck CONFIG`: the luck gauge; luck.csv, summary.json and the page."""
     from sim.report.causal_report import build_luck_report
+    from sim.studies.leads import luck_lead
     from sim.studies.luck import run_luck
     from sim.studies.outputs import write_luck_files
 
@@ -419,5 +428,6 @@ def luck(args: argparse.Namespace) -> int:
     study = load_config(args, args.config)
     result = run_luck(study, request, workers, deals=args.deals, replays=args.replays)
     lines = write_luck_files(result)
-    text = [f"{result.study.name}: luck gauge -> {result.out_dir}", *lines]
+    text = [f"{result.study.name}: luck gauge -> {result.out_dir}", f"  {luck_lead(result)}",
+            *lines]  # fmt: skip
     return _said(text, args, lambda: build_luck_report(result, request.report, args.force))

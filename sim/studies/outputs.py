@@ -27,6 +27,7 @@ from sim.metrics import metric as registry_metric
 from sim.runs.paths import RUN_FILE
 from sim.runs.storage import RunResult, study_yaml, write_json, write_text
 from sim.studies.ladder import LadderResult
+from sim.studies.leads import ladder_lead, luck_lead, tune_lead, value_lead
 from sim.studies.luck import LuckResult
 from sim.studies.sweep import SweepResult
 from sim.studies.tune import Verdict
@@ -119,6 +120,7 @@ def write_value_files(result: ValueResult) -> tuple[str, list[str]]:
     summary = {
         "name": result.study.name,
         "kind": "value",
+        "headline": value_lead(result),
         "seat": result.seat,
         "verdict": head,
         "family": family_note("holm", len(result.values)),
@@ -140,6 +142,7 @@ def write_ladder_files(result: LadderResult) -> str:
         {
             "name": result.study.name,
             "kind": "ladder",
+            "headline": ladder_lead(result),
             "rungs": result.labels,
             "depth": result.depth,
             "depth_ci": list(result.depth_ci),
@@ -163,6 +166,7 @@ def write_luck_files(result: LuckResult) -> list[str]:
         {
             "name": result.study.name,
             "kind": "luck",
+            "headline": luck_lead(result),
             "luck": result.table.to_dict("records"),
             "lines": lines,
         },
@@ -174,6 +178,7 @@ def write_tune_files(verdict: Verdict) -> Path:
     """`tune.json` (the evidence) and the recommended (or, when nothing meets every target,
     the closest) study as YAML; the YAML file's path. "No change needed" writes the start."""
     out_dir = verdict.state.out_dir
+    verdict.data.setdefault("headline", tune_lead(verdict.state.study, verdict.data))
     write_json(out_dir / TUNE_FILE, verdict.data)
     chosen = verdict.recommended_study or verdict.closest_study
     name = RECOMMENDED_FILE if verdict.recommended_study is not None else CLOSEST_FILE

@@ -53,6 +53,11 @@ def test_the_replay_of_a_runs_game_ends_as_the_runs_tables_say(small_run, tmp_pa
     assert len(data["steps"]) == int(game.s[24]) + 1  # after setup, then after each decision
     row = small_run.games[small_run.games["game"] == index].iloc[0]
     assert final["turns"] == row["turns"]
+    # the page opens with the game in words: the winner, its points, the length and the end
+    lead = re.search(r'<p class="lead">(.*?)</p>', out.read_text(encoding="utf-8"), re.S)[1]
+    assert lead == data["lead"] and f"The game lasted {row['turns']} turns" in lead
+    best = max(data["final"]["scores"])
+    assert re.match(rf"Seat \d \([^)]+\) (wins|and seat .* share the win) with {best} point", lead)
 
 
 def test_continuations_from_the_last_step_and_the_last_decision_reproduce_the_result(small_run):
