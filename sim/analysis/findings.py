@@ -443,6 +443,28 @@ def luck_headline(table: pd.DataFrame) -> str:
                 " own random choices.")  # fmt: skip
 
 
+def deck_parity_text(scan: pd.DataFrame, boxes: int) -> str:
+    """Which deck sizes give every seat the same turns, from a deck scan
+    (`sim.studies.turns.deck_scan`: boxes, equal, all_equal), against the config's: 'With
+    47 or 51 box cards (this config: 48), every seat takes the same number of turns in
+    100% and 99.5% of games.' Empty when the config's own deck already does, or none does."""
+    if not len(scan):
+        return ""
+    rows = scan.sort_values("boxes")
+    own = rows[rows["boxes"] == boxes]
+    if len(own) and bool(own["all_equal"].iloc[0]):
+        return ""
+    fair = rows[rows["all_equal"].astype(bool)]
+    if not len(fair):
+        return ""
+    sizes = [str(int(b)) for b in fair["boxes"]]
+    shares = [units.pct(e) for e in fair["equal"]]
+    both = " or ".join([", ".join(sizes[:-1]), sizes[-1]] if len(sizes) > 1 else sizes)
+    also = " and ".join([", ".join(shares[:-1]), shares[-1]] if len(shares) > 1 else shares)
+    return (f"With {both} box cards (this config: {boxes}), every seat takes the same number of"
+            f" turns in {also} of games.")  # fmt: skip
+
+
 END_WORDS = {  # R7.1's triggers, as a designer says them
     "deck_empty": "when the deck ran out",
     "last_cat": "when a player placed the last cat",

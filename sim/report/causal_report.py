@@ -104,7 +104,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
     sections = []
     if len(v):
         fig = interval_bars(
-            list(v["option"]),
+            [card_label(o) for o in v["option"]],
             v["value"],
             v["lo"],
             v["hi"],
@@ -143,7 +143,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
         for measure, group in a.groupby("measure", sort=False):
             g = group.sort_values("change", ascending=False)
             fig = interval_bars(
-                list(g["card"]),
+                [card_label(c) for c in g["card"]],
                 g["change"],
                 g["lo"],
                 g["hi"],
@@ -154,7 +154,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
             sections.append(
                 {
                     "id": f"ablate-{measure}",
-                    "title": f"Ablation: {measure}",
+                    "title": f"Ablation: {g['label'].iloc[0]}",
                     "figure": _svg(fig, f"ablate-{measure}"),
                 }
             )

@@ -7,6 +7,7 @@ import pandas as pd
 
 from sim import analysis as A
 from sim import units
+from sim.analysis.findings import deck_parity_text
 from sim.config import StudyConfig
 from sim.report import figures as F
 from sim.report.html import card_text, ci, ci_pp, num, pct, share, svg, table, text
@@ -82,6 +83,7 @@ def turns_section(
             ],
         ),
         "deck_games": plays.deck_games,
+        "deck_fix": deck_parity_text(scan, sum(study.game.deck.boxes.values())),
         "deck_replaced": bool(len(scan) and scan["replaced"].any()),
         "config_boxes": sum(study.game.deck.boxes.values()),
     }

@@ -144,3 +144,16 @@ def test_tune_value_ladder_luck_and_replay_leads():
                     " game lasted 40 turns and ended when the deck ran out.")  # fmt: skip
     assert "share the win" in replay_headline(["a", "b"], [4, 4], [0, 1], 9, "last_cat", True)
     assert "not finished" in replay_headline(["a", "b"], [0, 0], [], 3, "none", False)
+
+
+def test_the_deck_sizes_that_equalise_turns_are_named_against_the_configs():
+    from sim.analysis.findings import deck_parity_text
+
+    scan = pd.DataFrame({"boxes": [46, 47, 48, 51], "equal": [0.0, 0.995, 0.01, 0.99],
+                         "all_equal": [False, True, False, True]})  # fmt: skip
+    assert deck_parity_text(scan, 48) == (
+        "With 47 or 51 box cards (this config: 48), every seat takes the same number of turns"
+        " in 99.5% and 99.0% of games."
+    )
+    assert deck_parity_text(scan, 47) == ""  # the config's own deck already does
+    assert deck_parity_text(scan.assign(all_equal=False), 48) == ""
