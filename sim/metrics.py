@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -35,11 +36,15 @@ import numpy as np
 from sim.units import card_label, pct, pp
 
 UNITS = ("share", "points", "turns", "count", "number")
+INF = math.inf
+COUNT = (0.0, INF)  # the range of a per-game count (turns, points of a margin, items)
 # How a single run's estimate gets its 95% interval (see sim.analysis.balance.estimate_metrics):
-#   mean      t interval of the mean of `columns[0]`, per game;
+#   mean      the mean of `columns[0]` per game (sim.analysis.intervals.mean_bounds: the t
+#             interval for spread-out values, Wilson's score interval on the observed range
+#             for near-constant ones, never zero width, never outside `value_range`);
 #   wilson    a share of games: Wilson score interval when every per-game value of
-#             `columns[0]` is 0 or 1, else (win shares with ties) the t interval,
-#             kept inside [0, 1] (sim.analysis.stats.win_share_ci);
+#             `columns[0]` is 0 or 1, else (win shares with ties) the mean's interval
+#             inside [0, 1] (sim.analysis.intervals.share_bounds);
 #   bootstrap for metrics that are not a plain mean: in a run's report the delta-method
 #             interval from the moments of the per-game values (sim.analysis.moments), in
 #             sweeps and comparisons the Poisson bootstrap over games (sim.analysis.replicates);
@@ -47,6 +52,8 @@ UNITS = ("share", "points", "turns", "count", "number")
 #             sim.analysis.seats.balance_interval), which reaches 1 for a fair game.
 # For "mean" and "wilson" the metric must be the mean of `columns[0]` plus terms that do
 # not depend on it (a fixed offset such as 1/players); the interval is shifted by that.
+# Comparisons and sweeps give these two kinds the same intervals on the per-game paired
+# differences (Tango's for two 0/1 outcomes), the others the Poisson bootstrap.
 INTERVALS = ("mean", "wilson", "bootstrap", "joint")
 
 
@@ -79,8 +86,10 @@ class Metric:
     in a perfectly fair game, if there is one; `target` says whether a config may
     name the metric under `targets:`; `within` is the margin a bare-number target
     gets (a target is met only when the whole interval lies within it, see
-    `target_band`); `diff` marks a difference of two shares (seat 0's share minus 1/n, a
-    card's win rate held minus never held), which people read in percentage points.
+    `target_band`); `value_range` is the range one game's value of `columns[0]` can take
+    (a share's [0, 1], a count's [0, ∞)): a "mean" or "wilson" interval never leaves it;
+    `diff` marks a difference of two shares (seat 0's share minus 1/n, a card's win rate
+    held minus never held), which people read in percentage points.
     """
 
     name: str
@@ -93,9 +102,12 @@ class Metric:
     fair: float | None = None
     target: bool = False
     within: float | None = None  # default margin of a target given as a bare number
+    value_range: tuple[float, float] = (-INF, INF)
     diff: bool = False  # a difference of shares: written in pp (sim.units), not in %
 
     def __post_init__(self) -> None:
+        if self.interval == "wilson":  # a share of games: each game's value is in [0, 1]
+            object.__setattr__(self, "value_range", (0.0, 1.0))
         if self.unit not in UNITS:
             raise ValueError(f"metric {self.name}: unit {self.unit!r} not in {UNITS}")
         if self.interval not in INTERVALS:
@@ -201,7 +213,7 @@ CORE_METRICS: tuple[Metric, ...] = (
     Metric("shared_wins", "share of shared wins", "balance", _column("tie"),
            "share", ("tie",), "wilson", target=True, within=0.01),
     Metric("margin", "winning margin", "scores", _column("margin"),
-           "points", ("margin",), "mean", target=True, within=0.5),
+           "points", ("margin",), "mean", target=True, within=0.5, value_range=COUNT),
     Metric("mean_score", "mean score", "scores", _column("score"),
            "points", ("score",), "mean", target=True, within=0.5),
     Metric("score_sd", "score spread (sd)", "scores", _score_sd,
@@ -209,11 +221,11 @@ CORE_METRICS: tuple[Metric, ...] = (
     Metric("box_value", "box points per box led", "scores", _box_value,
            "points", ("box_points", "boxes_led"), "bootstrap", target=True, within=0.2),
     Metric("turns", "turns per game", "flow", _column("turns"),
-           "turns", ("turns",), "mean", target=True, within=1.0),
+           "turns", ("turns",), "mean", target=True, within=1.0, value_range=COUNT),
     Metric("deck_empty", "share ended by empty deck", "flow", _column("deck_empty"),
            "share", ("deck_empty",), "wilson", target=True, within=0.02),
     Metric("items_wasted", "items wasted per game", "flow", _column("items_wasted"),
-           "count", ("items_wasted",), "mean", target=True, within=0.2),
+           "count", ("items_wasted",), "mean", target=True, within=0.2, value_range=COUNT),
     Metric("closed_share", "closed share of boxes (all closed / all boxes)", "flow",
            _closed_share, "share", ("closed_boxes", "boxes"), "bootstrap", target=True,
            within=0.02),
@@ -223,11 +235,11 @@ CORE_METRICS: tuple[Metric, ...] = (
            _column("unequal_turns"), "share", ("unequal_turns",), "wilson", fair=0.0,
            target=True, within=0.01),
     Metric("final_phase", "final-phase turns per game", "turns", _column("final_phase"),
-           "turns", ("final_phase",), "mean"),
+           "turns", ("final_phase",), "mean", value_range=COUNT),
     Metric("lead_changes", "lead changes per game", "tension", _column("lead_changes"),
-           "count", ("lead_changes",), "mean", target=True, within=0.2),
+           "count", ("lead_changes",), "mean", target=True, within=0.2, value_range=COUNT),
     Metric("decided_at", "decided at (share of the game)", "tension", _column("decided_at"),
-           "share", ("decided_at",), "mean", target=True, within=0.02),
+           "share", ("decided_at",), "mean", target=True, within=0.02, value_range=(0.0, 1.0)),
     Metric("comeback", "comeback rate", "tension", _column("comeback"),
            "share", ("comeback",), "wilson", target=True, within=0.01),
     Metric("open_before_last", "still open before the last round", "tension",
@@ -239,6 +251,33 @@ _CORE = {m.name: m for m in CORE_METRICS}
 
 # The names a config may give under `targets:`, in the order error messages list them.
 TARGET_METRICS: tuple[str, ...] = tuple(m.name for m in CORE_METRICS if m.target)
+
+
+# The band `sim advise` holds every seat to when the config gives no target for it: within
+# 2.5 pp of a fair share (seat 0's edge is the first-player advantage).
+FAIR_BAND = 0.025
+# How a game plays, as `sim advise` shows it (against the config's targets where given).
+PLAY_METRICS = ("turns", "score_sd", "decided_at", "lead_changes", "comeback", "items_wasted")
+
+
+def seat_edge_metric(seat: int) -> Metric:
+    """Seat k's win share minus the fair 1/players (seat 0's is the first-player advantage);
+    a target, by default within FAIR_BAND."""
+    return Metric(f"seat_edge.seat{seat}", f"edge over a fair share, seat {seat}", "seats",
+                  _seat_edge(seat), "share", (f"seat{seat}", "n_players"), "wilson", fair=0.0,
+                  target=True, within=FAIR_BAND, diff=True)  # fmt: skip
+
+
+def _seat_edge(seat: int) -> Callable[[Means], np.ndarray]:
+    return lambda m: m[f"seat{seat}"] - 1.0 / m["n_players"]
+
+
+def is_target(name: str) -> bool:
+    """May a config name this metric under `targets:`? The core targets (TARGET_METRICS) and
+    each seat's edge (`seat_edge.seat<k>`)."""
+    family, _, member = name.partition(".")
+    seat = member.removeprefix("seat")
+    return name in TARGET_METRICS or (family == "seat_edge" and member != seat and seat.isdigit())
 
 
 def seat_metric(seat: int) -> Metric:
@@ -257,7 +296,7 @@ def turn_edge_metric(seat: int) -> Metric:
     """What seat k's turns after the last equal-turn point added to its win share."""
     return Metric(f"turn_edge.seat{seat}", f"edge from extra turns, seat {seat}", "turns",
                   _column(f"turn_gain{seat}"), "share", (f"turn_gain{seat}",), "mean",
-                  fair=0.0, diff=True)  # fmt: skip
+                  fair=0.0, value_range=(-1.0, 1.0), diff=True)  # fmt: skip
 
 
 def equal_turn_edge_metric(seat: int) -> Metric:
@@ -325,6 +364,8 @@ def metric(name: str) -> Metric:
         return policy_metric(member)
     if family == "card_impact" and member:
         return card_metric(member)
+    if family == "seat_edge" and member.startswith("seat") and member[4:].isdigit():
+        return seat_edge_metric(int(member[4:]))
     if family == "dead_rate" and member:
         return dead_rate_metric(member)
     seat = member.removeprefix("seat")
@@ -335,8 +376,64 @@ def metric(name: str) -> Metric:
     raise ValueError(
         f"unknown metric {name!r}; {hint} (or win_share.seat<k>, win_share.<policy>,"
         " card_impact.<card>, dead_rate.<card>, extra_turn_share.seat<k>, turn_edge.seat<k>,"
-        " equal_turn_edge.seat<k>)"
+        " equal_turn_edge.seat<k>, seat_edge.seat<k>)"
     )
+
+
+# ---------------------------------------------------------------- families of tests
+
+# Groups whose metrics form the headline family of a comparison or a sweep (Holm); every
+# other group (seats, policies, cards) is a long table of its own (Benjamini-Hochberg).
+HEADLINE_GROUPS = ("balance", "scores", "flow", "turns", "tension")
+
+
+def family_of(group: str) -> str:
+    """The multiplicity family of a metric group: 'headline', or the long table's name."""
+    return "headline" if group in HEADLINE_GROUPS else group
+
+
+def _seat_rows(names: list[str], family: str) -> list[str]:
+    """The `<family>.seat<k>` names present, in seat order."""
+    found = [n for n in names if n.startswith(f"{family}.seat") and n[len(family) + 5 :].isdigit()]
+    return sorted(found, key=lambda n: int(n[len(family) + 5 :]))
+
+
+def exact_relations(names: Iterable[str]) -> dict[str, str]:
+    """Rows that are exact functions of other rows present, with the relation: a family shows
+    them but never tests them again (one finding, one test).
+
+    * seat 0's win share is the first-player advantage plus 1/n;
+    * the seats' win shares sum to 1 (the last seat's follows), and so do the policies'
+      (each plays the same seats in every game of a line-up: the last policy's follows);
+    * with two seats, balance is 1 − 2·|first-player advantage|;
+    * a seat's edge at equal turns is its win share − 1/n − its edge from extra turns;
+    * the edges from extra turns sum to 0 over the seats (the last seat's follows);
+    * seat 0 moves first (R2.5), so it has an extra turn exactly when the seats' turns
+      differ (= unequal_turns), and the last seat never has one (always 0).
+    """
+    names = list(dict.fromkeys(names))
+    out: dict[str, str] = {}
+    seats = _seat_rows(names, "win_share")
+    if "first_player_advantage" in names and "win_share.seat0" in seats:
+        out["win_share.seat0"] = "first_player_advantage + 1/n"
+    if seats:
+        out.setdefault(seats[-1], "1 − the other seats' win shares")
+    policies = [n for n in names if n.startswith("win_share.") and n not in seats]
+    if policies:
+        out[policies[-1]] = "1 − the other policies' seats' win shares"
+    if len(seats) == 2 and "balance" in names and "first_player_advantage" in names:
+        out["balance"] = "1 − 2·|first_player_advantage| (two seats)"
+    for name in _seat_rows(names, "equal_turn_edge"):
+        out[name] = f"win_share.{name.split('.')[1]} − 1/n − turn_edge.{name.split('.')[1]}"
+    turn_edges = _seat_rows(names, "turn_edge")
+    if turn_edges:
+        out[turn_edges[-1]] = "0 − the other seats' edges from extra turns"
+    extra = _seat_rows(names, "extra_turn_share")
+    if "unequal_turns" in names and "extra_turn_share.seat0" in extra:
+        out["extra_turn_share.seat0"] = "unequal_turns (seat 0 moves first, R2.5)"
+    if len(extra) > 1:
+        out[extra[-1]] = "0 (the last seat never takes an extra turn, R2.5)"
+    return out
 
 
 def target_band(name: str, target) -> tuple[float, float]:

@@ -25,6 +25,7 @@ FLOORS: dict[str, int] = {
     "sim.specs": 0,
     "sim.metrics": 0,
     "sim.units": 0,
+    "sim.compile_watch": 0,  # the heartbeat while numba compiles (numba's events only)
     "sim.analysis": 0,
     # models and rules, which do not know each other
     "sim.config": 1,

@@ -13,6 +13,7 @@ a run report shows the same value a sweep or a comparison does.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,6 @@ from sim.analysis.seats import (
     balance_from_moments,
     fairness_from_moments,
     seat_effects,
-    seat_fairness,
 )
 from sim.analysis.stats import (
     Estimate,
@@ -126,7 +126,7 @@ def policy_win_shares(players: pd.DataFrame, moments: Moments | None = None) -> 
     sampled = players["game"].nunique()
     for policy, g in players.groupby("policy", sort=True, observed=True):
         if moments is not None and f"policy:{policy}" in moments.columns:
-            e = mean_estimate(moments, f"policy:{policy}")
+            e = mean_estimate(moments, f"policy:{policy}", (0.0, 1.0))
             per_game = len(g) / sampled  # seats the policy plays in a game
             row = {"win_share": e.value, "lo": max(0.0, e.lo), "hi": min(1.0, e.hi),
                    "n": int(round(per_game * moments.n))}  # fmt: skip
@@ -236,113 +236,157 @@ def seat_moments(moments: Moments) -> tuple[np.ndarray, np.ndarray, int]:
     return mean, cov, moments.n
 
 
+def _moments_of_seats(players: pd.DataFrame) -> Moments:
+    """The moments of the seat columns of a players table (its games are every game)."""
+    games = pd.DataFrame({"game": np.sort(players["game"].unique())})
+    return Moments.of(game_values(games, players, columns=("n_players", "seat*")))
+
+
 def fairness(players: pd.DataFrame, moments: Moments | None = None) -> pd.DataFrame:
-    """`seat_fairness` of the players table, or of every game's `moments` when given."""
-    if moments is None:
-        return seat_fairness(players)
-    return fairness_from_moments(*seat_moments(moments))
+    """`seat_fairness` of the players table, or of every game's `moments` when given. Each
+    seat's edge over the others, (n·share − 1)/(n − 1), gets its interval from the seat's
+    own share interval (`seat_win_shares`), so the two never disagree."""
+    m = _moments_of_seats(players) if moments is None else moments
+    out = fairness_from_moments(*seat_moments(m))
+    n = len(out)
+    shares = [share_estimate(m, f"seat{seat}") for seat in out["seat"]]
+    out["lo"] = [(n * e.lo - 1) / (n - 1) for e in shares]
+    out["hi"] = [(n * e.hi - 1) / (n - 1) for e in shares]
+    return out
+
+
+@dataclass(frozen=True)
+class SeatVerdict:
+    """The seat verdict as data: seat 0's share with the interval the call rests on, its call
+    ('advantage', 'disadvantage', 'within noise', or None without seat rotation), the
+    joint test that all seats win equally (p, None with two seats: the same question), and
+    whether the two agree; `text` is the sentence of the report and summary.json."""
+
+    share: Estimate
+    fair: float
+    call: str | None
+    joint_p: float | None
+    agree: bool
+    text: str
 
 
 def verdict(
     players: pd.DataFrame, moments: Moments | None = None, games: pd.DataFrame | None = None
 ) -> str:
-    """A plain sentence on seat fairness that says which test it rests on.
+    """The seat verdict's sentence (`seat_verdict`)."""
+    return seat_verdict(players, moments, games).text
 
-    Seat 0's win share with its 95% interval; with more than two seats, the
-    call rests on the joint test that all seats win equally and on seat 0's
-    edge over the others, Holm-adjusted over the seats (`seat_fairness`); with
-    two seats those are one and the same test. With several policies, seat 0's
-    edge adjusted for policy (each policy against itself in the other seats)
-    follows, and how it differs between policies. Without seat rotation, when
-    each seat always played one policy, no seat verdict is given at all. With
-    `moments` (of every game; players may then be a sample), the seat numbers
-    and tests come from the moments and only the policy adjustment from players.
-    A real first-player edge is split into its extra-turn and equal-turn parts
-    when seat 0 takes an extra turn in most games (from `moments`, else from
-    `games` and players; with neither, the split is left out).
+
+def seat_verdict(
+    players: pd.DataFrame, moments: Moments | None = None, games: pd.DataFrame | None = None
+) -> SeatVerdict:
+    """A plain sentence on seat fairness that says which test each of its words rests on.
+
+    Two questions, each at 5%. Is there a first-player advantage? Seat 0's win share with
+    its own 95% interval, the one printed (and `first_player_advantage`'s in summary.json,
+    plus 1/n): real when the interval leaves out the fair 1/n. Do all seats win equally
+    (more than two seats)? The joint Wald test, and the seats that stand apart by its
+    step-down (`seat_fairness`). When the two answers differ (the joint test rejects
+    while seat 0's interval holds its fair share, or the other way round), the sentence
+    says so in plain words. With several policies, seat 0's edge adjusted for policy
+    follows; without seat rotation no seat verdict is given at all. With `moments` (of
+    every game; players may then be a sample) the seat numbers and tests come from the
+    moments and only the policy adjustment from players. A real first-player edge is
+    split into its extra-turn and equal-turn parts when seat 0 takes an extra turn in
+    most games (from `moments`, else from `games` and players).
     """
     n = n_seats(players)
     fair = 1 / n
-    call, e, tests = seat_call(players, moments)
-    half = e.half  # the widest side: "value ± half" always covers the interval
-    head = f"seat 0 wins {e.value:.1%} ± {half:.1%} against a fair {fair:.0%}"
-    if call == "confounded":
-        return (
+    m = _moments_of_seats(players) if moments is None else moments
+    short, e, tests = seat_call(players, m)
+    head = f"seat 0 wins {e.value:.1%} [{e.lo:.1%}, {e.hi:.1%}] against a fair {fair:.0%}"
+    if short == "confounded":
+        text = (
             f"{head} ({e.n:,} games); seats were not rotated and each seat always played the"
             " same policy, so seat and policy effects are mixed: no seat verdict is given"
         )
-    call = CALL_WORDS[call]
+        return SeatVerdict(e, fair, None, None, True, text)
+    call = "within noise" if short in ("noise", "differ") else short
+    said = CALL_WORDS[call]
+    joint_p, agree = None, True
     if tests is None:  # two seats: the joint test and seat 0's contrast are its interval
-        text = f"{head}: {call} ({e.n:,} games, 95% interval)"
+        text = f"{head}: {said} ({e.n:,} games, seat 0's 95% interval)"
     else:
-        a = tests.attrs
-        seat0 = tests.iloc[0]
-        group = a["group"]
+        a, group, seat0 = tests.attrs, tests.attrs["group"], tests.iloc[0]
+        joint_p = float(a["p"])
+        rejects = joint_p < 0.05
+        agree = rejects == (call != "within noise")
         text = (
-            f"{head}: {call} ({e.n:,} games; joint test that all {n} seats win equally:"
-            f" chi²({a['df']}) = {a['chi2']:.1f}, p = {a['p']:.2g}; seat 0 against the others"
-            f" {_pp(seat0['vs_others'])} [{_num(seat0['lo'])}, {_num(seat0['hi'])}])"
+            f"{head}: {said} by seat 0's own 95% interval ({e.n:,} games; seat 0 against the"
+            f" others {_pp(seat0['vs_others'])} [{_num(seat0['lo'])}, {_num(seat0['hi'])}])"
+        )
+        joint = (
+            f"the joint test that all {n} seats win equally (chi²({a['df']}) ="
+            f" {a['chi2']:.1f}, p = {joint_p:.2g})"
         )
         apart = tests.loc[tests["apart"], "seat"].tolist()
-        if apart and len(group["seats"]) > 1:
-            rest = ", ".join(str(k) for k in group["seats"])
+        if agree:
+            text += f"; {joint} {'rejects' if rejects else 'agrees: within noise'}"
+        elif rejects:
             text += (
-                f"; seats {rest} win equally among themselves (chi²({group['df']}) ="
-                f" {group['chi2']:.1f}, p = {group['p']:.2g}, step-down tests)"
+                f"; the two tests disagree: {joint} rejects, so the seats do differ, but seat"
+                " 0's own interval holds its fair share: the gap lies among the other seats"
             )
-    if call.startswith("a real first-player") and (moments is not None or games is not None):
+        else:
+            text += (
+                f"; the two tests disagree: seat 0's own interval leaves out its fair share,"
+                f" but {joint} does not reject: across all {n} seats the gap is within noise"
+            )
+        if rejects and apart:
+            text += f"; seats apart from the rest by the step-down tests: {_seats(apart)}"
+            if len(group["seats"]) > 1:
+                text += (
+                    f"; seats {_seats(group['seats'])} win equally among themselves"
+                    f" (chi²({group['df']}) = {group['chi2']:.1f}, p = {group['p']:.2g})"
+                )
+    if call != "within noise" and (moments is not None or games is not None):
         text += _turn_parity_clause(moments, games, players)
     if players["policy"].nunique() > 1:
         text += "; " + _policy_adjusted(players)
         if moments is not None and players["game"].nunique() < moments.n:
             text += f" (from a sample of {players['game'].nunique():,} games)"
-    return text
+    return SeatVerdict(e, fair, call, joint_p, agree, text)
 
 
-# The seat verdict's calls (`seat_call`) as the long verdict writes them.
+def _seats(seats) -> str:
+    return ", ".join(str(k) for k in seats)
+
+
+# The seat verdict's calls on seat 0 as the long verdict writes them.
 CALL_WORDS = {
     "advantage": "a real first-player advantage",
     "disadvantage": "a real first-player disadvantage",
-    "noise": "within noise",
-    "differ": "the seats differ, but seat 0 is not apart from the others",
+    "within noise": "within noise",
 }
 
 
 def seat_call(
     players: pd.DataFrame, moments: Moments | None = None
 ) -> tuple[str, Estimate, pd.DataFrame | None]:
-    """The seat verdict's call, seat 0's win share and the fairness tests it rests on.
+    """The seat verdict's call, seat 0's win share and the fairness tests it rests on (the
+    one rule `seat_verdict` and the pages' first sentences share, so they never disagree).
 
     The call is "confounded" (seats not rotated, each seat always one policy: no
-    verdict), "advantage" or "disadvantage" (seat 0 is apart from the others: with two
-    seats, its 95% interval misses 1/2; with more, the joint test rejects at 5% and the
-    step-down sets seat 0 apart), "differ" (the seats differ, seat 0 is not apart) or
-    "noise". The tests (`fairness`) are None with two seats or confounded seats.
+    verdict), "advantage" or "disadvantage" (seat 0's own 95% interval leaves out the
+    fair 1/n), "differ" (seat 0's interval holds its fair share but the joint test that
+    all seats win equally rejects at 5%: the gap lies among the other seats) or "noise".
+    The tests (`fairness`) are None with two seats (the same question) or confounded seats.
     """
     fair = 1 / n_seats(players)
-    if moments is not None:
-        e = share_estimate(moments, "seat0")
-    else:
-        e = win_share_ci(players.loc[players["seat"] == 0, "win_share"].to_numpy())
+    m = _moments_of_seats(players) if moments is None else moments
+    e = share_estimate(m, "seat0")
     if seats_confounded(players):
         return "confounded", e, None
+    call = "advantage" if e.lo > fair else "disadvantage" if e.hi < fair else "noise"
     if n_seats(players) == 2:
-        half = e.half
-        call = (
-            "advantage"
-            if e.value - half > fair
-            else "disadvantage"
-            if e.value + half < fair
-            else "noise"
-        )
         return call, e, None
-    tests = fairness(players, moments)
-    seat0 = tests.iloc[0]
-    if tests.attrs["p"] >= 0.05:
-        call = "noise"
-    elif seat0["apart"]:
-        call = "advantage" if seat0["vs_others"] > 0 else "disadvantage"
-    else:
+    tests = fairness(players, m)
+    if call == "noise" and tests.attrs["p"] < 0.05:
         call = "differ"
     return call, e, tests
 
@@ -354,12 +398,16 @@ def seat0_turn_split(
     moments: Moments | None, games: pd.DataFrame | None = None, players: pd.DataFrame | None = None
 ) -> dict | None:
     """Seat 0's edge split by turn parity, when it takes an extra turn in most games (else
-    None): `extra` (the share of games with its extra turn), `turn` and `equal` (the parts of
-    its edge from the extra turn and at equal turns: registry metrics `turn_edge.seat0` and
-    `equal_turn_edge.seat0`, each {value, lo, hi}; they add up to the edge) and `mostly_turn`
-    (the turn part is real and larger than the equal-turn part: a deck-size or end-rule
-    matter, not a card-value one)."""
+    None, and None when turns taken were not recorded): `extra` (the share of games with
+    its extra turn), `turn` and `equal` (the parts of its edge from the extra turn and at
+    equal turns: registry metrics `turn_edge.seat0` and `equal_turn_edge.seat0`, each
+    {value, lo, hi}; they add up to the edge) and `mostly_turn` (the turn part is real and
+    larger than the equal-turn part: a deck-size or end-rule matter, not a card-value one)."""
     names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
+    if moments is not None and "extra0" not in moments.columns:
+        return None  # turns taken were not recorded (tables of older runs, hand-made frames)
+    if moments is None and (games is None or "turns_taken" not in players.columns):
+        return None
     if moments is not None:
         est = moment_metrics(moments, names).set_index("metric")
     else:
@@ -636,6 +684,7 @@ def run_summary(
                 verdict_test="equivalence (TOST): met only when the whole interval is in the band",
             )
         metrics.append(item)
+    said = seat_verdict(players, moments, games)
     seats: dict = {"verdict": "none: seats not rotated"} if seats_confounded(players) else {}
     if not seats and n_seats(players) > 1:
         f = fairness(players, moments)
@@ -645,10 +694,19 @@ def run_summary(
             "apart": [int(k) for k in f.loc[f["apart"], "seat"]],
             "method": a["method"],
             "win_share": {int(r.seat): _plain(r.win_share) for r in f.itertuples()},
+            "seat0": {
+                "win_share": _plain(said.share.value),
+                "lo": _plain(said.share.lo),
+                "hi": _plain(said.share.hi),
+                "fair": said.fair,
+                "call": said.call,
+                "test": "seat 0's own 95% interval (first_player_advantage's, plus 1/n)",
+            },
+            "tests_agree": said.agree,
         }
     return {
         "games": int(moments.n if moments is not None else len(games)),
-        "verdict": verdict(players, moments, games),
+        "verdict": said.text,
         "metrics": metrics,
         "seats": seats,
     }

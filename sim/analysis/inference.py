@@ -15,9 +15,11 @@ print ("real", "met", "best", "unfair") belongs to a named family of tests:
   flagged in at most about 5% of comparisons: half to the headline family,
   half shared by the long tables (`sim.analysis.paired.assign_verdicts`).
 
-Rows that are exact functions of other rows (seat 0's win share is the
-first-player advantage plus 1/n; the seats' shares sum to 1) are kept in the
+Rows that are exact functions of other rows (`sim.metrics.exact_relations`: seat 0's
+win share is the first-player advantage plus 1/n; the seats' shares sum to 1; a seat's
+edge at equal turns is its edge minus its edge from extra turns; ...) are kept in the
 tables but left out of the families, so one finding is never counted twice.
+`families_markdown` writes the families as the code builds them (the README's table).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import math
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-from sim.metrics import quiet_nan
+from sim.metrics import exact_relations, family_of, metric, metrics_for, quiet_nan
 
 ALPHA = 0.05
 METHODS = {"holm": "Holm (family-wise error)", "fdr_bh": "Benjamini-Hochberg (false discovery)"}
@@ -103,3 +105,59 @@ def chi2_sf(x: float, df: int) -> float:
 def normal_sf2(z: float) -> float:
     """Two-sided normal tail probability of |Z| >= |z|."""
     return math.erfc(abs(z) / math.sqrt(2))
+
+
+# ---------------------------------------------------------------- the families, as built
+
+
+def family_members(names: list[str]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """({family: tested metric names}, {implied name: the relation}) of a table's metrics,
+    as `sim.analysis.paired.assign_verdicts` builds the families (without a primary)."""
+    implied = exact_relations(names)
+    families: dict[str, list[str]] = {}
+    for name in names:
+        if name not in implied:
+            families.setdefault(family_of(metric(name).group), []).append(name)
+    return families, implied
+
+
+def lineup_metrics(seats: int, policies: tuple[str, ...] = ("greedy", "random")) -> list[str]:
+    """The registry's metric names for a line-up of `seats` seats and these policies, with
+    turn and card telemetry, one card kind standing for all (`<card>`)."""
+    cols = [f"seat{k}" for k in range(seats)] + [f"policy:{p}" for p in policies]
+    cols += [f"{c}{k}" for c in ("extra", "level", "turn_gain") for k in range(seats)]
+    cols += ["had:<card>", "had_win:<card>", "dead:<card>", "got:<card>"]
+    return [m.name for m in metrics_for(cols)]
+
+
+def families_markdown(seats: int = 4, compare: tuple[int, ...] = (2, 3, 4, 5)) -> str:
+    """The README's table of families: each family's tested members and its size for a
+    line-up of `seats` seats (two policies, each card kind two rows), the rows shown but
+    not tested with their relations, and the headline family's size by seats."""
+    families, implied = family_members(lineup_metrics(seats))
+    how = {
+        "headline": "Holm (2.5%; 5% without long tables)",
+        "seats": "Benjamini-Hochberg (the long tables share 2.5%)",
+        "policies": "Benjamini-Hochberg (the long tables share 2.5%)",
+        "cards": "Benjamini-Hochberg (the long tables share 2.5%)",
+    }
+    lines = [
+        f"| family | control | tested rows ({seats} seats, policies greedy and random) | count |",
+        "|---|---|---|---|",
+    ]
+    for family, names in families.items():
+        count = "2 per card kind" if family == "cards" else str(len(names))
+        members = ", ".join(f"`{n}`" for n in names)
+        lines.append(f"| {family} | {how[family]} | {members} | {count} |")
+    sizes = ", ".join(
+        f"{n} seats {len(family_members(lineup_metrics(n))[0]['headline'])}" for n in compare
+    )
+    lines += [
+        "",
+        f"Headline family size by seats: {sizes}.",
+        "",
+        f"Shown but not tested, as exact functions of other rows ({len(implied)} here):",
+        "",
+    ]
+    lines += [f"* `{n}` = {rel}" for n, rel in implied.items()]
+    return "\n".join(lines)

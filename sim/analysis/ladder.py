@@ -4,13 +4,19 @@ Ladder: every rung plays the rung below it in matches (heads-up, and at the
 config's table size with the seats split between the two). A match's result
 is the upper rung's share of the wins (ties shared), against its fair share.
 
-Ratings: one Bradley-Terry model fitted by `choix` to every pairwise outcome
-of every match: in a heads-up game the winner beats the loser; a game of more
-seats is broken into all its pairs of seats of different rungs, the higher
-score beating the lower, a tie half each ("full rank breaking", which is
-consistent for Plackett-Luce, Azari Soufiani et al. 2013). A small ridge
-(RIDGE) keeps the fit finite when a rung wins every game. Intervals: a
-bootstrap over games within each match (RESAMPLES fits).
+Ratings: one Bradley-Terry model fitted to every pairwise outcome of every
+match: in a heads-up game the winner beats the loser; a game of more seats is
+broken into all its pairs of seats of different rungs, the higher score beating
+the lower, a tie half each ("full rank breaking", which is consistent for
+Plackett-Luce, Azari Soufiani et al. 2013). Skill tells less at a full table than
+heads-up, so table size enters the model: at a table of s seats rung i beats rung j
+with chance σ(β_s (θ_i − θ_j)), the log-strengths θ on the heads-up scale (β = 1 at
+the smallest table) and one factor β_s per larger table, fitted with them. Pooling
+the sizes in one plain model instead biased the ratings towards whichever size a
+rung played more (two identical rungs under two labels came out about 21 Elo apart).
+A fit of one table size is `choix`'s. A small ridge (RIDGE) keeps the fit finite when
+a rung wins every game. Intervals: a bootstrap over games within each match
+(RESAMPLES fits).
 
 Depth (Lantz et al. 2017): the number of consecutive steps from the bottom
 rung where the upper rung wins at least `threshold` of heads-up games (60% by
@@ -73,9 +79,11 @@ def match_row(shares: pd.Series, fair: float) -> dict:
 def pair_outcomes(players: pd.DataFrame, rung_of_slot: dict[int, int]) -> pd.DataFrame:
     """Every pair of seats of different rungs in every game: (game, a, b, win of a).
 
-    The higher score wins (ties: 0.5). With two seats this is the game's result."""
+    The higher score wins (ties: 0.5). With two seats this is the game's result. `players`
+    is the game's table size, which the rating model reads."""
     p = players[["game", "slot", "score"]].copy()
     p["rung"] = p["slot"].map(rung_of_slot)
+    seats = p.groupby("game")["slot"].size()
     m = p.merge(p, on="game", suffixes=("_a", "_b"))
     m = m[(m["slot_a"] < m["slot_b"]) & (m["rung_a"] != m["rung_b"])]
     win = np.where(
@@ -87,8 +95,20 @@ def pair_outcomes(players: pd.DataFrame, rung_of_slot: dict[int, int]) -> pd.Dat
             "a": m["rung_a"].to_numpy(),
             "b": m["rung_b"].to_numpy(),
             "win": win,
+            "players": m["game"].map(seats).to_numpy(),
         }
     )
+
+
+def _sizes(pairs: list[pd.DataFrame]) -> list[int]:
+    """Each match's table size (2 when a frame does not say)."""
+    out = []
+    for f in pairs:
+        sizes = f["players"].unique() if "players" in f and len(f) else [2]
+        if len(sizes) > 1:
+            raise ValueError("one match, one table size: its pairs must share it")
+        out.append(int(sizes[0]))
+    return out
 
 
 def _counts(pairs: list[pd.DataFrame], k: int, weights: list[np.ndarray] | None = None):
@@ -111,13 +131,60 @@ def bt_fit(counts: np.ndarray) -> np.ndarray:
     return theta - theta[0]
 
 
+def bt_fit_sizes(counts: dict[int, np.ndarray]) -> tuple[np.ndarray, dict[int, float]]:
+    """Bradley-Terry log-strengths on the smallest table's scale (rung 0 at 0) and each table
+    size's factor β_s: rung i beats rung j at size s with chance σ(β_s (θ_i − θ_j)).
+    Maximum likelihood with RIDGE pseudo-wins each way for every pair at β = 1."""
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    sizes = sorted(counts)
+    k = len(next(iter(counts.values())))
+    prior = RIDGE * (1 - np.eye(k))
+
+    def nll(x: np.ndarray) -> tuple[float, np.ndarray]:
+        theta = np.r_[0.0, x[: k - 1]]
+        logb = np.r_[0.0, x[k - 1 :]]
+        value, g_theta, g_logb = 0.0, np.zeros(k), np.zeros(len(sizes))
+        for i, (c, beta) in enumerate([(prior, 1.0), *((counts[s], None) for s in sizes)]):
+            b = 1.0 if beta == 1.0 else float(np.exp(logb[i - 1]))
+            d = b * (theta[:, None] - theta[None, :])
+            value -= float((c * log_expit(d)).sum())
+            g = c * expit(-d)  # d/dd of c·log σ(d)
+            g_theta -= b * (g.sum(axis=1) - g.sum(axis=0))
+            if i > 1:  # the smallest table's factor is 1
+                g_logb[i - 1] -= float((g * d).sum())
+        return value, np.r_[g_theta[1:], g_logb[1:]]
+
+    start = np.zeros(k - 1 + len(sizes) - 1)
+    fit = minimize(nll, start, jac=True, method="BFGS")
+    theta = np.r_[0.0, fit.x[: k - 1]]
+    scale = {s: float(np.exp(v)) for s, v in zip(sizes, np.r_[0.0, fit.x[k - 1 :]], strict=True)}
+    return theta, scale
+
+
+def _fit(pairs: list[pd.DataFrame], sizes: list[int], k: int, weights=None):
+    """(log-strengths, factor per table size) of some matches' pairs."""
+    if len(set(sizes)) == 1:
+        return bt_fit(_counts(pairs, k, weights)), {sizes[0]: 1.0}
+    counts = {}
+    for s in sorted(set(sizes)):
+        mine = [i for i, size in enumerate(sizes) if size == s]
+        w = None if weights is None else [weights[i] for i in mine]
+        counts[s] = _counts([pairs[i] for i in mine], k, w)
+    return bt_fit_sizes(counts)
+
+
 def ratings(
     pairs: list[pd.DataFrame], labels: list[str], seed: int = 0
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """One Bradley-Terry fit to every match's pairs; bootstrap intervals over games.
-    Returns the ratings table and the bootstrap draws (RESAMPLES x rungs)."""
+    """One Bradley-Terry fit to every match's pairs, table size entering as a factor per size
+    (`bt_fit_sizes`; one size: `bt_fit`); bootstrap intervals over games. Returns the
+    ratings table (`attrs["scale"]`: the factor per table size) and the bootstrap draws
+    (RESAMPLES x rungs)."""
     k = len(labels)
-    theta = bt_fit(_counts(pairs, k))
+    sizes = _sizes(pairs)
+    theta, scale = _fit(pairs, sizes, k)
     rng = np.random.default_rng(seed)
     draws = np.empty((RESAMPLES, k))
     codes = [pd.factorize(f["game"])[0] for f in pairs]
@@ -127,7 +194,7 @@ def ratings(
             n_games = code.max() + 1 if len(code) else 0
             times = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games)
             weights.append(times[code].astype(float))
-        draws[r] = bt_fit(_counts(pairs, k, weights))
+        draws[r] = _fit(pairs, sizes, k, weights)[0]
     lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
     frame = pd.DataFrame(
         {
@@ -140,6 +207,7 @@ def ratings(
             "elo_hi": ELO * hi,
         }
     )
+    frame.attrs["scale"] = scale
     return frame, draws
 
 
@@ -164,9 +232,10 @@ def chain_depth_interval(draws: np.ndarray, threshold: float = DEFAULT_THRESHOLD
     return float(lo), float(hi)
 
 
-def bt_prob(theta_upper: float, theta_lower: float) -> float:
-    """The Bradley-Terry chance that the upper rung beats the lower."""
-    return 1 / (1 + math.exp(theta_lower - theta_upper))
+def bt_prob(theta_upper: float, theta_lower: float, scale: float = 1.0) -> float:
+    """The Bradley-Terry chance that the upper rung beats the lower (at a table whose size
+    scales the log-strength gap by `scale`)."""
+    return 1 / (1 + math.exp(scale * (theta_lower - theta_upper)))
 
 
 def depth(steps: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD) -> int:

@@ -12,8 +12,10 @@ over the number of games: the seats of one game are handled together, which
 is what clustering by game means.
 
 So one `Moments` per chunk (games, the column means, the centred cross-product
-matrix, and how many values of each column are not 0 or 1) holds all a report
-needs of that chunk, whatever the number of games. Two of them merge exactly
+matrix, how many values of each column are not 0 or 1, and each column's smallest
+and largest value and third and fourth central sums, which the intervals at the
+edges need: `sim.analysis.intervals`)
+holds all a report needs of that chunk, whatever the number of games. Two of them merge exactly
 (Chan, Golub and LeVeque's pairwise update), in any order, to the moments of
 the chunks together: the report of a million games merges a few hundred small
 arrays instead of loading a billion rows. `of(values)` of a whole table equals
@@ -29,20 +31,28 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from sim.analysis.stats import Z95, Estimate, t975, wilson
+from sim.analysis.intervals import Bounds, Summary, mean_bounds, merge_central, share_bounds
+from sim.analysis.stats import Z95, Estimate, t975
 from sim.metrics import Means, Metric, matches
+
+INF = math.inf
 
 
 @dataclass(frozen=True)
 class Moments:
-    """n games; mean (k,), m2 (k, k) = Σ (x − mean)(x − mean)ᵀ and nonbinary (k,) counts of
-    values that are not 0 or 1, of the game-value columns `columns` (sorted)."""
+    """n games; mean (k,), m2 (k, k) = Σ (x − mean)(x − mean)ᵀ, nonbinary (k,) counts of
+    values that are not 0 or 1, lo, hi (k,) the smallest and largest value and m3, m4 (k,)
+    the central sums Σ (x − mean)³ and ⁴, of the game-value columns `columns` (sorted)."""
 
     columns: tuple[str, ...]
     n: int
     mean: np.ndarray
     m2: np.ndarray
     nonbinary: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    m3: np.ndarray
+    m4: np.ndarray
 
     @classmethod
     def of(cls, values: pd.DataFrame) -> Moments:
@@ -50,14 +60,23 @@ class Moments:
         columns = tuple(sorted(values.columns))
         x = values.reindex(columns=list(columns)).to_numpy(float)
         n = x.shape[0]
-        k = len(columns)
         if n == 0:
-            return cls(columns, 0, np.zeros(k), np.zeros((k, k)), np.zeros(k, np.int64))
+            return cls.empty(columns)
         mean = x.mean(axis=0)
         d = x - mean
         nonbinary = ((x != 0.0) & (x != 1.0)).sum(axis=0).astype(np.int64)
         # einsum, not BLAS: a threaded BLAS on a busy machine took a hundred times longer
-        return cls(columns, int(n), mean, np.einsum("ij,ik->jk", d, d), nonbinary)
+        m2 = np.einsum("ij,ik->jk", d, d)
+        d3 = d * d * d
+        return cls(columns, int(n), mean, m2, nonbinary, x.min(axis=0), x.max(axis=0),
+                   d3.sum(axis=0), (d3 * d).sum(axis=0))  # fmt: skip
+
+    @classmethod
+    def empty(cls, columns: tuple[str, ...] = ()) -> Moments:
+        """The moments of no games."""
+        k = len(columns)
+        return cls(columns, 0, np.zeros(k), np.zeros((k, k)), np.zeros(k, np.int64),
+                   np.full(k, INF), np.full(k, -INF), np.zeros(k), np.zeros(k))  # fmt: skip
 
     def expand(self, columns: tuple[str, ...]) -> Moments:
         """The same moments over more columns: a column this part lacks is NaN (as a whole
@@ -75,9 +94,13 @@ class Moments:
         nonbinary = np.zeros(k, np.int64)
         nonbinary[have] = self.nonbinary[idx[have]]
         nonbinary[~have] = self.n
+        lo, hi, m3, m4 = (np.full(k, np.nan) for _ in range(4))
+        lo[have], hi[have] = self.lo[idx[have]], self.hi[idx[have]]
+        m3[have], m4[have] = self.m3[idx[have]], self.m4[idx[have]]
         if self.n == 0:
             mean[~have], m2[:] = 0.0, np.where(np.isnan(m2), 0.0, m2)
-        return Moments(columns, self.n, mean, m2, nonbinary)
+            lo[~have], hi[~have], m3[~have], m4[~have] = INF, -INF, 0.0, 0.0
+        return Moments(columns, self.n, mean, m2, nonbinary, lo, hi, m3, m4)
 
     def merge(self, other: Moments) -> Moments:
         """The moments of both parts' games together."""
@@ -91,14 +114,17 @@ class Moments:
         delta = b.mean - a.mean
         mean = a.mean + delta * (b.n / n)
         m2 = a.m2 + b.m2 + np.outer(delta, delta) * (a.n * b.n / n)
-        return Moments(columns, n, mean, m2, a.nonbinary + b.nonbinary)
+        lo, hi = np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi)  # NaN stays NaN
+        diag_a = (a.mean, np.diag(a.m2), a.m3, a.m4)
+        _, _, m3, m4 = merge_central(a.n, diag_a, b.n, (b.mean, np.diag(b.m2), b.m3, b.m4))
+        return Moments(columns, n, mean, m2, a.nonbinary + b.nonbinary, lo, hi, m3, m4)
 
     @staticmethod
     def combine(parts: Iterable[Moments]) -> Moments:
         """Merge any number of parts (pairwise, so rounding does not pile up)."""
         level = list(parts)
         if not level:
-            return Moments((), 0, np.zeros(0), np.zeros((0, 0)), np.zeros(0, np.int64))
+            return Moments.empty()
         while len(level) > 1:
             level = [
                 level[i].merge(level[i + 1]) if i + 1 < len(level) else level[i]
@@ -118,6 +144,13 @@ class Moments:
         idx = [self.index(c) for c in columns]
         return self.mean[idx], self.cov()[np.ix_(idx, idx)]
 
+    def summary(self, column: str) -> Summary:
+        """One column's sums, as the interval functions of `sim.analysis.intervals` read them."""
+        j = self.index(column)
+        return Summary(self.n, float(self.mean[j]), float(self.m2[j, j]), float(self.lo[j]),
+                       float(self.hi[j]), bool(self.nonbinary[j] == 0),
+                       float(self.m4[j]))  # fmt: skip
+
     # ------------------------------------------------------------ storage as plain arrays
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -127,6 +160,10 @@ class Moments:
             "mean": self.mean,
             "m2": self.m2,
             "nonbinary": self.nonbinary,
+            "lo": self.lo,
+            "hi": self.hi,
+            "m3": self.m3,
+            "m4": self.m4,
         }
 
     @classmethod
@@ -138,6 +175,10 @@ class Moments:
             np.asarray(arrays["mean"], float),
             np.asarray(arrays["m2"], float),
             np.asarray(arrays["nonbinary"], np.int64),
+            np.asarray(arrays["lo"], float),  # older files lack these: computed again
+            np.asarray(arrays["hi"], float),
+            np.asarray(arrays["m3"], float),
+            np.asarray(arrays["m4"], float),
         )
 
 
@@ -156,34 +197,34 @@ def evaluate(moments: Moments, metrics: list[Metric], mean: np.ndarray | None = 
         return np.column_stack([np.asarray(metric.fn(m), float) for metric in metrics])
 
 
-def mean_estimate(moments: Moments, column: str) -> Estimate:
-    """The t interval of one column's mean (as `sim.analysis.stats.mean_ci` of the column)."""
-    n = moments.n
-    j = moments.index(column)
-    m = float(moments.mean[j])
-    if n < 2:
-        return Estimate(m, float("nan"), float("nan"), n)
-    half = t975(n - 1) * math.sqrt(max(moments.m2[j, j], 0.0) / (n - 1)) / math.sqrt(n)
-    return Estimate(m, m - half, m + half, n)
+def mean_estimate(
+    moments: Moments, column: str, bounds: Bounds = (-INF, INF), z: float = Z95
+) -> Estimate:
+    """One column's mean with the interval of `sim.analysis.intervals.mean_bounds` (the t
+    interval for spread-out values; honest for near-constant ones), inside `bounds`."""
+    s = moments.summary(column)
+    lo, hi = mean_bounds(s, bounds, z)
+    return Estimate(s.mean, lo, hi, s.n)
 
 
-def share_estimate(moments: Moments, column: str) -> Estimate:
+def share_estimate(moments: Moments, column: str, z: float = Z95) -> Estimate:
     """A share of games (`sim.analysis.stats.win_share_ci`): Wilson when every value is 0 or 1,
-    else the t interval kept inside [0, 1]."""
-    j = moments.index(column)
-    if moments.nonbinary[j] == 0:
-        return wilson(float(round(moments.mean[j] * moments.n)), moments.n)
-    m, lo, hi, n = mean_estimate(moments, column)
-    return Estimate(m, max(0.0, lo), min(1.0, hi), n)
+    else `mean_estimate` inside [0, 1]."""
+    s = moments.summary(column)
+    if s.binary and s.n > 0:  # a count of games, exactly (the mean of 0/1 values)
+        s = Summary(s.n, round(s.mean * s.n) / s.n, s.m2, s.lo, s.hi, True, s.m4)
+    lo, hi = share_bounds(s, z)
+    return Estimate(s.mean, lo, hi, s.n)
 
 
-def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
-    """Delta-method 95% interval of a smooth function of the means: value ± t·sqrt(gᵀ Σ g / n),
-    g the function's gradient (central differences) and Σ the per-game covariance."""
+def delta_se(moments: Moments, metric: Metric, value: float) -> float:
+    """The delta method's standard error of a smooth function of the means, sqrt(gᵀ Σ g / n):
+    g the function's gradient (central differences), Σ the per-game covariance (NaN when
+    it cannot be computed)."""
     n = moments.n
     used = [j for j, c in enumerate(moments.columns) if matches(c, metric.columns)]
     if n < 2 or not used or not np.isfinite(value):
-        return Estimate(value, float("nan"), float("nan"), n)
+        return float("nan")
     cov = moments.cov()[np.ix_(used, used)]
     sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
     steps = np.where(sd > 0, sd, 1.0) * 1e-4
@@ -194,7 +235,15 @@ def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
     f = evaluate(moments, [metric], rows)[:, 0]
     grad = (f[0::2] - f[1::2]) / (2 * steps)
     grad = np.where(np.isfinite(grad), grad, 0.0)
-    se = math.sqrt(max(float(grad @ cov @ grad), 0.0) / n)
+    return math.sqrt(max(float(grad @ cov @ grad), 0.0) / n)
+
+
+def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
+    """Delta-method 95% interval of a smooth function of the means: value ± t·`delta_se`."""
+    n = moments.n
+    se = delta_se(moments, metric, value)
+    if not math.isfinite(se):
+        return Estimate(value, float("nan"), float("nan"), n)
     half = t975(n - 1) * se
     lo, hi = value - half, value + half
     if metric.name.startswith(PARTS_OF_A_WHOLE):  # a share of a count: never outside [0, 1]
@@ -221,10 +270,12 @@ def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> p
             mean, cov = moments.select(seats)
             _, lo, hi = balance(mean, cov, moments.n)
             e = Estimate(value, lo, hi, moments.n)
-        elif m.interval in ("mean", "wilson"):
-            base = (mean_estimate if m.interval == "mean" else share_estimate)(
-                moments, m.columns[0]
-            )
+        elif m.interval == "wilson":
+            base = share_estimate(moments, m.columns[0])
+            shift = value - base.value  # a fixed offset such as −1/players
+            e = Estimate(value, base.lo + shift, base.hi + shift, base.n)
+        elif m.interval == "mean":
+            base = mean_estimate(moments, m.columns[0], m.value_range)
             shift = value - base.value  # a fixed offset such as −1/players
             e = Estimate(value, base.lo + shift, base.hi + shift, base.n)
         else:
@@ -236,4 +287,4 @@ def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> p
     return pd.DataFrame(rows)
 
 
-__all__ = ["Moments", "Z95", "delta_estimate", "estimate_from_moments", "evaluate"]
+__all__ = ["Moments", "Z95", "delta_estimate", "delta_se", "estimate_from_moments", "evaluate"]

@@ -16,6 +16,13 @@ works in two steps:
 Paired intervals use the *same* resampled game indices for A and B, so the
 game-to-game luck cancels in B - A; unpaired intervals resample A and B
 independently on the same data, to show how much the pairing buys.
+
+The registry's plain means ("mean" and "wilson" metrics: shares, turns, margins)
+instead get intervals built for bounded and discrete data from per-column sums of
+each point and of the per-game differences (`sim.analysis.differences`: Tango's
+paired score interval for two 0/1 outcomes, the edge-honest mean interval else), which
+a percentile bootstrap cannot give at the edges: of two rare endings it resamples
+[0, 0] whenever neither occurred among the games played.
 """
 
 from __future__ import annotations
@@ -28,14 +35,18 @@ import numpy as np
 import pandas as pd
 
 from sim import units
+from sim.analysis.differences import ColumnSums, direct_differences, direct_sweep
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
 from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.metrics import (
     CORE_METRICS,
+    HEADLINE_GROUPS,
     Means,
     Metric,
     describe_target,
+    exact_relations,
+    family_of,
     metric,
     metrics_for,
     quiet_nan,
@@ -46,6 +57,8 @@ from sim.metrics import (
 
 __all__ = [  # the registry's names stay importable from here
     "CORE_METRICS",
+    "HEADLINE_GROUPS",
+    "family_of",
     "LEVEL",
     "RESAMPLES",
     "Means",
@@ -128,10 +141,13 @@ class Streamed:
     unpaired: list[Replicates] | None
     games: int
     identical: bool
+    sums: list[ColumnSums] | None = None  # each point's column sums
+    differences: list[ColumnSums] | None = None  # point i − point 0, game by game
 
     @classmethod
     def of(cls, values: list[pd.DataFrame], resamples: int, seed: int, unpaired: bool):
-        """From whole game-values tables (one per point, the same games)."""
+        """From whole game-values tables (one per point, the same games); a chunk's, to be
+        merged with the others' (`merge`)."""
         index = values[0].index
         if any(not v.index.equals(index) for v in values[1:]):
             raise ValueError("paired bootstrap needs the same game indices in every table")
@@ -142,6 +158,25 @@ class Streamed:
             else None,
             games=len(index),
             identical=all(same_games(values[0], v) for v in values[1:]),
+            sums=[ColumnSums.of(v) for v in values],
+            differences=[ColumnSums.of(v - values[0]) for v in values],
+        )
+
+    def merge(self, other: Streamed) -> Streamed:
+        """Both parts' games together (parts of the same points, seed and resamples)."""
+
+        def both(a, b):
+            if a is None or b is None:
+                return None
+            return [x.merge(y) for x, y in zip(a, b, strict=True)]
+
+        return Streamed(
+            paired=both(self.paired, other.paired),
+            unpaired=both(self.unpaired, other.unpaired),
+            games=self.games + other.games,
+            identical=self.identical and other.identical,
+            sums=both(self.sums, other.sums),
+            differences=both(self.differences, other.differences),
         )
 
 
@@ -176,33 +211,10 @@ def _values_of(run: Any, cards: bool) -> pd.DataFrame:
     return game_values(get("games"), get("players"), get("cards") if cards else None)
 
 
-# Groups of the registry whose metrics form the headline family (Holm); every other group
-# (seats, policies, cards) is a long table of its own (Benjamini-Hochberg).
-HEADLINE_GROUPS = ("balance", "scores", "flow", "turns", "tension")
-
-
-def family_of(group: str) -> str:
-    """The multiplicity family of a metric group: 'headline', or the long table's name."""
-    return "headline" if group in HEADLINE_GROUPS else group
-
-
 def implied_rows(names: list[str]) -> set[str]:
-    """Metrics that are exact functions of other rows, so a family never counts them twice.
-
-    Seat 0's win share is the first-player advantage plus 1/n; the seats' win
-    shares sum to 1, so the last seat is implied by the others; likewise the
-    policies' (each plays the same seats in every game of a line-up).
-    """
-    out = set()
-    seats = sorted((n for n in names if n.startswith("win_share.seat")), key=lambda n: int(n[14:]))
-    if "first_player_advantage" in names and "win_share.seat0" in seats:
-        out.add("win_share.seat0")
-    if seats:
-        out.add(seats[-1])
-    policies = [n for n in names if n.startswith("win_share.") and n not in seats]
-    if policies:
-        out.add(policies[-1])
-    return out
+    """Metrics that are exact functions of other rows (`sim.metrics.exact_relations`), so a
+    family never counts them twice."""
+    return set(exact_relations(names))
 
 
 def assign_verdicts(
@@ -313,8 +325,10 @@ def compare_runs(
             "unpaired_lo": ulo,
             "unpaired_hi": uhi,
             "p": p_from_draws(diff, draws[1] - draws[0]),
+            "interval": "bootstrap",
         }
     )
+    direct_differences(out, metrics, streamed, paired, level)
     out["width"] = out["hi"] - out["lo"]
     out["unpaired_width"] = out["unpaired_hi"] - out["unpaired_lo"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -475,6 +489,8 @@ def sweep_stats(
         [np.full(len(metrics), np.nan)]
         + [p_from_draws(point[p] - point[0], change[p]) for p in range(1, len(labels))]
     )
+    table["interval"] = "bootstrap"
+    direct_sweep(table, metrics, streamed, len(labels), level)
     table = table[table.groupby("metric")["value"].transform(lambda v: v.notna().any())]
     table = table.reset_index(drop=True)
     families = assign_verdicts(table, primary=primary)
@@ -484,7 +500,13 @@ def sweep_stats(
     verdict = None
     if targets:
         names = [m.name for m in metrics]
-        verdict = target_verdict(point, draws, names, labels, dict(targets), level)
+        shown = table.set_index(["metric", "point"])
+        ends = {
+            name: (shown.loc[name, "lo"].to_numpy(float), shown.loc[name, "hi"].to_numpy(float))
+            for name in targets
+            if name in shown.index.get_level_values(0)
+        }  # the intervals the table shows decide each target's status
+        verdict = target_verdict(point, draws, names, labels, dict(targets), level, ends=ends)
     return SweepStats(table=table, verdict=verdict, metrics=metrics)
 
 
@@ -521,6 +543,7 @@ def target_verdict(
     targets: Mapping[str, Any],
     level: float = LEVEL,
     alpha: float = ALPHA,
+    ends: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Verdict:
     """Rank points by their summed target miss and give the set that may hold the best one.
 
@@ -535,7 +558,9 @@ def target_verdict(
     bootstrap sd) exceeds 0 at level alpha / (k(k−1)), Bonferroni over the
     ordered pairs of k points. With probability at least 1 − alpha the set holds
     every point that truly has the smallest miss. A single point is named best
-    only when the set has one member.
+    only when the set has one member. Each target's status ('met', 'missed',
+    'unclear') at each point reads that point's interval: `ends[name]` = (lo, hi)
+    per point when given (the sweep table's), else the draws' percentile interval.
     """
     from statistics import NormalDist
 
@@ -576,7 +601,8 @@ def target_verdict(
     for j, (name, col) in enumerate(zip(targets, cols, strict=True)):
         ranking[name] = point[:, col]
         band = target_band(name, targets[name])
-        bounds = zip(lo[:, j], hi[:, j], strict=True)
+        a, b = (ends or {}).get(name, (lo[:, j], hi[:, j]))
+        bounds = zip(a, b, strict=True)
         ranking[f"{name}:status"] = [target_status(a, b, band) for a, b in bounds]
     ranking = ranking.sort_values(["miss", "point"]).reset_index(drop=True)
     members = [int(p) for p in ranking.loc[ranking["in_best_set"], "point"]]

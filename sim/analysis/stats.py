@@ -27,21 +27,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+from sim.analysis.intervals import Z95, Summary, mean_bounds, share_bounds, t975
 
-# Student t 97.5% quantiles for 1..9 degrees of freedom; from 10 on the
-# Cornish-Fisher expansion below is within 1e-5 of the exact value.
-_T975_SMALL = (
-    12.706205,
-    4.302653,
-    3.182446,
-    2.776445,
-    2.570582,
-    2.446912,
-    2.364624,
-    2.306004,
-    2.262157,
-)
+__all__ = ["Z95", "Estimate", "t975", "wilson", "mean_ci", "win_share_ci"]
 
 
 class Estimate(NamedTuple):
@@ -58,20 +46,6 @@ class Estimate(NamedTuple):
         return max(self.value - self.lo, self.hi - self.value)
 
 
-def t975(df: int) -> float:
-    """The 97.5% quantile of Student's t with `df` degrees of freedom (normal when df is huge)."""
-    if df < 1:
-        return float("nan")
-    if df <= len(_T975_SMALL):
-        return _T975_SMALL[df - 1]
-    x = Z95  # Abramowitz & Stegun 26.7.5
-    g1 = (x**3 + x) / 4
-    g2 = (5 * x**5 + 16 * x**3 + 3 * x) / 96
-    g3 = (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384
-    g4 = (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160
-    return x + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
-
-
 def wilson(successes: float, n: int, z: float = Z95) -> Estimate:
     """Wilson score interval for `successes` out of `n` 0/1 trials."""
     if n <= 0:
@@ -84,26 +58,22 @@ def wilson(successes: float, n: int, z: float = Z95) -> Estimate:
     return Estimate(p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)), int(n))
 
 
-def mean_ci(values) -> Estimate:
-    """Mean with its t interval (sample standard deviation, n - 1 degrees of freedom)."""
-    x = np.asarray(values, dtype=float)
-    n = len(x)
-    if n == 0:
-        return Estimate(float("nan"), float("nan"), float("nan"), 0)
-    m = float(x.mean())
-    if n == 1:
-        return Estimate(m, float("nan"), float("nan"), 1)
-    half = t975(n - 1) * x.std(ddof=1) / np.sqrt(n)
-    return Estimate(m, m - half, m + half, n)
+def mean_ci(values, bounds: tuple[float, float] = (-np.inf, np.inf)) -> Estimate:
+    """Mean with the interval of `sim.analysis.intervals.mean_bounds` (the t interval for
+    spread-out values, honest at the edges), inside `bounds`."""
+    s = Summary.of(values)
+    lo, hi = mean_bounds(s, bounds)
+    return Estimate(s.mean, lo, hi, s.n)
 
 
 def win_share_ci(shares) -> Estimate:
-    """Mean win share of independent games: Wilson without ties, else the t interval, in [0, 1]."""
-    x = np.asarray(shares, dtype=float)
-    if np.isin(x, (0.0, 1.0)).all():
-        return wilson(float(x.sum()), len(x))
-    m, lo, hi, n = mean_ci(x)
-    return Estimate(m, max(0.0, lo), min(1.0, hi), n)
+    """Mean win share of independent games: Wilson without ties, else the mean's interval
+    inside [0, 1] (`sim.analysis.intervals.share_bounds`)."""
+    s = Summary.of(shares)
+    if s.n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    lo, hi = share_bounds(s)
+    return Estimate(s.mean, lo, hi, s.n)
 
 
 def _cluster_se(psi: np.ndarray, clusters) -> tuple[float, int]:

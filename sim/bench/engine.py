@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.compile_watch import compile_heartbeat
 from sim.config import StudyConfig, load_study, parse_study
 from sim.errors import SimError
 
@@ -43,7 +44,8 @@ def bench_random_play(games: int = 20000, config_path: str | None = None) -> lis
     study = bench_study(config_path)
     t0 = time.perf_counter()
     engine = engine_for(study.game)
-    bench_random(engine.pr, engine.blank, study.seed, 0, 1)
+    with compile_heartbeat("the random-play kernel"):
+        bench_random(engine.pr, engine.blank, study.seed, 0, 1)
     startup = time.perf_counter() - t0
     print(f"start-up (import, compile or load the compile cache): {startup:.2f} s")
     print(f"{'players':>7} {'games':>7} {'games/s':>9} {'median turns':>13}")
@@ -123,7 +125,8 @@ def bench_runner(games: int = 10000, config_path: str | None = None, repeat: int
         engine = engine_for(study.game)
         slots = lineup_slots(study, 0, games)
         codes, params = lineup_policies(study)
-        play_chunk(engine.pr, engine.blank, study.seed, 0, 2, slots[:2], codes, params)
+        with compile_heartbeat(f"the game loop for {name}"):
+            play_chunk(engine.pr, engine.blank, study.seed, 0, 2, slots[:2], codes, params)
         bare = best_rate(
             play_chunk, engine.pr, engine.blank, study.seed, 0, games, slots, codes, params
         )
@@ -163,7 +166,8 @@ def bench_policies(games: int = 2000, config_path: str | None = None) -> list[di
     for name, seat in POLICY_LINEUPS.items():
         n = games if name not in SEARCH else max(1, games // 100)
         study = base.with_overrides(seats=[seat] * players, games=n)
-        play_arrays(study, 0, 1)  # load or compile first
+        with compile_heartbeat(f"the game loop for {name}"):
+            play_arrays(study, 0, 1)  # load or compile first
         t = time.perf_counter()
         chunk = play_arrays(study, 0, n)
         elapsed = time.perf_counter() - t
@@ -214,6 +218,12 @@ def duel(
         for seat in (first, second)
     ]
     scratch = PolicyScratch.for_params(pr)
+    with compile_heartbeat("the two policies"):  # their first decisions compile them
+        warm = Game(engine, seed, first_game)
+        for code, params in slots:  # on copies: the duel itself starts from nothing used
+            PolicyScratch.for_params(pr).choose(
+                code, warm.s.copy(), pr, warm.seat_stream(0), warm.buf.copy(), params
+            )
     seconds, decisions = [0.0, 0.0], [0, 0]
     shares = np.zeros(games)
     for i in range(games):

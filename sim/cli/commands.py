@@ -106,7 +106,7 @@ def table(args: argparse.Namespace) -> int:
     logs = Path(args.logs) if args.logs else Path("runs") / f"{study.name}-table"
     server = open_table(
         study, args.seat if args.seat else [0], port=args.port, seed=args.seed,
-        first_game=args.game, log_dir=logs, pause_s=args.pause,
+        first_game=args.game, log_dir=logs, pause_s=args.pause, names=args.name,
     )  # fmt: skip
     people = ", ".join(str(p) for p in sorted(server.session.humans))
     print(f"sim table: {server.url}  (people at seat {people}; logs in {logs}/; Ctrl-C stops)")
@@ -294,9 +294,14 @@ def compare(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_differences
 
     request, workers = options(args)
-    a, b = load_study(args.a, args.set), load_study(args.b, args.set)
+    if args.b is None and not args.b_set:
+        raise SimError("sim compare: give B's config, or --b-set KEY=VALUE to change A into B")
+    a = load_study(args.a, args.set)
+    b = load_study(args.b or args.a, [*args.set, *args.b_set])
     if args.labels:
         labels = tuple(args.labels)
+    elif args.b is None:
+        labels = (Path(args.a).stem, ", ".join(args.b_set))
     else:
         sa, sb = Path(args.a).stem, Path(args.b).stem
         labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
@@ -350,6 +355,28 @@ def tune(args: argparse.Namespace) -> int:
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
     lines.append(f"{chosen.stem} study: {chosen}")
     return _said(lines, args, lambda: build_tune_report(state.out_dir, request.report, args.force))
+
+
+def advise(args: argparse.Namespace) -> int:
+    """`sim advise CONFIG`: fair or not between equal players at several skill levels, why,
+    how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
+    from sim.report.advise_report import build_advise_report
+    from sim.studies.advise import run_advise
+    from sim.studies.outputs import write_advice
+
+    check_resume(args, "advise", "ADVISE_DIR")
+    if args.budget is not None and args.budget < 1:
+        raise SimError(f"sim advise: --budget must be a number of games >= 1, got {args.budget}")
+    request, workers = options(args)
+    study = load_config(args, args.config) if args.config is not None else None
+    result = run_advise(study, request, workers, budget=args.budget)
+    path = write_advice(result)
+    games = result.data["games"]
+    head = (f"{result.state.study.name}: {games['total']:,} games in"
+            f" {result.state.wall_s:.0f} s -> {result.state.out_dir}")  # fmt: skip
+    lines = [head, *result.lines, f"advice: {path}"]
+    page = request.report
+    return _said(lines, args, lambda: build_advise_report(result, page, args.force))
 
 
 def turns(args: argparse.Namespace) -> int:
@@ -431,3 +458,61 @@ def luck(args: argparse.Namespace) -> int:
     text = [f"{result.study.name}: luck gauge -> {result.out_dir}", f"  {luck_lead(result)}",
             *lines]  # fmt: skip
     return _said(text, args, lambda: build_luck_report(result, request.report, args.force))
+
+
+def calibrate(args: argparse.Namespace) -> int:
+    """`sim calibrate LOG...`: the heuristic fitted to logged decisions; calibration.json,
+    calibrated.yaml, the page."""
+    import sys
+
+    from sim.config import load_study
+    from sim.config.yamlio import dump_yaml
+    from sim.report.calibrate_report import build_calibrate_report
+    from sim.runs.paths import check_report_path, folder_stem
+    from sim.studies.calibrate import calibrate as fit
+    from sim.studies.calibrate import summary_lines
+    from sim.studies.common import fresh_dir
+    from sim.studies.outputs import write_calibration_files
+    from sim.table.choices import log_paths, logged_choices, read_games
+
+    if not 0 <= args.holdout < 1:
+        raise SimError(f"--holdout must be a share from 0 to below 1, got {args.holdout:g}")
+    if args.min_decisions < 1 or args.seed < 0 or any(s < 0 for s in args.seats or ()):
+        raise SimError("--min-decisions must be >= 1, --seed and --seats >= 0")
+    say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+    study = load_study(args.config) if args.config is not None else None
+    paths = log_paths(args.logs)
+    if args.out is not None and Path(args.out).exists():
+        if not Path(args.out).is_dir() or any(Path(args.out).iterdir()):
+            raise SimError(f"{args.out}: exists and is not an empty folder; use another --out")
+    if args.report is not None and not args.no_report:
+        check_report_path(args.report, args.force)  # before reading a single log
+    games = read_games(paths, study, args.seats, say)
+    names = sorted({g.study.name for g in games})
+    name = names[0] if len(names) == 1 else "calibrate"
+    stem = folder_stem("calibrate", name)
+    page = Path(args.report) if args.report else Path("reports") / f"{stem}.html"
+    if not args.no_report:
+        check_report_path(page, args.force)
+    say(f"replaying {plural(len(games), 'game')} through the engine")
+    choices = logged_choices(games, args.seats, say)
+    result = fit(choices, holdout=args.holdout, seed=args.seed, min_decisions=args.min_decisions,
+                 by_player=args.by == "player", say=say)  # fmt: skip
+    studies = {g.study.config_hash(): g.study for g in games}
+    seats = ("seats " + ", ".join(map(str, args.seats)) if args.seats
+             else "the people's seats, or every seat of a log without people")  # fmt: skip
+    about = {
+        "name": name,
+        "logs": len(paths),
+        "seats": seats,
+        "studies": [{"name": s.name, "config_hash": h} for h, s in studies.items()],
+        "players_found": list(choices.players),
+    }
+    out_dir = fresh_dir(Path(args.out) if args.out else None, stem, None)
+    files = write_calibration_files(result, out_dir, about)
+    lines = summary_lines(result, about, out_dir, files)
+    if not args.no_report:
+        about["studies_yaml"] = [dump_yaml(s.to_yaml_dict()) for s in studies.values()]
+        lines.append(f"report: {build_calibrate_report(result, page, out_dir, about, args.force)}")
+    print("\n".join(lines))
+    return 0

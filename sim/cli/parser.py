@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--seat", type=int, nargs="+", default=None, metavar="N",
         help="the seats people play (default 0); several share one screen, taking turns",
     )  # fmt: skip
+    p.add_argument(
+        "--name", nargs="+", default=None, metavar="NAME",
+        help="the people's names, one per --seat in order (logged, for sim calibrate --by player)",
+    )  # fmt: skip
     p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free one)")
     p.add_argument("--seed", type=int, default=None, help="root seed (default: a fresh one)")
     p.add_argument("--game", type=int, default=0, help="first game index (each new game: +1)")
@@ -226,7 +230,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
     p.add_argument("a")
-    p.add_argument("b")
+    p.add_argument("b", nargs="?", default=None, help="B's config (default: A, with --b-set)")
+    p.add_argument(
+        "--b-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change one setting of B only (B is A when no B is given): a what-if in one line",
+    )
     p.add_argument("--labels", nargs=2, default=None, metavar=("A", "B"))
     p.add_argument(
         "--independent",
@@ -235,6 +246,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_study_options(p, "compare", leave_out=("resume",))  # a comparison plays in one go
 
+    p = sub.add_parser("advise", help="is it fair, why, how it plays, and the smallest fix")
+    p.add_argument("config", nargs="?", default=None)
+    p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="every game it plays")
+    add_study_options(p, "advise", leave_out=("games",))  # --budget counts the games
+
     p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
     p.add_argument("config")
     add_study_options(
@@ -242,6 +258,38 @@ def build_parser() -> argparse.ArgumentParser:
     )  # a quick scan, one core
     p.add_argument("--players", type=int, nargs="+", default=None, help="player counts (2-5)")
     p.add_argument("--figure", default=None, help="also draw the table into this SVG file")
+
+    p = sub.add_parser(
+        "calibrate", help="fit the heuristic's weights and temperature to logged games"
+    )
+    p.add_argument(
+        "logs", nargs="+", metavar="LOG", help="game logs (sim play --log, sim table) or folders"
+    )
+    p.add_argument("--config", default=None, help="the logs must be of this config")
+    p.add_argument(
+        "--seats", type=int, nargs="+", default=None, metavar="N",
+        help="table seats to fit (default: the people's seats of each log; every seat of a"
+        " log without people)",
+    )  # fmt: skip
+    p.add_argument(
+        "--by", choices=("player",), default=None,
+        help="also one fit per player (the logs' names) and a test that the players differ",
+    )  # fmt: skip
+    p.add_argument(
+        "--holdout", type=float, default=0.25, help="share of the games held out (default 0.25)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the held-out draw and the bootstrap (0)"
+    )
+    p.add_argument(
+        "--min-decisions", type=int, default=300, metavar="N",
+        help="warn about a weight with fewer informative decisions than this (default 300)",
+    )  # fmt: skip
+    p.add_argument("--out", default=None, help="folder (default runs/<name>-calibrate-<time>)")
+    p.add_argument("--report", default=None, help="page (default reports/<name>-calibrate.html)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML page")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_force(p)
 
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")

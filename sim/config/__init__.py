@@ -13,7 +13,10 @@ tune space), `study` (the study model and its parsing), `load` (files, `extends`
 """
 
 from sim.config.blocks import (
+    DEFAULT_LEVELS,
     DEFAULT_RUNGS,
+    NO_BLOCKS,
+    AdviseBlock,
     LadderBlock,
     LuckBlock,
     ValueBlock,
@@ -27,6 +30,7 @@ from sim.config.load import (
     describe_changes,
     extends_chain,
     load_study,
+    setting,
     study_changes,
     summarize,
 )
@@ -47,6 +51,9 @@ from sim.variants import Rules
 
 __all__ = [
     "BAN_ACTIONS",
+    "DEFAULT_LEVELS",
+    "NO_BLOCKS",
+    "AdviseBlock",
     "DEFAULT_RUNGS",
     "MAX_GAMES",
     "Deck",
@@ -74,6 +81,7 @@ __all__ = [
     "parse_study",
     "rung_label",
     "rung_seat",
+    "setting",
     "study_changes",
     "summarize",
     "tune_game_problem",

@@ -18,9 +18,14 @@ from pydantic import Field
 from sim.config.limits import MAX_GAMES, MAX_REPLAYS
 from sim.config.messages import check_block, check_size, fail, is_int, is_number, show, unknown
 from sim.config.models import Frozen, GameConfig, SeatSpec, Target, ablation_cards, ban_options
-from sim.metrics import TARGET_METRICS
+from sim.metrics import TARGET_METRICS, is_target
 from sim.metrics import metric as registry_metric
 from sim.specs import check_seat, is_plugin
+
+# The blocks of the study commands that do not change its games (out of the config hash).
+BLOCKS = ("value", "ladder", "luck", "advise")
+# The overrides that turn a study into one point of another (its own blocks dropped).
+NO_BLOCKS: dict[str, None] = {"sweep": None, "tune": None, **dict.fromkeys(BLOCKS)}
 
 # ---------------------------------------------------------------- the blocks' models
 
@@ -93,8 +98,59 @@ class LuckBlock(Block):
     replays: int = Field(10, ge=1)
 
 
-def parse_targets(raw: Any, where: str, root: tuple = ("targets",)) -> dict[str, Target]:
-    """metric -> number, [lo, hi] or {value, within}; names from sim.metrics.TARGET_METRICS."""
+# The skill levels `sim advise` asks "is it fair?" at, every seat playing the level: the
+# weakest player, the strongest one-ply player, and the weighted heuristic at its default
+# weights (a player that plans a little). The search players are a hundred times slower
+# per decision: name them in `advise.levels` when the wait is worth it.
+DEFAULT_LEVELS: tuple[dict[str, Any], ...] = (
+    {"policy": "random"},
+    {"policy": "greedy"},
+    {"policy": "heuristic"},
+)
+
+
+class AdviseBlock(Block):
+    """advise: the skill levels of `sim advise`, and its games: per level for the diagnosis,
+    per candidate fix screened (the best few get three times as many at every level),
+    finalists replayed (`select` games each level) and the confirmation's (`confirm` each
+    level); `budget` caps every game it plays."""
+
+    levels: tuple[dict[str, Any], ...] | None = None  # None: DEFAULT_LEVELS
+    games: int = Field(6000, ge=1)
+    budget: int = Field(250_000, ge=1)
+    screen: int = Field(1000, ge=1)
+    finalists: int = Field(3, ge=1)
+    select: int = Field(3000, ge=1)
+    confirm: int = Field(6000, ge=1)
+
+    def level_list(self) -> list[dict[str, Any]]:
+        """The levels as written (or the default ones), weakest first."""
+        return [copy.deepcopy(dict(r)) for r in (self.levels or DEFAULT_LEVELS)]
+
+    def least(self) -> int:
+        """The fewest games that pay for the diagnosis at every level, one screened
+        candidate, the selection and one confirmation."""
+        n = len(self.level_list())
+        return n * (self.games + self.screen + self.finalists * self.select + self.confirm)
+
+    def too_small(self, budget: int | None = None) -> str | None:
+        """Why the budget (this block's, or `budget`) cannot pay for an advice, or None."""
+        games = self.budget if budget is None else budget
+        if games >= self.least():
+            return None
+        return (
+            f"{games:,} games is too small a budget: the diagnosis ({self.games:,} games at each"
+            f" of {len(self.level_list())} levels), one screened fix ({self.screen:,} each),"
+            f" the selection ({self.finalists} x {self.select:,} each) and the confirmation"
+            f" ({self.confirm:,} each) need at least {self.least():,}"
+        )
+
+
+def parse_targets(
+    raw: Any, where: str, root: tuple = ("targets",), players: int | None = None
+) -> dict[str, Target]:
+    """metric -> number, [lo, hi] or {value, within}; names from sim.metrics.TARGET_METRICS or
+    a seat's edge, `seat_edge.seat<k>` (k below `players`)."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -106,8 +162,11 @@ def parse_targets(raw: Any, where: str, root: tuple = ("targets",)) -> dict[str,
     out: dict[str, Target] = {}
     for metric, target in raw.items():
         at = (*root, metric)
-        if metric not in TARGET_METRICS:
+        if not is_target(str(metric)):
             fail(where, at, unknown(metric, TARGET_METRICS, "metric"))
+        seat = str(metric).removeprefix("seat_edge.seat")
+        if players is not None and seat != metric and int(seat) >= players:
+            fail(where, at, f"there are seats 0 to {players - 1} only")
         if is_number(target):
             out[metric] = float(target)
         elif isinstance(target, list) and len(target) == 2 and all(map(is_number, target)):
@@ -242,23 +301,7 @@ def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBloc
     check_block(raw, (name,), keys, where, f"a mapping with keys {', '.join(keys)}")
     out: dict[str, Any] = {}
     if "rungs" in raw:
-        rungs = raw["rungs"]
-        if (
-            not isinstance(rungs, list)
-            or not rungs
-            or not all(isinstance(r, Mapping) for r in rungs)
-        ):
-            fail(where, (name, "rungs"), "must be a list of seats like {policy: greedy}")
-        labels = []
-        for i, rung in enumerate(rungs):
-            at = (name, "rungs", i)
-            label = rung.get("label")
-            if label is not None and (not isinstance(label, str) or not label.strip()):
-                fail(where, (*at, "label"), f"must be a short text, got {show(label)}")
-            labels.append(label if label is not None else rung_label(_rung_seat(rung, where, at)))
-        if len(set(labels)) != len(labels):
-            fail(where, (name, "rungs"), "two rungs share a label; give each a distinct 'label'")
-        out["rungs"] = tuple(copy.deepcopy(dict(r)) for r in rungs)
+        out["rungs"] = _rung_list(raw["rungs"], (name, "rungs"), where)
     if name == "ladder" and "rungs" in out and len(out["rungs"]) < 2:
         fail(where, (name, "rungs"), "a ladder needs at least 2 rungs")
     for key, hi in (("games", MAX_GAMES), ("deals", MAX_GAMES), ("replays", MAX_REPLAYS)):
@@ -274,6 +317,41 @@ def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBloc
             fail(where, (name, "threshold"), f"must be a share between 0.5 and 1, got {show(th)}")
         out["threshold"] = float(th)
     return model(**out)
+
+
+def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
+    """A list of rungs: seats ({policy: NAME, ...params, label: TEXT}) of built-in policies,
+    checked like the line-up's, with distinct labels."""
+    if not isinstance(rungs, list) or not rungs or not all(isinstance(r, Mapping) for r in rungs):
+        fail(where, at, "must be a list of seats like {policy: greedy}")
+    labels = []
+    for i, rung in enumerate(rungs):
+        label = rung.get("label")
+        if label is not None and (not isinstance(label, str) or not label.strip()):
+            fail(where, (*at, i, "label"), f"must be a short text, got {show(label)}")
+        labels.append(label if label is not None else rung_label(_rung_seat(rung, where, (*at, i))))
+    if len(set(labels)) != len(labels):
+        fail(where, at, "two rungs share a label; give each a distinct 'label'")
+    return tuple(copy.deepcopy(dict(r)) for r in rungs)
+
+
+def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
+    """advise: {levels, games, budget, screen, finalists, select, confirm}; levels are seats
+    like ladder rungs (built-in policies, optional labels), at least one."""
+    if raw is None:
+        return None
+    keys = tuple(AdviseBlock.model_fields)
+    check_block(raw, ("advise",), keys, where, f"a mapping with keys {', '.join(keys)}")
+    out: dict[str, Any] = {}
+    if "levels" in raw:
+        out["levels"] = _rung_list(raw["levels"], ("advise", "levels"), where)
+    for key in keys[1:]:
+        if key in raw:
+            out[key] = _block_count(raw[key], where, ("advise", key), MAX_GAMES)
+    block = AdviseBlock(**out)
+    if problem := block.too_small():
+        fail(where, ("advise", "budget"), problem)
+    return block
 
 
 def _rung_seat(rung: Mapping, where: str, at: tuple) -> SeatSpec:

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.config.blocks import BLOCKS
+from sim.config.calibrated import anchored
 from sim.config.keys import MISSING, flat_settings, get_at, merge_settings, parse_override, resolve
 from sim.config.limits import MAX_CHAIN
 from sim.config.messages import check_size, fail, plain, show
@@ -51,7 +53,7 @@ def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ..
     """The study mapping of `path` with every file it extends merged under it, and the
     chain of files (child first). A cycle or a chain of more than MAX_CHAIN files is
     one error line naming the chain."""
-    data = read_file(path)
+    data = anchored(read_file(path), path.parent)  # calibrated seats: paths from this file
     if not isinstance(data, Mapping) or EXTENDS not in data:
         return data, (path,)
     where = str(seen[0] if seen else path)
@@ -108,8 +110,7 @@ def apply_sets(study: StudyConfig, sets: Sequence[str]) -> StudyConfig:
 
 # Study keys whose change leaves the games played alone, as `--games` and `--seed` do: a
 # `--set` of one is listed with the study but does not rename it.
-UNNAMED_SETS = ("name", "games", "seed", "targets", "primary", "report", "tune", "value",
-                "ladder", "luck")  # fmt: skip
+UNNAMED_SETS = ("name", "games", "seed", "targets", "primary", "report", "tune", *BLOCKS)
 SUFFIX_CHARS = 80  # longest name suffix; a longer one is cut and ends in a hash of the whole
 
 
@@ -164,6 +165,12 @@ def summarize(study: StudyConfig) -> str:
     return f"{study.source}: OK — " + ", ".join(parts)
 
 
+def setting(study: StudyConfig, dotted: str) -> Any:
+    """A game setting's value by its dotted name ('deck.boxes.N', 'rules.cat_entry')."""
+    base = study.game.game_dict()
+    return get_at(base, resolve(base, dotted, study.source, ()))
+
+
 def describe_changes(study: StudyConfig, changes: Mapping[str, Any]) -> list[str]:
     """Each change of a study's game settings as a designer reads it, one line each:
     'deck.boxes.N 8 → 7 (48 → 47 box cards)', 'deck.sprayers 4 → 3 (70 → 69 cards in the
@@ -172,6 +179,12 @@ def describe_changes(study: StudyConfig, changes: Mapping[str, Any]) -> list[str
     out = []
     for path, new in changes.items():
         old = get_at(base, resolve(base, path, "change", ()))
+        if path == "deck.boxes":  # the whole mix resized
+            moved = [f"{k or '(no walls)'} {old.get(k, 0)} → {n}" for k, n in new.items()
+                     if n != old.get(k, 0)]  # fmt: skip
+            out.append(f"deck.boxes {sum(old.values())} → {sum(new.values())} box cards, the"
+                       f" mix kept ({', '.join(moved)})")  # fmt: skip
+            continue
         line = f"{path} {plain(old)} → {plain(new)}"
         if path.startswith("deck."):
             after = study.with_overrides(**{path: new}).game.game_dict()

@@ -155,6 +155,7 @@ STUDY_KEYS = (
     "value",
     "ladder",
     "luck",
+    "advise",
 )
 
 
@@ -169,25 +170,31 @@ class SeatSpec(Frozen):
 
     `ban` lists the options the seat may not use (restricted play, `sim value`): names
     from `ban_options` of the game; it keeps to them unless every legal move is banned.
+    `custom_label` is the seat's `label:` (a calibrated seat's 'calibrated:alice').
     """
 
     policy: str = Field(min_length=1)
     params: dict[str, Any] = Field(default_factory=dict)
     ban: tuple[str, ...] = ()
+    custom_label: str | None = None
 
     @property
     def label(self) -> str:
-        """Short name for tables and plots: 'greedy', or 'heuristic:spoiler' with a preset;
-        a restricted seat adds its bans: 'greedy[-princess]'."""
+        """Short name for tables and plots: its `label:` if given, else 'greedy', or
+        'heuristic:spoiler' with a preset; a restricted seat adds its bans:
+        'greedy[-princess]'."""
         preset = self.params.get("preset")
         name = self.policy if preset is None else f"{self.policy}:{preset}"
+        name = self.custom_label or name
         return f"{name}[{','.join('-' + b for b in self.ban)}]" if self.ban else name
 
     def to_dict(self) -> dict[str, Any]:
-        """The seat as written in YAML: {policy: NAME, **params} (and `ban` if any)."""
+        """The seat as written in YAML: {policy: NAME, **params} (and `ban`, `label` if any)."""
         out = {"policy": self.policy, **copy.deepcopy(self.params)}
         if self.ban:
             out["ban"] = list(self.ban)
+        if self.custom_label is not None:
+            out["label"] = self.custom_label
         return out
 
 

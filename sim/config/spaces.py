@@ -222,7 +222,7 @@ def parse_tune(
     targets = raw.get("targets", study_targets)
     if not targets:
         fail(where, ("tune", "targets"), "needs targets, e.g. {first_player_advantage: 0}")
-    out["targets"] = parse_targets(targets, where, root)
+    out["targets"] = parse_targets(targets, where, root, game.players)
     out["budget"] = _parse_budget(raw.get("budget"), where)
     tune = TuneBlock(**out)
     _space_has_a_game(base, tune, where)

@@ -18,9 +18,12 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from sim.config.blocks import (
+    BLOCKS,
+    AdviseBlock,
     LadderBlock,
     LuckBlock,
     ValueBlock,
+    parse_advise,
     parse_ban,
     parse_primary,
     parse_report,
@@ -28,6 +31,7 @@ from sim.config.blocks import (
     parse_targets,
     parse_value,
 )
+from sim.config.calibrated import CALIBRATED, calibrated_seat, check_label
 from sim.config.keys import get_at, merged, resolve, set_at
 from sim.config.limits import MAX_GAMES, MAX_NAME, MAX_REPLAYS
 from sim.config.messages import (
@@ -44,9 +48,7 @@ from sim.config.models import GAME_KEYS, STUDY_KEYS, Frozen, GameConfig, SeatSpe
 from sim.config.spaces import TuneBlock, parse_sweep, parse_tune
 from sim.specs import check_seat, is_plugin
 
-HASH_IGNORES = (
-    "name", "games", "targets", "primary", "report", "tune", "value", "ladder", "luck"
-)  # fmt: skip
+HASH_IGNORES = ("name", "games", "targets", "primary", "report", "tune", *BLOCKS)
 
 
 class StudyConfig(Frozen):
@@ -67,6 +69,7 @@ class StudyConfig(Frozen):
     value: ValueBlock = Field(default_factory=ValueBlock)
     ladder: LadderBlock = Field(default_factory=LadderBlock)
     luck: LuckBlock = Field(default_factory=LuckBlock)
+    advise: AdviseBlock = Field(default_factory=AdviseBlock)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
     # The command line's `--set KEY=VALUE` changes, as given (`sim.config.load.apply_sets`):
@@ -116,7 +119,7 @@ class StudyConfig(Frozen):
             out["tune"] = self.tune.to_yaml()
         if self.replays:
             out["replays"] = self.replays
-        for key in ("value", "ladder", "luck"):  # written only with a key of their own
+        for key in BLOCKS:  # written only with a key of their own
             if block := getattr(self, key).to_yaml():
                 out[key] = block
         return out
@@ -152,7 +155,7 @@ class StudyConfig(Frozen):
             if top not in STUDY_KEYS and top not in GAME_KEYS:
                 fail(where, (top,), unknown(top, STUDY_KEYS + GAME_KEYS, "key"))
             if (
-                top in ("sweep", "targets", "primary", "report", "tune", "value", "ladder", "luck")
+                top in ("sweep", "targets", "primary", "report", "tune", *BLOCKS)
                 and not rest
                 and value is None
             ):
@@ -233,7 +236,9 @@ def _parse(
     if folder is None and not source.startswith("<"):
         folder = str(Path(source).resolve().parent)
     game = _validate_game({k: data[k] for k in GAME_KEYS if k in data}, where)
-    seats = _parse_seats(data.get("seats"), game.players, where, folder if plugins else False, game)
+    seats = _parse_seats(
+        data.get("seats"), game.players, where, folder if plugins else False, game, folder
+    )
     fields: dict[str, Any] = {
         k: data[k] for k in ("games", "seed", "rotate_seats", "replays") if k in data
     }
@@ -242,7 +247,7 @@ def _parse(
         game=game,
         seats=seats,
         sweep=parse_sweep(data.get("sweep"), game, seats, where),
-        targets=parse_targets(data.get("targets"), where),
+        targets=parse_targets(data.get("targets"), where, players=game.players),
         primary=parse_primary(data.get("primary"), where),
         report_path=parse_report(data.get("report"), where),
         tune=parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
@@ -254,6 +259,7 @@ def _parse(
         "value": parse_value(data.get("value"), game, where),
         "ladder": parse_rungs_block(data.get("ladder"), "ladder", where),
         "luck": parse_rungs_block(data.get("luck"), "luck", where),
+        "advise": parse_advise(data.get("advise"), where),
     }
     fields.update({k: v for k, v in blocks.items() if v is not None})
     try:
@@ -276,9 +282,12 @@ def _parse_seats(
     where: str,
     folder: str | None | bool = None,
     game: GameConfig | None = None,
+    base: str | None = None,
 ) -> tuple[SeatSpec, ...]:
     """One SeatSpec per player; default all random. Policy names are checked by sim.specs,
-    which imports a plug-in (from `folder` too), unless `folder` is False."""
+    which imports a plug-in (from `folder` too), unless `folder` is False. A
+    `{calibrated: FILE}` entry is the seat in FILE (read from `base`, the study's folder;
+    `sim.config.calibrated`)."""
     if raw is None:
         return tuple(SeatSpec(policy="random") for _ in range(players))
     if not isinstance(raw, list):
@@ -290,6 +299,8 @@ def _parse_seats(
         at = ("seats", i)
         if not isinstance(item, Mapping):
             fail(where, at, f"must be a mapping like {{policy: random}}, got {show(item)}")
+        if CALIBRATED in item:
+            item = calibrated_seat(item, base, where, at)
         if "policy" not in item:
             fail(where, at, "no 'policy'; every seat needs one, e.g. {policy: random}")
         policy = item["policy"]
@@ -299,8 +310,11 @@ def _parse_seats(
             if not isinstance(key, str):
                 fail(where, at, f"parameter names must be text, got {show(key)}")
             check_size(value, where, (*at, key))
-        params = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban")}
+        params = {
+            k: copy.deepcopy(v) for k, v in item.items() if k not in ("policy", "ban", "label")
+        }
         ban = parse_ban(item.get("ban"), game, where, (*at, "ban"))
+        label = check_label(item["label"], where, (*at, "label")) if "label" in item else None
         try:
             if folder is False:
                 if not is_plugin(policy):
@@ -309,7 +323,7 @@ def _parse_seats(
                 check_seat(policy, dict(params), folder)
         except ValueError as exc:
             fail(where, (*at, getattr(exc, "key", "policy")), str(exc))
-        seats.append(SeatSpec(policy=policy, params=params, ban=ban))
+        seats.append(SeatSpec(policy=policy, params=params, ban=ban, custom_label=label))
     return tuple(seats)
 
 

@@ -14,11 +14,13 @@ from sim.engine.turns import apply_action, random_legal_action, setup
 def play_random(s, pr, words, buf):
     """Play one game with every seat uniform over legal actions (the random policy)."""
     setup(s, pr, words)
-    streams = np.empty((pr.players, 1), np.uint64)
-    for p in range(pr.players):
-        streams[p, 0] = words[WORD_SEAT0 + p]
+    stream = np.empty(1, np.uint64)  # the deciding seat's stream, kept in words between turns
     while s[SC_DECISION] != DEC_OVER:
-        apply_action(s, pr, random_legal_action(s, pr, streams[s[SC_SEAT]], buf))
+        p = s[SC_SEAT]
+        stream[0] = words[WORD_SEAT0 + p]
+        a = random_legal_action(s, pr, stream, buf)
+        words[WORD_SEAT0 + p] = stream[0]
+        apply_action(s, pr, a)
 
 
 @njit(cache=True)

@@ -85,7 +85,7 @@ def _generate(entropy, k, n_words):
 def game_words(root, index, n_words):
     """numpy SeedSequence(root, spawn_key=(index,)).generate_state(n_words, np.uint64)."""
     entropy = np.zeros(16, np.uint32)
-    k = _words32(root, entropy, 0)
+    k = _words32(root, entropy, np.int64(0))  # not a literal: one compile
     if k < _POOL:
         k = _POOL  # spawn keys pad the run entropy to the pool size
     k = _words32(index, entropy, k)
@@ -99,7 +99,7 @@ def replay_words(root, index, replay, n_words):
     The luck gauge replays game `index`'s deal with these words for the seats' streams.
     """
     entropy = np.zeros(16, np.uint32)
-    k = _words32(root, entropy, 0)
+    k = _words32(root, entropy, np.int64(0))  # not a literal: one compile
     if k < _POOL:
         k = _POOL
     k = _words32(index, entropy, k)

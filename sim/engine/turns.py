@@ -127,7 +127,8 @@ ACTION_NAMES = (
 # What a turn event says the turn was.
 TURN_BOX, TURN_SLEEPING, TURN_SKIP = 0, 1, 2
 
-# Steps of the automatic part of a turn; `_advance` runs them until a decision.
+# Steps of the automatic part of a turn; `_advance` runs them until a decision. Callers pass
+# a step as np.int64(STEP_X): a bare constant would compile `_advance` once per literal value.
 STEP_DONE, STEP_BEGIN, STEP_DRAW, STEP_END = 0, 1, 2, 3
 
 
@@ -153,9 +154,20 @@ def action_arg2(a):
 
 @njit(**INLINE)
 def log(s, pr, kind, seat, a, b, c, d):
-    """Record an event when logging is on (sim play --log, replays, tests)."""
-    if s[SC_LOG] == 0:
-        return
+    """Record an event when logging is on (sim play --log, replays, tests).
+
+    Inlined at every event site, so it is only the test; the writing is compiled once,
+    with int64 arguments (a literal would compile it once per value)."""
+    if s[SC_LOG] != 0:
+        _record(
+            s, pr, np.int64(kind), np.int64(seat), np.int64(a), np.int64(b), np.int64(c),
+            np.int64(d),
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _record(s, pr, kind, seat, a, b, c, d):
+    """Append one event record (kind, seat, a, b, c, d) to the state's event buffer."""
     at = pr.o_events + s[SC_NEVENTS] * EV_WIDTH
     s[at] = kind
     s[at + 1] = seat
@@ -223,7 +235,7 @@ def setup(s, pr, words):
     start = 0
     while kind_of(s, pr, types[start]) != KIND_BOX:
         start += 1
-    place_card(s, pr, pr.origin, s[pr.t_walls + types[start]])
+    place_card(s, pr, np.int64(pr.origin), np.int64(s[pr.t_walls + types[start]]))
     rest = np.empty(n - 1, np.int64)
     rest[:start] = shuffled[:start]
     rest[start:] = shuffled[start + 1 :]
@@ -268,7 +280,7 @@ def setup(s, pr, words):
     for i in range(n_aside):
         types_aside[i] = s[pr.t_deck_type + aside[i]]
     s[SC_SEAT] = 0  # R2.5
-    _advance(s, pr, STEP_BEGIN)
+    _advance(s, pr, np.int64(STEP_BEGIN))
     return types, types_aside
 
 
@@ -532,16 +544,47 @@ def legal_actions(s, pr, out):
         out[0] = action(A_NO_CAT, 0, 0)
         return _cat_spots(s, pr, p, s[SC_PLACED], out, 1)
     if dec == DEC_SLEEP:
-        return sleeping_placements(s, pr, out, 0)
+        return sleeping_placements(s, pr, out, np.int64(0))
     return 0
 
 
 @njit(**INLINE)
+def _card_on_cell(s, pr, p, rest, x):
+    """The rest-th card-and-turning of seat p's box cards laid on x, in legal_actions' order."""
+    for t in range(pr.ntypes):
+        if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
+            m = s[pr.t_walls + t]
+            if rest == 0:
+                return action(A_PLACE, 2 * t, x)
+            if turned(m) != m:
+                if rest == 1:
+                    return action(A_PLACE, 2 * t + 1, x)
+                rest -= 1
+            rest -= 1
+    return np.int32(-1)
+
+
+@njit(**INLINE)
 def random_legal_action(s, pr, stream, buf):
-    """A uniformly random legal action; at a plain play decision, without listing them."""
-    n = count_play_actions(s, pr)
-    if n > 1:
-        return nth_play_action(s, pr, randint(stream, n))
+    """A uniformly random legal action; at a plain play decision, without listing them.
+
+    The plain case draws nth_play_action(randint(count_play_actions)) in one pass over the
+    front: the fitting cells go into buf, the draw picks a cell and a card on it."""
+    per_cell = _placements_per_cell(s, pr)
+    if per_cell > 0:
+        cells = 0
+        for j in range(s[SC_NFRONT]):
+            x = s[pr.o_front + j]
+            if fits_table(s, pr, x):  # R1.5
+                buf[cells] = x
+                cells += 1
+        n = cells * per_cell
+        if n > 1:
+            i = randint(stream, n)
+            cell = i // per_cell
+            return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, buf[cell])
+    elif s[SC_DECISION] == DEC_CHOOSE:  # legal_actions' two, the box action first
+        return action(A_BOX, 0, 0) if randint(stream, 2) == 0 else action(A_SLEEP_CHOICE, 0, 0)
     n = legal_actions(s, pr, buf)
     if n == 1:
         return buf[0]
@@ -595,13 +638,14 @@ def _can_cat(s, pr, p, x):
 def apply_action(s, pr, a):
     """Carry out a legal action and every automatic step up to the next decision."""
     s[SC_DECISIONS] += 1
+    step = STEP_DONE  # the automatic steps to run after the action, in one place below
     dec = s[SC_DECISION]
     p = s[SC_SEAT]
     kind = action_kind(a)
     if dec == DEC_CHOOSE:
         if kind == A_BOX:
             log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
-            _advance(s, pr, STEP_DRAW)
+            step = STEP_DRAW
         else:
             log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_SLEEPING, 0, 0)
             s[SC_DECISION] = DEC_SLEEP
@@ -609,7 +653,7 @@ def apply_action(s, pr, a):
         t = s[SC_ITEM]
         x = action_arg2(a)
         side = action_arg1(a)
-        root = place_item(s, pr, x, side, t)
+        root = place_item(s, pr, np.int64(x), np.int64(side), np.int64(t))
         if leads(s, pr, root, p):
             s[stat_at(pr, p, t, ST_INTO_LED)] += 1
         else:
@@ -618,7 +662,7 @@ def apply_action(s, pr, a):
                 s[stat_at(pr, p, t, ST_INTO_NOBODY)] += 1  # a box nobody leads
         _count_first_play(s, pr, p, t)
         log(s, pr, EV_ITEM, p, t, x, side, 0)
-        _advance(s, pr, STEP_DRAW)
+        step = STEP_DRAW
     elif dec == DEC_PLAY:
         if kind == A_PLACE:
             code = action_arg1(a)
@@ -627,7 +671,7 @@ def apply_action(s, pr, a):
             m = s[pr.t_walls + t]
             if code & 1:
                 m = turned(m)
-            place_card(s, pr, x, m)
+            place_card(s, pr, np.int64(x), np.int64(m))
             s[hand_at(pr, p, t)] -= 1
             s[stat_at(pr, p, t, ST_PLAYED)] += 1
             _count_first_play(s, pr, p, t)
@@ -636,14 +680,14 @@ def apply_action(s, pr, a):
             if _can_cat(s, pr, p, x):
                 s[SC_DECISION] = DEC_CAT  # R3.1.3: an optional cat
             else:
-                _advance(s, pr, STEP_END)
+                step = STEP_END
         elif kind == A_PRINCESS:
             t = action_arg1(a)
             north = action_arg2(a)
             i = 0
             while s[pr.o_cat_cell + i] != north:
                 i += 1
-            owner = evict_with_princess(s, pr, i)
+            owner = evict_with_princess(s, pr, np.int64(i))
             if pr.evict_discard == 0:
                 s[pr.o_supply_awake + owner] += 1  # R6.2: back to the owner's supply
             s[hand_at(pr, p, t)] -= 1
@@ -654,7 +698,7 @@ def apply_action(s, pr, a):
                 s[seat_stat_at(pr, p, PS_SELF_EVICT)] += 1
             _count_first_play(s, pr, p, t)
             log(s, pr, EV_PRINCESS, p, north, owner, 0, 0)
-            _advance(s, pr, STEP_END)
+            step = STEP_END
         else:
             t = action_arg1(a)
             s[hand_at(pr, p, t)] -= 1
@@ -662,24 +706,26 @@ def apply_action(s, pr, a):
             s[seat_stat_at(pr, p, PS_DISCARDS)] += 1
             s[SC_NDISCARD] += 1
             log(s, pr, EV_DISCARD, p, t, 0, 0, 0)
-            _advance(s, pr, STEP_END)
+            step = STEP_END
     elif dec == DEC_CAT:
         if kind == A_CAT:
             north = action_arg2(a)
-            place_cat(s, pr, north, p)
+            place_cat(s, pr, np.int64(north), np.int64(p))
             s[pr.o_supply_awake + p] -= 1
             s[seat_stat_at(pr, p, PS_CATS)] += 1
             log(s, pr, EV_CAT, p, north, 0, 0, 0)
             if s[pr.o_supply_awake + p] == 0:
                 _trigger(s, pr, TRIGGER_CAT, p)  # R7.1: the last awake cat
-        _advance(s, pr, STEP_END)
+        step = STEP_END
     elif dec == DEC_SLEEP:
         x = action_arg2(a)
         m = pr.sleep_walls
         if action_arg1(a):
             m = turned(m)
-        place_sleeping(s, pr, x, m, p)
+        place_sleeping(s, pr, np.int64(x), np.int64(m), np.int64(p))
         s[pr.o_supply_sleep + p] -= 1
         s[seat_stat_at(pr, p, PS_SLEEPING)] += 1
         log(s, pr, EV_SLEEPING, p, x, m, 0, 0)
-        _advance(s, pr, STEP_END)
+        step = STEP_END
+    if step != STEP_DONE:
+        _advance(s, pr, step)  # one call site: numba compiles and links it once

@@ -10,6 +10,7 @@ never by rescoring the whole table: see `_place_delta` and friends.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim.engine.rng import randint
@@ -87,7 +88,7 @@ def allowed_actions(s, pr, out, ban):
     return k if k > 0 else n
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def choose_random(s, pr, stream, buf, ban):
     """Uniform among the allowed actions (the engine's draw, without listing, when no ban)."""
     if ban == 0:
@@ -110,6 +111,7 @@ def choose_random(s, pr, stream, buf, ban):
 #   merged[4]   ... 1 if an open seam joins it to the card
 #   flags [2]   the heuristic's placement flags (F_CLOSES_OWN, F_FEEDS_RIVAL)
 #   cache [C_SIZE]  the per-cell cache (C_* below)
+#   values[max_actions]  greedy's objective per candidate (`objectives`)
 
 
 @njit(**INLINE)
@@ -176,6 +178,12 @@ C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
 @njit(cache=True)
 def work_size(pr) -> int:
     """Length of the work array for this game shape."""
+    return w_values(pr) + pr.max_actions
+
+
+@njit(**INLINE)
+def w_values(pr):
+    """Where `objectives` writes greedy's objective of each candidate (max_actions slots)."""
     return w_cache(pr) + C_SIZE
 
 
@@ -264,12 +272,12 @@ def score_change(s, pr, a, me, w, flags):
     w[fl + F_FEEDS_RIVAL] = 0
     if dec == DEC_PLAY and kind == A_PRINCESS:
         north = action_arg2(a)
-        _cat_delta(s, pr, north, s[pr.o_occ + north], -1, w)
+        _cat_delta(s, pr, north, s[pr.o_occ + north], np.int64(-1), w)
     elif dec == DEC_SLEEP and kind == A_SLEEP:
         m = pr.sleep_walls
-        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w, flags)
+        _sleep_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w, flags)
     elif dec == DEC_CAT and kind == A_CAT:
-        _cat_delta(s, pr, action_arg2(a), me, 1, w)
+        _cat_delta(s, pr, action_arg2(a), me, np.int64(1), w)
     elif dec == DEC_ITEM:
         _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
     else:
@@ -421,6 +429,20 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
 
 
 @njit(**INLINE)
+def _sleep_delta(s, pr, x, mask, me, w, flags):
+    """_place_delta for seat me's sleeping-cat card (R3.2); the only inlined copy is in
+    `_sleep_delta_once`, as the sleeping-cat action is rare next to placements."""
+    _sleep_delta_once(s, pr, np.int64(x), np.int64(mask), np.int64(me), w, np.bool_(flags))
+
+
+@njit(cache=True)
+def _sleep_delta_once(s, pr, x, mask, me, w, flags):
+    """Score change per seat (and with `flags`, the placement flags) of me's sleeping-cat card
+    with walls `mask` on x."""
+    _place_delta(s, pr, x, mask, me, me, w, flags)
+
+
+@njit(**INLINE)
 def _evaluate(s, pr, a, me, w):
     """Greedy's objective for legal action a at the current decision."""
     score_change(s, pr, a, me, w, False)
@@ -437,6 +459,50 @@ def current_scores(s, pr, w):
     w[w_cache(pr) + C_CELL] = -1
 
 
+@njit(**INLINE)
+def _no_item_near(s, pr, x):
+    """Does no box next to cell x hold a toy or a sprayer? (roots read, the state untouched)"""
+    for d in range(4):
+        y = x + offset(pr, d)
+        if s[pr.o_walls + y] < 0:
+            continue
+        r = y
+        while s[pr.o_parent + r] != r:
+            r = s[pr.o_parent + r]
+        if s[pr.o_spray + r] > 0:
+            return False
+        for k in range(pr.ntoys):
+            if s[pr.o_toys + r * pr.ntoys + k] > 0:
+                return False
+    return True
+
+
+@njit(cache=True)
+def objectives(s, pr, buf, n, me, w):
+    """Greedy's objective of each candidate buf[:n] into w[w_values:] (after current_scores).
+
+    Placements come cell by cell; a card on a cell next to no box with a toy or a sprayer
+    changes no score (R8.3: every box involved is worth 0), so the cell's every card is worth
+    the table as it stands, which is what _evaluate finds for it. The one compiled home of
+    _evaluate's code for greedy, the look-ahead's and ismcts's ranking."""
+    o_v = w_values(pr)
+    _clear_delta(pr, w)
+    still = _objective(pr, w, me)  # the table as it stands
+    play = s[SC_DECISION] == DEC_PLAY
+    last = -1
+    quiet = False
+    for i in range(n):
+        a = buf[i]
+        worthless = False
+        if play and action_kind(a) == A_PLACE:
+            x = action_arg2(a)
+            if x != last:
+                last = x
+                quiet = _no_item_near(s, pr, x)
+            worthless = quiet
+        w[o_v + i] = still if worthless else _evaluate(s, pr, a, me, w)
+
+
 @njit(cache=True)
 def choose_greedy(s, pr, stream, buf, w, ban):
     """One-ply greedy: maximise own minus best opponent's score as if scored now; ties at random.
@@ -449,11 +515,13 @@ def choose_greedy(s, pr, stream, buf, w, ban):
     current_scores(s, pr, w)
     if s[SC_DECISION] == DEC_CHOOSE:
         return _choose_action_kind(s, pr, me, stream, buf, w)
+    objectives(s, pr, buf, np.int64(n), np.int64(me), w)
+    o_v = w_values(pr)
     best = -(1 << 40)
     ties = 0
     pick = buf[0]
     for i in range(n):
-        v = _evaluate(s, pr, buf[i], me, w)
+        v = w[o_v + i]
         if v > best:
             best = v
             ties = 1
@@ -470,12 +538,12 @@ def _choose_action_kind(s, pr, me, stream, buf, w):
     """Box action (the table unchanged now) or the sleeping-cat action at its best placement."""
     _clear_delta(pr, w)
     box = _objective(pr, w, me)
-    n = sleeping_placements(s, pr, buf, 2)  # buf[0:2] holds the two choices
+    n = sleeping_placements(s, pr, buf, np.int64(2))  # buf[0:2] holds the two choices
     best = -(1 << 40)
     for i in range(2, n):
         a = buf[i]
         m = pr.sleep_walls
-        _place_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, me, w, False)
+        _sleep_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w, False)
         v = _objective(pr, w, me)
         if v > best:
             best = v

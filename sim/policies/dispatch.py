@@ -1,11 +1,16 @@
-"""One entry point for every built-in policy, and the scratch space they share.
+"""The built-in policies' policy sets and the scratch space they share.
 
-`choose` is inlined into each game loop, so a decision passes only the arrays
-its own policy needs (numba reference-counts every array argument).
+The compiled game loop (`sim.runs.loop.chunk_loop`) is compiled for the set of policies
+its line-up uses: `policy_set` marks each built-in policy present (1) or absent
+(None), and the loop prunes an absent policy's branch before typing, so a study
+of random and greedy seats never compiles the search players. From Python
+(`PolicyScratch.choose`: sim play, the tests, the duel), each policy's own
+compiled function is called directly, so only that one compiles.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,26 +26,27 @@ from sim.specs import (
     P_BAN,
     POLICY_GREEDY,
     POLICY_HEURISTIC,
+    POLICY_ISMCTS,
     POLICY_LOOKAHEAD,
     POLICY_RANDOM,
 )
 
 TREE_ROWS = tree_rows()
+N_POLICIES = 5  # the built-in policy codes are 0..4 (sim.specs POLICY_*)
 
 
-@njit(cache=True, inline="always")
-def choose(code, s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
-    """The action built-in policy `code` picks at the current decision (params[P_BAN]: the
-    options the seat may not use)."""
-    if code == POLICY_RANDOM:
-        return choose_random(s, pr, stream, buf, np.int64(params[P_BAN]))
-    if code == POLICY_GREEDY:
-        return choose_greedy(s, pr, stream, buf, w, np.int64(params[P_BAN]))
-    if code == POLICY_HEURISTIC:
-        return choose_heuristic(s, pr, stream, buf, w, params, values)
-    if code == POLICY_LOOKAHEAD:
-        return choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, pool)
-    return choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree)
+def policy_set(codes: Iterable[int]) -> tuple:
+    """The compile-time mark of the policies a line-up uses: per code, 1 if used, else None."""
+    used = {int(c) for c in codes}
+    return tuple(np.int64(1) if code in used else None for code in range(N_POLICIES))
+
+
+def policy_set_names(present: tuple) -> str:
+    """The policies a mark names, for messages ('random, greedy')."""
+    from sim.specs import POLICIES
+
+    names = {spec.code: name for name, spec in POLICIES.items()}
+    return ", ".join(names[c] for c, mark in enumerate(present) if mark is not None)
 
 
 @njit(cache=True)
@@ -54,6 +60,18 @@ def new_scratch(pr):
     pool = np.zeros(pr.ntypes + pr.ndeck, np.int64)
     tree = np.zeros((TREE_ROWS, T_WIDTH), np.float64)
     return w, values, s2, buf2, pool, tree
+
+
+def _scratch_arrays(pr: Params) -> tuple[np.ndarray, ...]:
+    """new_scratch's arrays made in Python (no compile needed to drive a policy from Python)."""
+    return (
+        np.zeros(work_size(pr), np.int64),
+        np.zeros(pr.max_actions, np.float64),
+        np.zeros(pr.state_size, np.int32),
+        np.zeros(pr.max_actions, np.int32),
+        np.zeros(pr.ntypes + pr.ndeck, np.int64),
+        np.zeros((TREE_ROWS, T_WIDTH), np.float64),
+    )
 
 
 @dataclass
@@ -70,7 +88,7 @@ class PolicyScratch:
     @classmethod
     def for_params(cls, pr: Params) -> PolicyScratch:
         """Scratch sized for one game shape."""
-        return cls(*new_scratch(pr))
+        return cls(*_scratch_arrays(pr))
 
     def choose(
         self,
@@ -81,22 +99,36 @@ class PolicyScratch:
         buf: np.ndarray,
         params: np.ndarray | None = None,
     ) -> int:
-        """Run policy `code` for the pending decision of state s."""
+        """Run policy `code` for the pending decision of state s (only its own code compiles)."""
         if params is None:
             params = np.zeros(N_PARAMS, np.float64)
-        return int(
-            choose(
-                code,
-                s,
-                pr,
-                stream,
-                buf,
-                self.w,
-                params,
-                self.values,
-                self.s2,
-                self.buf2,
-                self.pool,
-                self.tree,
+        ban = np.int64(params[P_BAN])
+        if code == POLICY_RANDOM:
+            return int(choose_random(s, pr, stream, buf, ban))
+        if code == POLICY_GREEDY:
+            return int(choose_greedy(s, pr, stream, buf, self.w, ban))
+        if code == POLICY_HEURISTIC:
+            return int(choose_heuristic(s, pr, stream, buf, self.w, params, self.values))
+        if code == POLICY_LOOKAHEAD:
+            return int(
+                choose_lookahead(
+                    s, pr, stream, buf, self.w, params, self.values, self.s2, self.buf2, self.pool
+                )
             )
-        )
+        if code == POLICY_ISMCTS:
+            return int(
+                choose_ismcts(
+                    s,
+                    pr,
+                    stream,
+                    buf,
+                    self.w,
+                    params,
+                    self.values,
+                    self.s2,
+                    self.buf2,
+                    self.pool,
+                    self.tree,
+                )
+            )
+        raise ValueError(f"unknown built-in policy code {code}")

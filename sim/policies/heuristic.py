@@ -36,7 +36,7 @@ from sim.engine.turns import (
 from sim.policies.compiled import (
     F_CLOSES_OWN,
     F_FEEDS_RIVAL,
-    _place_delta,
+    _sleep_delta,
     allowed_actions,
     current_scores,
     led_by_rival,
@@ -160,13 +160,13 @@ def choose_heuristic(s, pr, stream, buf, w, params, values):
     temperature = params[P_TEMPERATURE]
     if s[SC_DECISION] == DEC_CHOOSE:
         values[0] = 0.0  # the box action leaves the table as it is
-        m = sleeping_placements(s, pr, buf, 2)
+        m = sleeping_placements(s, pr, buf, np.int64(2))
         best = -1e300
         for i in range(2, m):
             a = buf[i]
             mask = pr.sleep_walls
-            _place_delta(
-                s, pr, action_arg2(a), turned(mask) if action_arg1(a) else mask, me, me, w, True
+            _sleep_delta(
+                s, pr, action_arg2(a), turned(mask) if action_arg1(a) else mask, me, w, True
             )
             best = max(
                 best, _table_features(pr, me, rival, weights, w) + weights[FEAT_SLEEPING_USED]

@@ -37,11 +37,12 @@ from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_LOG, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action
 from sim.policies.compiled import (
-    _evaluate,
     allowed_actions,
     choose_greedy,
     choose_random,
     current_scores,
+    objectives,
+    w_values,
 )
 from sim.policies.lookahead import SCORE_WEIGHT, determinize
 from sim.specs import (
@@ -71,8 +72,10 @@ def top_actions(s, pr, mover, buf, n, k, w, values):
     if n <= 1:
         return n
     current_scores(s, pr, w)
+    objectives(s, pr, buf, np.int64(n), np.int64(mover), w)
+    o_v = w_values(pr)
     for i in range(n):
-        values[i] = _evaluate(s, pr, buf[i], mover, w)
+        values[i] = w[o_v + i]
     k = min(k, n)
     for j in range(k):
         best = j

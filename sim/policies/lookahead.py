@@ -38,11 +38,12 @@ from sim.engine.state import (
 )
 from sim.engine.turns import apply_action
 from sim.policies.compiled import (
-    _evaluate,
     allowed_actions,
     choose_greedy,
     choose_random,
     current_scores,
+    objectives,
+    w_values,
 )
 from sim.specs import (
     P_BAN,
@@ -153,8 +154,10 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     rollout_greedy = int(params[P_ROLLOUT_POLICY]) == POLICY_GREEDY
     horizon = int(params[P_HORIZON])
     current_scores(s, pr, w)
+    objectives(s, pr, buf, np.int64(n), np.int64(me), w)
+    o_v = w_values(pr)
     for i in range(n):
-        values[i] = _evaluate(s, pr, buf[i], me, w)
+        values[i] = w[o_v + i]
     order = np.argsort(-values[:n], kind="mergesort")[:k]  # stable: enumeration order on ties
     candidates = np.empty(k, np.int32)
     for c in range(k):

@@ -49,12 +49,17 @@ def build_tune_report(
 def build_folder_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
-    """The page of a sweep, comparison, tune, value, ladder or luck folder, whichever it is
-    (`sim report FOLDER`)."""
+    """The page of a sweep, comparison, tune, advise, value, ladder or luck folder, whichever
+    it is (`sim report FOLDER`)."""
     meta_path = Path(folder) / STUDY_FILE
     kind = json.loads(meta_path.read_text()).get("kind") if meta_path.exists() else None
     if kind == "tune":
         return build_tune_report(folder, out_path, force=force)
+    if kind == "advise":
+        from sim.report.advise_report import build_advise_report
+        from sim.studies.advise import load_advice
+
+        return build_advise_report(load_advice(folder), out_path, force=force)
     if kind in causal_report.KINDS:
         return causal_report.build_causal_report(folder, kind, out_path, force=force)
     return build_study_report(folder, out_path, force=force)

@@ -1,4 +1,16 @@
-"""Whole games with built-in policies in compiled code: a chunk of games in, result arrays out."""
+"""Whole games with built-in policies in compiled code: a chunk of games in, result arrays out.
+
+The compiled loop is specialised to the set of policies a line-up uses (`policy_set`): one
+machine-code loop per set, built on first use and kept in numba's cache, so random and
+greedy seats never compile the search players. Each policy is an argument of `chunk_loop`,
+1 if a seat plays it and None if not; numba prunes the branch of a None argument before
+typing, so its code is never compiled. `play_chunk` is the one way in: it puts every
+argument in the one form the compiled loop takes, so no caller compiles a second one.
+
+The decision loop is written out here, in one compiled function, rather than in a
+function per game: each compiled function that calls others links and optimises their
+whole code again, and a call passes each array with a reference count.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +20,11 @@ from numba import njit
 from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
-from sim.policies.dispatch import choose, new_scratch
+from sim.policies.compiled import choose_greedy, choose_random
+from sim.policies.dispatch import new_scratch, policy_set
+from sim.policies.heuristic import choose_heuristic
+from sim.policies.ismcts import choose_ismcts
+from sim.policies.lookahead import choose_lookahead
 from sim.runs.results import (
     empty_arrays,
     finish_rounds,
@@ -16,56 +32,66 @@ from sim.runs.results import (
     summarize_game,
     trace_scratch,
 )
+from sim.specs import (
+    P_BAN,
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_ISMCTS,
+    POLICY_LOOKAHEAD,
+    POLICY_RANDOM,
+)
 
 
-@njit(cache=True)
-def play_game(s, pr, words, slots, slot_codes, slot_params, buf, scratch, trace, roots):
-    """Play one game to the end; seat p plays line-up slot slots[p] (its code and parameters).
-
-    Each seat's table score after every round goes into trace[round]; returns the rounds.
-    """
-    w, values, s2, buf2, pool, tree = scratch
-    setup(s, pr, words)
-    streams = np.empty((pr.players, 1), np.uint64)
-    for p in range(pr.players):
-        streams[p, 0] = words[WORD_SEAT0 + p]
-    done = 0
-    next_round = pr.players  # the turn count that ends the next round
-    while s[SC_DECISION] != DEC_OVER:
-        p = s[SC_SEAT]
-        slot = slots[p]
-        a = choose(
-            slot_codes[slot],
-            s,
-            pr,
-            streams[p],
-            buf,
-            w,
-            slot_params[slot],
-            values,
-            s2,
-            buf2,
-            pool,
-            tree,
-        )
-        apply_action(s, pr, a)
-        if s[SC_TURNS] >= next_round:  # a cheap test inline, the scoring out of line
-            done = record_rounds(s, pr, trace, done, roots)
-            next_round = (done + 1) * pr.players
-    return finish_rounds(s, pr, trace, done, roots)
-
-
-@njit(cache=True)
 def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays=0):
     """Play games first..first+count-1; in game i seat p plays line-up slot slots_by_game[i, p].
 
     With replays R > 0 (the luck gauge), game i is replay i mod R of deal i // R: the
     shuffle of game i // R, the seats' streams of `replay_words` (replay 0: the game's own).
+    Returns the result arrays (`sim.runs.results.empty_arrays`).
+    """
+    return chunk_loop(*chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes,
+                                  slot_params, replays))  # fmt: skip
+
+
+def _read_only(blank: np.ndarray) -> np.ndarray:
+    """The blank state as the read-only int32 array an Engine holds (one array type)."""
+    out = np.ascontiguousarray(blank, np.int32).view()
+    out.flags.writeable = False
+    return out
+
+
+def chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays=0):
+    """`chunk_loop`'s arguments in the one set of types it is compiled for."""
+    codes = np.ascontiguousarray(slot_codes, np.int64)
+    return (
+        pr,
+        _read_only(blank),
+        np.int64(root),  # a config's seed is below 2**63
+        np.int64(first),
+        np.int64(count),
+        np.ascontiguousarray(np.asarray(slots_by_game).reshape(count, pr.players), np.int64),
+        codes,
+        np.ascontiguousarray(slot_params, np.float64).reshape(len(codes), -1),
+        np.int64(replays),
+        *policy_set(codes),
+    )
+
+
+@njit(cache=True)
+def chunk_loop(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays,
+               random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
+    """play_chunk's compiled loop; a policy argument None: no seat plays it (`policy_set`).
+
+    In game i seat p plays line-up slot slots_by_game[i, p]. Each seat's table score after
+    every round goes into trace[i, round] (`record_rounds`).
     """
     buf = np.empty(pr.max_actions, np.int32)
-    scratch = new_scratch(pr)
+    w, values, s2, buf2, pool, tree = new_scratch(pr)
     roots = trace_scratch(pr)
     s = blank.copy()
+    # The seats' streams live in words[WORD_SEAT0 + p]; the deciding seat's is swapped into a
+    # one-word array, as a view per decision would cost two atomic reference counts.
+    stream = np.empty(1, np.uint64)
     games, seats, cards, trace, rounds = empty_arrays(count, pr)
     for i in range(count):
         s[: pr.o_scratch] = blank[: pr.o_scratch]
@@ -76,8 +102,41 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
             words = game_words(root, deal, WORD_SEAT0 + pr.players)
             if replay > 0:
                 words[WORD_SEAT0:] = replay_words(root, deal, replay, pr.players)
-        rounds[i] = play_game(
-            s, pr, words, slots_by_game[i], slot_codes, slot_params, buf, scratch, trace[i], roots
-        )
+        setup(s, pr, words)
+        game_trace = trace[i]
+        done = np.int64(0)
+        next_round = pr.players  # the turn count that ends the next round
+        while s[SC_DECISION] != DEC_OVER:
+            p = s[SC_SEAT]
+            slot = slots_by_game[i, p]
+            code = slot_codes[slot]
+            stream[0] = words[WORD_SEAT0 + p]
+            a = np.int32(-1)
+            # random and greedy read one number: no view of the parameter row (a count)
+            if random is not None:
+                if code == POLICY_RANDOM:
+                    a = choose_random(s, pr, stream, buf, np.int64(slot_params[slot, P_BAN]))
+            if greedy is not None:
+                if code == POLICY_GREEDY:
+                    a = choose_greedy(s, pr, stream, buf, w, np.int64(slot_params[slot, P_BAN]))
+            if heuristic is not None:
+                if code == POLICY_HEURISTIC:
+                    a = choose_heuristic(s, pr, stream, buf, w, slot_params[slot], values)
+            if lookahead is not None:
+                if code == POLICY_LOOKAHEAD:
+                    a = choose_lookahead(
+                        s, pr, stream, buf, w, slot_params[slot], values, s2, buf2, pool
+                    )
+            if ismcts is not None:
+                if code == POLICY_ISMCTS:
+                    a = choose_ismcts(
+                        s, pr, stream, buf, w, slot_params[slot], values, s2, buf2, pool, tree
+                    )
+            words[WORD_SEAT0 + p] = stream[0]
+            apply_action(s, pr, a)
+            if s[SC_TURNS] >= next_round:  # a cheap test inline, the scoring out of line
+                done = record_rounds(s, pr, game_trace, done, roots)
+                next_round = (done + 1) * pr.players
+        rounds[i] = finish_rounds(s, pr, game_trace, done, roots)
         summarize_game(s, pr, games[i], seats[i], cards[i])
     return games, seats, cards, trace, rounds

@@ -27,8 +27,7 @@ import pyarrow as pa
 from joblib import delayed
 
 from sim.analysis.moments import Moments
-from sim.analysis.paired import RESAMPLES, Streamed, same_games
-from sim.analysis.replicates import Replicates
+from sim.analysis.paired import RESAMPLES, Streamed
 from sim.analysis.values import game_values
 from sim.errors import SimError
 from sim.runs.parallel import parallel_results
@@ -189,26 +188,16 @@ def stream_runs(
     chunks = run_chunks(runs[0].meta)
     if any(run_chunks(r.meta) != chunks for r in runs[1:]):
         raise SimError("points of a comparison or sweep must share their chunks of games")
-    paired: list[Replicates | None] = [None] * len(runs)
-    own: list[Replicates | None] = [None] * len(runs)
-    identical = True
+    total: Streamed | None = None
     for c, (first, _) in enumerate(chunks):
         values = [_chunk_values(r.run_dir, first) for r in runs]
-        identical = identical and all(same_games(values[0], v) for v in values[1:])
-        for i, v in enumerate(values):
-            part = Replicates.of(v, resamples, seed, 0)
-            paired[i] = part if paired[i] is None else paired[i].merge(part)
-            if unpaired:
-                part = Replicates.of(v, resamples, seed + 1, i + 1)
-                own[i] = part if own[i] is None else own[i].merge(part)
+        part = Streamed.of(values, resamples, seed, unpaired)  # sums that merge, chunk by chunk
+        total = part if total is None else total.merge(part)
         if say and (c + 1) % 25 == 0:
             say(f"resampled {c + 1} of {len(chunks)} chunks of {len(runs)} points")
-    return Streamed(
-        paired=list(paired),
-        unpaired=list(own) if unpaired else None,
-        games=sum(n for _, n in chunks),
-        identical=identical,
-    )
+    if total is None:
+        raise SimError("points of a comparison or sweep hold no games")
+    return total
 
 
 def _chunk_values(run_dir: Path, first: int) -> pd.DataFrame:

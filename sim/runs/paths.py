@@ -27,6 +27,8 @@ STEMS = {
     "value": "{name}-value",
     "ladder": "{name}-ladder",
     "luck": "{name}-luck",
+    "advise": "{name}-advise",
+    "calibrate": "{name}-calibrate",
 }
 # The kinds whose page follows the study's own `report: {path: ...}` when no path is given.
 CONFIGURED_PAGE = ("run", "sweep")

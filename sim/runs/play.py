@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import numbers
 import os
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -160,33 +158,42 @@ def play_arrays(study: StudyConfig, first: int, count: int) -> ChunkArrays:
     return ChunkArrays(first, slots, games, seats, cards, trace, rounds)
 
 
-# About how long numba takes to compile the engine on first use (a fresh cache): measured
-# on a 2-core machine, idle and busy (README, Engine notes).
-COLD_START_S = "3 min, more on a busy machine"
+# About how long numba takes to compile a line-up's game loop on first use (a fresh cache),
+# measured on the shared 2-core machine (README, Engine notes).
+COLD_START_S = "1 min on an idle machine; more with the heuristic or search players"
 
 
-def engine_is_cached() -> bool:
+def engine_is_cached(study: StudyConfig | None = None) -> bool:
     """Does numba's cache (NUMBA_CACHE_DIR, keyed by the compiled sources: sim/__init__.py)
-    already hold the compiled chunk loop of this installation?"""
-    from numba.core.caching import _CacheLocator
+    already hold the compiled chunk loop for this study's policies (any loop, without one)?"""
+    from numba import typeof
 
-    cache = os.environ.get("NUMBA_CACHE_DIR")
-    if not cache:
+    from sim.policies.dispatch import policy_set
+    from sim.runs.loop import chunk_loop
+
+    if not os.environ.get("NUMBA_CACHE_DIR"):
         return True  # not ours to say
-    source = play_chunk.py_func.__code__.co_filename
-    folder = Path(cache) / _CacheLocator.get_suitable_cache_subpath(source)
-    return any(folder.glob("loop.play_chunk-*.nbi"))
+    try:
+        index = chunk_loop._cache._cache_file._load_index()  # numba's own index of the file
+    except Exception:  # a numba without that layout: say cached, as before
+        return True
+    if study is None:
+        return bool(index)
+    codes, _ = lineup_policies(study)
+    want = typeof(policy_set(codes[codes != PLUGIN]))
+    return any(key[0].args and key[0].args[-1] == want for key in index)
 
 
 def load_engine(study: StudyConfig, say: bool = True) -> float:
     """Load (or compile) the study's compiled game loop in this process; the seconds it
-    took. On a cold cache it first says on stderr that it is compiling, and for how long."""
+    took. While it compiles (a cold cache), a heartbeat on stderr says so every 10 s."""
+    from sim.compile_watch import compile_heartbeat
+    from sim.policies.dispatch import policy_set, policy_set_names
+
     t0 = time.perf_counter()
-    if say and not engine_is_cached():
-        print(
-            f"compiling the engine (first run after install or upgrade, about {COLD_START_S})…",
-            file=sys.stderr,
-            flush=True,
-        )
-    play_arrays(study, 0, 0)
+    codes, _ = lineup_policies(study)
+    names = policy_set_names(policy_set(codes[codes != PLUGIN])) or "Python seats"
+    note = f"first run after install or upgrade, about {COLD_START_S}"
+    with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
+        play_arrays(study, 0, 0)
     return time.perf_counter() - t0

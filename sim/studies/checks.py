@@ -42,9 +42,23 @@ def check(
 ) -> dict:
     """Play `study` (its games and seed as given) into `folder`, resumably, and check it:
     {targets: each one's verdict, met: how many, distance, games, seed}."""
-    execute([Point(study, folder)], chunk, workers, died_hint=hint)
-    est = verdicts(load_run(folder), targets)
-    values = {n: e["estimate"] for n, e in est.items()}
-    return {"targets": est, "met": sum(e["verdict"] == "met" for e in est.values()),
-            "distance": target_distance(values, targets), "games": study.games,
-            "seed": study.seed}  # fmt: skip
+    return check_all([(study, folder)], targets, chunk, workers, hint)[0]
+
+
+def check_all(
+    points: list[tuple[StudyConfig, Path]],
+    targets: dict[str, Any],
+    chunk: int,
+    workers: Workers,
+    hint: str,
+) -> list[dict]:
+    """`check` for several studies of one game count, played together in one pool."""
+    execute([Point(study, folder) for study, folder in points], chunk, workers, died_hint=hint)
+    out = []
+    for study, folder in points:
+        est = verdicts(load_run(folder), targets)
+        values = {n: e["estimate"] for n, e in est.items()}
+        out.append({"targets": est, "met": sum(e["verdict"] == "met" for e in est.values()),
+                    "distance": target_distance(values, targets), "games": study.games,
+                    "seed": study.seed})  # fmt: skip
+    return out

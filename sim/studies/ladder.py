@@ -23,7 +23,7 @@ import pandas as pd
 
 from sim.analysis import ladder as L
 from sim.analysis.findings import ladder_verdict
-from sim.config import StudyConfig, rung_label, rung_seat
+from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.runs.options import Request, Workers
 from sim.runs.storage import (
     RunResult,
@@ -82,9 +82,7 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
     rating model predicts those from the steps, so non-transitive results show)."""
     labels, seats = rungs_of(study)
     n = games or study.ladder.games
-    base = study.with_overrides(
-        games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
-    )
+    base = study.with_overrides(games=n, rotate_seats=True, **NO_BLOCKS)
     sizes = [2] if study.game.players == 2 else [2, study.game.players]
     matches = []
     pairs = [(step, step - 1, players) for step in range(1, len(labels)) for players in sizes]
@@ -162,7 +160,7 @@ def ladder_tables(
             heads_up.append(shares)
     steps = pd.DataFrame(rows)
     ratings, _ = L.ratings(pairs, labels, seed=seed)  # the one model over every result
-    steps["bt_pooled"] = _predicted(steps, ratings["rating"].to_numpy())
+    steps["bt_pooled"] = _predicted(steps, ratings["rating"].to_numpy(), ratings.attrs["scale"])
     # Skill can matter more heads-up than at a full table, so each table size also gets a
     # model of its own; a match is predicted by its own size's model, and the chain depth
     # is read from the heads-up one (depth is a heads-up notion).
@@ -190,11 +188,13 @@ def ladder_tables(
     return steps, ratings, depth, depth_ci, chain, chain_ci
 
 
-def _predicted(steps: pd.DataFrame, theta: np.ndarray) -> list[float]:
-    """The Bradley-Terry chance of each match's upper rung against its lower one."""
+def _predicted(steps: pd.DataFrame, theta: np.ndarray, scale=None) -> list[float]:
+    """The Bradley-Terry chance of each match's upper rung against its lower one (at its
+    table size's factor, `scale`, of the model over every result)."""
+    scale = scale or {}
     return [
-        L.bt_prob(theta[u], theta[lo])
-        for u, lo in zip(steps["step"], steps["lower_step"], strict=True)
+        L.bt_prob(theta[u], theta[lo], scale.get(n, 1.0))
+        for u, lo, n in zip(steps["step"], steps["lower_step"], steps["players"], strict=True)
     ]
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.analysis import ladder as L
-from sim.config import StudyConfig, rung_label, rung_seat
+from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
 from sim.runs.storage import (
@@ -64,9 +64,7 @@ def luck_studies(
     if r < 2:
         raise SimError("luck: replays must be at least 2 (the spread within a deal)")
     labels, seats = luck_policies(study)
-    base = study.with_overrides(
-        games=k * r, replays=r, sweep=None, value=None, ladder=None, luck=None, tune=None
-    )
+    base = study.with_overrides(games=k * r, replays=r, **NO_BLOCKS)
     players = study.game.players
     studies = [
         base.with_overrides(seats=[seat] * players, name=f"{study.name}[luck {label}]")

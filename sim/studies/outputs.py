@@ -4,9 +4,10 @@ A run folder gets `summary.json`; a comparison folder `differences.csv`; a sweep
 folder `points.csv`; a value folder `values.csv`, `ablation.csv` and
 `summary.json`; a ladder folder `ladder.csv`, `ratings.csv` and `summary.json`; a
 luck folder `luck.csv` and `summary.json`; a tune folder `tune.json` and
-`recommended.yaml` (or `closest.yaml`). Shares in CSV files stay fractions where
-their column says so (`win_share`), and are percent where the header says `_pct`,
-`%` or `pp`, as written here.
+`recommended.yaml` (or `closest.yaml`); a calibration folder `calibration.json` and
+`calibrated.yaml` (and one `calibrated-<player>.yaml` per player). Shares in CSV files
+stay fractions where their column says so (`win_share`), and are percent where the
+header says `_pct`, `%` or `pp`, as written here.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ from sim.analysis.inference import family_note
 from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
 from sim.config import parse_study
+from sim.config.yamlio import dump_yaml
 from sim.metrics import metric as registry_metric
-from sim.runs.paths import RUN_FILE
+from sim.runs.paths import RUN_FILE, slug
 from sim.runs.storage import RunResult, study_yaml, write_json, write_text
+from sim.studies.advise import Advice
+from sim.studies.calibrate import Calibration, calibration_record
 from sim.studies.ladder import LadderResult
 from sim.studies.leads import ladder_lead, luck_lead, tune_lead, value_lead
 from sim.studies.luck import LuckResult
@@ -44,6 +48,7 @@ LUCK_FILE = "luck.csv"
 TUNE_FILE = "tune.json"
 RECOMMENDED_FILE = "recommended.yaml"
 CLOSEST_FILE = "closest.yaml"
+ADVICE_FILE = "advice.json"
 
 
 def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict:
@@ -187,3 +192,34 @@ def write_tune_files(verdict: Verdict) -> Path:
     header = f"# {why} sim tune ({out_dir}); see tune.json for the evidence\n"
     write_text(out_dir / name, header + study_yaml(chosen))
     return out_dir / name
+
+
+def write_advice(result: Advice) -> Path:
+    """`advice.json`: the findings (each with its metric, levels, verdict, cause and fix), how
+    the game plays at each level, the bands, the games spent and the family of tests."""
+    path = result.state.out_dir / ADVICE_FILE
+    write_json(path, result.data)
+    return path
+
+
+CALIBRATION_FILE = "calibration.json"
+CALIBRATED_FILE = "calibrated.yaml"
+
+
+def write_calibration_files(result: Calibration, out_dir: Path, about: dict) -> list[Path]:
+    """`calibration.json` (the evidence), `calibrated.yaml` (the pooled seat, ready for a
+    line-up's `{calibrated: FILE}`) and, with players, `calibrated-<player>.yaml` each."""
+    out_dir = Path(out_dir)
+    write_json(out_dir / CALIBRATION_FILE, calibration_record(result, about))
+    written = [out_dir / CALIBRATION_FILE]
+    for group, name in [(result.pooled, CALIBRATED_FILE)] + [
+        (g, f"calibrated-{slug(g.name)}.yaml") for g in result.players
+    ]:
+        header = (
+            f"# {group.label}: sim calibrate fitted {group.fit.n:,} decisions of"
+            f" {group.fit.games:,} games ({group.name}); {group.scale.unit}.\n"
+            f"# Use it as a seat: {{calibrated: {name}}}; the evidence is in {CALIBRATION_FILE}.\n"
+        )
+        write_text(out_dir / name, header + dump_yaml(group.spec))
+        written.append(out_dir / name)
+    return written

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.analysis import restricted as R
-from sim.config import StudyConfig
+from sim.config import NO_BLOCKS, StudyConfig
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
 from sim.runs.storage import (
@@ -62,9 +62,7 @@ def value_points(study: StudyConfig, games: int | None = None) -> list[ValuePoin
     """The base point, one restricted point per option, one ablated point per card."""
     block = study.value
     n = games or block.point_games(study.games)
-    base = study.with_overrides(
-        games=n, rotate_seats=True, sweep=None, value=None, ladder=None, luck=None, tune=None
-    )
+    base = study.with_overrides(games=n, rotate_seats=True, **NO_BLOCKS)
     slot = block.seat
     if is_plugin(base.seats[slot].policy):
         raise SimError(f"{study.source}: value.seat {slot} is a plug-in; restrict a built-in seat")

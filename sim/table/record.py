@@ -5,7 +5,8 @@ The `sim play --log` JSON Lines, format 2. The first record is the engine's
 deck after setup) with, added, what an exact replay needs: `log_format`,
 `engine_version`, `package_version`, the resolved study (`study`, as a run
 folder's `config.yaml` holds it) and its `config_hash`, and `seats` (each seat's
-line-up slot, policy label and whether a person played it). Then the engine's
+line-up slot, policy label and whether a person played it); a log of `sim table
+--name` also names the people (`players`: one name or null per seat). Then the engine's
 event records as before, with one `decision` record per decision:
 
     {"event": "decision", "step": 12, "seat": 1, "decision": "play",
@@ -38,8 +39,11 @@ from sim.version import ENGINE_VERSION, __version__
 LOG_FORMAT = 2
 DECISION = "decision"
 ABANDONED = "abandoned"
+# The setup record's names of who sat where: one name (or null) per seat (`sim table
+# --name`); `sim calibrate --by player` fits one model per name. Optional: older logs lack it.
+PLAYERS_KEY = "players"
 # Keys of the setup record that are about the sitting, not the game: never compared.
-SITTING_KEYS = ("started_at", "source")
+SITTING_KEYS = ("started_at", "source", PLAYERS_KEY)
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,46 @@ from numba import njit
 
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT
 from sim.engine.turns import apply_action
-from sim.policies.dispatch import PolicyScratch, choose
+from sim.policies.compiled import choose_greedy, choose_random
+from sim.policies.dispatch import PolicyScratch, policy_set
+from sim.policies.heuristic import choose_heuristic
+from sim.policies.ismcts import choose_ismcts
+from sim.policies.lookahead import choose_lookahead
+from sim.specs import (
+    P_BAN,
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_ISMCTS,
+    POLICY_LOOKAHEAD,
+    POLICY_RANDOM,
+)
 
 
 @njit(cache=True)
-def _play_on(s, pr, streams, codes, params, buf, w, values, s2, buf2, pool, tree):
+def _play_on(s, pr, streams, codes, params, buf, w, values, s2, buf2, pool, tree,
+             random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
     """Play the position in s to the end: seat p plays codes[p] with params[p] and its
-    stream streams[p] (advanced in place)."""
+    stream streams[p] (advanced in place). A policy argument None: no seat plays it, and
+    its branch is never compiled (`sim.policies.dispatch.policy_set`, as the game loop)."""
     while s[SC_DECISION] != DEC_OVER:
         p = s[SC_SEAT]
-        a = choose(codes[p], s, pr, streams[p], buf, w, params[p], values, s2, buf2, pool, tree)
+        code, row, stream = codes[p], params[p], streams[p]
+        a = np.int32(-1)
+        if random is not None:
+            if code == POLICY_RANDOM:
+                a = choose_random(s, pr, stream, buf, np.int64(row[P_BAN]))
+        if greedy is not None:
+            if code == POLICY_GREEDY:
+                a = choose_greedy(s, pr, stream, buf, w, np.int64(row[P_BAN]))
+        if heuristic is not None:
+            if code == POLICY_HEURISTIC:
+                a = choose_heuristic(s, pr, stream, buf, w, row, values)
+        if lookahead is not None:
+            if code == POLICY_LOOKAHEAD:
+                a = choose_lookahead(s, pr, stream, buf, w, row, values, s2, buf2, pool)
+        if ismcts is not None:
+            if code == POLICY_ISMCTS:
+                a = choose_ismcts(s, pr, stream, buf, w, row, values, s2, buf2, pool, tree)
         apply_action(s, pr, a)
 
 
@@ -76,4 +106,5 @@ def play_on(
         scratch.buf2,
         scratch.pool,
         scratch.tree,
+        *policy_set(codes),
     )

@@ -204,6 +204,7 @@ def open_table(
     first_game: int,
     log_dir: Path,
     pause_s: float,
+    names: list[str] | None = None,
 ) -> TableServer:
     """Check everything a user gives, bind the port, deal the first game: the server, ready.
 
@@ -214,6 +215,13 @@ def open_table(
         raise SimError(f"--seat {bad[0]}: seats are numbered 0 to {players - 1} in this game")
     if len(set(humans)) != len(humans):
         raise SimError("--seat: each seat once")
+    names = list(names or [])
+    if len(names) > len(humans):
+        seats = "1 seat" if len(humans) == 1 else f"{len(humans)} seats"
+        raise SimError(f"--name: {len(names)} names for {seats} of people (--seat)")
+    for name in names:
+        if not name.strip() or len(name) > 60 or not name.isprintable():
+            raise SimError(f"--name {name!r}: a name is 1 to 60 printable characters")
     if not 0 <= port <= 65535:
         raise SimError(f"--port must be from 0 (any free port) to 65535, got {port}")
     if not 0 <= pause_s <= 60:
@@ -233,7 +241,8 @@ def open_table(
         raise SimError(f"{log_dir}: cannot write the game logs there")
 
     def session() -> TableSession:
-        return TableSession(study, set(humans), seed, first_game, log_dir, pause_s)
+        people = dict(zip(humans, (n.strip() for n in names), strict=False))
+        return TableSession(study, set(humans), seed, first_game, log_dir, pause_s, people)
 
     return TableServer(port, session)
 

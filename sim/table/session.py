@@ -21,7 +21,7 @@ from sim.errors import IllegalAction, SimError
 from sim.report.board import box_points, seat_colours
 from sim.table.explain import explain
 from sim.table.logfile import LogWriter
-from sim.table.record import ABANDONED, Bots, RecordedGame
+from sim.table.record import ABANDONED, PLAYERS_KEY, Bots, RecordedGame
 from sim.table.views import action_parts, event_text, view_json
 
 FEED = 40  # lines of what happened the page shows
@@ -44,8 +44,10 @@ class TableSession:
         first_game: int,
         log_dir: Path,
         pause_s: float,
+        names: dict[int, str] | None = None,
     ) -> None:
         self.study = study
+        self.names = dict(names or {})  # a person's name by seat, for the logs
         self.humans = frozenset(humans)
         self.seed = seed
         self.next_index = first_game
@@ -72,6 +74,8 @@ class TableSession:
         self.writer = LogWriter(self.log_path)
         setup = self.recorded.setup_record()
         setup |= {"source": "sim table", "started_at": datetime.now().isoformat(timespec="seconds")}
+        if self.names:  # who sat where, for sim calibrate --by player
+            setup[PLAYERS_KEY] = [self.names.get(p) for p in range(self.study.game.players)]
         records = self.recorded.records()
         self.writer.write([setup, *records[1:]])
         self.pending_since = time.monotonic()

@@ -59,9 +59,14 @@ def test_balance_metrics(two_seats, two_games):
     # balance = 1 - (.875 - .125) = .25
     assert m.loc["balance", "value"] == pytest.approx(0.25)
     # first-player advantage = .875 - 1/2; seat 0's shares 1, 1, 1, .5 have a tie, so the
-    # t interval: s = .25, se = .125, t(3) = 3.182446, half .397806 -> [.477194, 1] - .5
+    # mean's interval (sim.analysis.intervals.mean_bounds), by hand: the t interval
+    # (s = .25, se = .125, t(3) = 3.182446, half .397806) is [.477194, 1.272806]; Wilson's
+    # on the observed range [.5, 1] (p = .75, design effect 1, n_eff = 4 (1.96/3.182446)²
+    # = 1.5172) is [.58135, .98945]; joined and cut at the observed range, [.5, 1]. Below
+    # the smallest share seen (.5, not a bound of [0, 1]) unseen losses may sit in up to
+    # z²/(4 + z²) = .48990 of the games: lo = .875 - .48990 = .38510. Minus 1/2:
     assert m.loc["first_player_advantage", "value"] == pytest.approx(0.375)
-    assert m.loc["first_player_advantage", "lo"] == pytest.approx(-0.022806, abs=1e-5)
+    assert m.loc["first_player_advantage", "lo"] == pytest.approx(-0.11490, abs=1e-5)
     assert m.loc["first_player_advantage", "hi"] == pytest.approx(0.5)
     # one shared win in four games
     assert m.loc["shared_wins", "value"] == pytest.approx(0.25)
@@ -72,7 +77,7 @@ def test_verdict_never_calls_noise_real(two_seats):
     # the interval above reaches below 0: a big gap, but four games cannot tell
     text = B.verdict(two_seats)
     assert "within noise" in text and "real" not in text
-    assert text.startswith("seat 0 wins 87.5% ± ")
+    assert text.startswith("seat 0 wins 87.5% [38.5%, 100.0%] against a fair 50%")
 
 
 def _seat0_wins(k, n):
@@ -85,8 +90,8 @@ def _seat0_wins(k, n):
 def test_verdict_real_advantage_and_disadvantage():
     # 600 of 1000, no ties: Wilson [.5693, .6299], which misses the fair 50%
     assert B.verdict(_seat0_wins(600, 1000)) == (
-        "seat 0 wins 60.0% ± 3.1% against a fair 50%: a real first-player advantage"
-        " (1,000 games, 95% interval)"
+        "seat 0 wins 60.0% [56.9%, 63.0%] against a fair 50%: a real first-player advantage"
+        " (1,000 games, seat 0's 95% interval)"
     )
     assert "a real first-player disadvantage" in B.verdict(_seat0_wins(400, 1000))
     assert "within noise" in B.verdict(_seat0_wins(510, 1000))

@@ -91,8 +91,9 @@ def test_seat_tests_from_moments_equal_those_from_rows(tables, values):
         merged[["policy", "win_share", "n", "games"]],
         rtol=1e-12,
     )
-    # the t interval over games' means is the clustered interval but for its t quantile
-    pd.testing.assert_frame_equal(rows[["lo", "hi"]], merged[["lo", "hi"]], rtol=1e-3)
+    # the interval over games' means is the clustered interval but for its t quantile and,
+    # near 0 (a weak policy), the score interval's longer end (under 1% here)
+    pd.testing.assert_frame_equal(rows[["lo", "hi"]], merged[["lo", "hi"]], rtol=1e-2)
     f = seat_fairness(players)
     assert f.attrs["chi2"] > 0
 

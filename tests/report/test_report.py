@@ -88,7 +88,7 @@ def test_summary_facts(html, small_run):
     ):
         assert fact in summary
     tests = summary[summary.index('<details class="tests">') : summary.index("</details>")]
-    assert re.search(r"seat 0 wins \d+\.\d% ± \d+\.\d% against a fair 25%: ", tests)
+    assert re.search(r"seat 0 wins \d+\.\d% \[\d+\.\d%, \d+\.\d%\] against a fair 25%: ", tests)
     assert 'class="warn"' not in summary
 
 

@@ -51,6 +51,57 @@ def test_bradley_terry_recovers_known_strengths():
     assert np.allclose(theta, truth, atol=0.15)
 
 
+def _pairs(upper: int, lower: int, gap: float, size: int, games: int, rng) -> pd.DataFrame:
+    """Pair outcomes of a match: the upper rung beats the lower with chance σ(gap); a game of
+    four seats gives four pairs (two seats of each rung)."""
+    per = 1 if size == 2 else 4
+    win = (rng.random(games * per) < 1 / (1 + np.exp(-gap))).astype(float)
+    return pd.DataFrame({"game": np.repeat(np.arange(games), per), "a": upper, "b": lower,
+                         "win": win, "players": size})  # fmt: skip
+
+
+def test_table_size_enters_the_model_as_a_factor():
+    """Strengths 0, 1, 2 heads-up, every gap times 0.4 at four seats: the model recovers the
+    heads-up strengths and the factor; one plain model pooling both sizes does not."""
+    rng = np.random.default_rng(3)
+    pairs = [_pairs(k + 1, k, 1.0 * f, size, 3000, rng) for k in (0, 1)
+             for size, f in ((2, 1.0), (4, 0.4))]  # fmt: skip
+    theta, scale = L.bt_fit_sizes(
+        {s: L._counts([p for p in pairs if p["players"].iat[0] == s], 3) for s in (2, 4)}
+    )
+    assert np.allclose(theta, [0, 1, 2], atol=0.12) and scale[4] == pytest.approx(0.4, abs=0.05)
+    assert L.bt_fit(L._counts(pairs, 3))[2] < 1.6  # pooled: pulled towards the 4-seat gaps
+    frame, _ = L.ratings(pairs, ["a", "b", "c"])
+    assert frame.attrs["scale"] == pytest.approx(scale)
+    assert L.bt_prob(1.0, 0.0, 0.4) == pytest.approx(1 / (1 + np.exp(-0.4)))
+
+
+def test_two_identical_rungs_come_out_equal(monkeypatch):
+    """The ladder null in small: rungs random < greedy = greedy B, heads-up and at four seats
+    (skill counts 1.0 heads-up, 0.35 at four), B against random heads-up only, on the very
+    games greedy played (common random numbers). Pooling the sizes in one plain model put B
+    above greedy in every seed; with table size in the model they are equal within their
+    intervals, and the gap averages about 0."""
+    monkeypatch.setattr(L, "RESAMPLES", 60)
+    old, new, inside = [], [], 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        step_2p = _pairs(1, 0, 1.0, 2, 400, rng)
+        pairs = [step_2p, _pairs(1, 0, 0.35, 4, 400, rng), _pairs(2, 1, 0.0, 2, 400, rng),
+                 _pairs(2, 1, 0.0, 4, 400, rng), step_2p.assign(a=2)]  # fmt: skip
+        frame, _ = L.ratings(pairs, ["random", "greedy", "greedy B"], seed=seed)
+        a, b = frame.iloc[1], frame.iloc[2]
+        new.append(b["elo"] - a["elo"])
+        inside += b["elo_lo"] <= a["elo"] <= b["elo_hi"] and a["elo_lo"] <= b["elo"] <= a["elo_hi"]
+        theta = L.bt_fit(L._counts(pairs, 3))
+        old.append(L.ELO * (theta[2] - theta[1]))
+    print(f"\nidentical rungs, 10 seeds: plain pooled model {np.mean(old):+.1f} Elo on average"
+          f" ({sum(d > 0 for d in old)} of 10 above); table size in the model"
+          f" {np.mean(new):+.1f} ({inside} of 10 inside each other's interval)")  # fmt: skip
+    assert all(d > 0 for d in old) and np.mean(old) > 8
+    assert inside == 10 and abs(np.mean(new)) < 2 * np.std(new, ddof=1) / np.sqrt(10)
+
+
 def test_depth_counts_consecutive_clear_steps_only():
     steps = pd.DataFrame({"share": [0.9, 0.7, 0.55, 0.9], "lo": [0.85, 0.62, 0.51, 0.8]})
     assert L.depth(steps, 0.6) == 2  # the third step is below 60%, the fourth does not count
@@ -215,3 +266,42 @@ def test_ladder_orders_random_greedy_lookahead(tmp_path):
     inside = (s["bt_predicted"] >= s["pair_lo"] - 0.02) & (s["bt_predicted"] <= s["pair_hi"] + 0.02)
     assert inside.all(), s
     assert result.chain_depth == 2
+
+
+@pytest.mark.slow
+def test_the_ladder_null_two_identical_rungs(tmp_path):
+    """Real games: random < greedy = greedy B (one policy, two labels), heads-up and at four
+    seats, 400 games a match, 10 seeds. Each identical rung's rating lies inside the
+    other's interval, and their gap averages 0 within its noise. (About 3 minutes.)"""
+    from types import SimpleNamespace
+
+    from sim.runs import run_chunk
+    from sim.studies.ladder import ladder_matches, ladder_tables, rungs_of
+
+    rungs = [{"policy": "random"}, {"policy": "greedy"}, {"policy": "greedy", "label": "greedy B"}]
+    base = parse_study(
+        {"players": 4, "seats": [{"policy": "random"}] * 4, "ladder": {"rungs": rungs}}, "<t>"
+    )
+    gaps, inside, old = [], 0, []
+    for seed in range(10):
+        study = base.with_overrides(seed=seed)
+        labels, _ = rungs_of(study)
+        matches = ladder_matches(study, 400)
+        runs = [SimpleNamespace(players=run_chunk(m.study, 0, 400)["players"]) for m in matches]
+        _, ratings, *_ = ladder_tables(labels, matches, runs, 0.6, seed)
+        a, b = ratings.iloc[1], ratings.iloc[2]
+        gaps.append(b["elo"] - a["elo"])
+        inside += b["elo_lo"] <= a["elo"] <= b["elo_hi"] and a["elo_lo"] <= b["elo"] <= a["elo_hi"]
+        pairs = [
+            L.pair_outcomes(r.players, {q: m.step if q in m.upper_slots else m.lower
+                                        for q in range(m.players)})
+            for m, r in zip(matches, runs, strict=True)
+        ]  # fmt: skip
+        theta = L.bt_fit(L._counts(pairs, 3))
+        old.append(L.ELO * (theta[2] - theta[1]))
+    se = np.std(gaps, ddof=1) / np.sqrt(len(gaps))
+    print(f"\nladder null, 10 seeds: greedy B - greedy {np.mean(gaps):+.1f} Elo (se {se:.1f}),"
+          f" {sum(g > 0 for g in gaps)} of 10 above, {inside} of 10 inside each other's"
+          f" interval; one plain pooled model: {np.mean(old):+.1f}"
+          f" ({sum(g > 0 for g in old)} of 10 above)")  # fmt: skip
+    assert inside == 10 and abs(np.mean(gaps)) < 2.5 * se

@@ -287,3 +287,23 @@ def test_verdict_files_of_run_compare_and_sweep(tmp_path, capsys):
     assert len(points) == len(load_sweep(sweep_dir).points)
     assert {"turns", "turns:lo", "turns:hi", "in_best_set"} <= set(points.columns)
     assert points["in_best_set"].any()
+
+
+def test_a_what_if_in_one_line(tmp_path, capsys):
+    """`sim compare A --b-set KEY=VALUE`: B is A with the change; --set changes both."""
+    from cli_helpers import cli
+
+    out = tmp_path / "w"
+    what_if = ["--b-set", "deck.sprayers=6", "--set", "games=60"]
+    code, _, err = cli(capsys, "compare", BASE, *what_if, "--jobs", 1, "--out", out,
+                       "--no-report", "--quiet")  # fmt: skip
+    assert code == 0, err
+    result = load_compare(out)
+    assert result.labels == ("base", "deck.sprayers=6")
+    a, b = result.studies
+    assert a.game.deck.sprayers == 4 and b.game.deck.sprayers == 6
+    assert a.games == b.games == 60  # --set reached both
+    assert len(result.a.games) == 60
+    from cli_helpers import one_error
+
+    assert "--b-set" in one_error(capsys, "compare", BASE, "--quiet")

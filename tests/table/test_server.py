@@ -131,6 +131,8 @@ def test_a_port_in_use_is_one_error_before_any_game(serve, capsys, tmp_path):
         (["--pause", "-1"], "--pause must be"),
         (["--seed", "-3"], "--seed must be"),
         (["--set", "players=9"], "players"),
+        (["--seat", "0", "--name", "olena", "taras"], "--name: 2 names for 1 seat of people"),
+        (["--name", " "], "a name is 1 to 60 printable characters"),
     ],
 )
 def test_the_commands_mistakes_are_one_line(capsys, tmp_path, args, says):

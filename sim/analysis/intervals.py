@@ -1,0 +1,284 @@
+"""Intervals that hold at the edges, from a few sums that merge chunk by chunk.
+
+A mean of per-game values gets the t interval joined with a score interval, inside the
+range the values can take:
+
+* the variance of near-constant values (99.8% of games at 55 turns) rests on the few
+  games that differ, so it is known to far fewer degrees of freedom than n − 1: the
+  t quantile uses df = 2n/(κ − 1), κ the values' kurtosis (the variance estimate's own
+  spread, Var(s²) ≈ σ⁴(κ − 1)/n; about n for spread-out values, about twice the number
+  of differing games for near-constant ones);
+* scaled to the observed range [lo, hi], the mean is a share p̂ in [0, 1] and the
+  values' variance s² is at most p̂(1 − p̂); Wilson's interval at n_eff = n·p̂(1 − p̂)/s²
+  games (the design effect, with Korn and Graubard's (1998) degrees-of-freedom factor
+  (z / t_df)² for an estimated variance) is, for near-constant values, the asymmetric
+  interval that reaches out on the side of the rare values;
+* joined with the t interval (which it never narrows: for spread-out values the two
+  agree, and the t interval is the wider at the centre), it is cut at the observed range:
+  a mean never lies past the largest value seen...
+* ...unless values beyond it are possible (55 turns is the most the data shows, not a
+  rule of the game): at most z²/(n + z²) of the games may lie there unseen (Wilson's
+  bound at 0 of n), a unit step away at least, so each end reaches at least that far
+  past the estimate where the metric's range allows;
+* the interval never leaves the metric's declared range (`sim.metrics.Metric.value_range`).
+
+So a constant column is c ± z²/(n + z²) (one-sided at a bound of the range: a share of
+0 of n games gets Wilson's [0, z²/(n + z²)]), never zero width; 0/1 values get Wilson's
+interval exactly (`share_bounds`).
+
+A paired difference of two 0/1 outcomes (the same game index under A and B) gets
+Tango's score interval (1998) from the discordant games, which has width even when no
+game differs; a paired difference of other values the mean interval above on the
+per-game differences; an independent difference Newcombe's MOVER (Zou and Donner 2008)
+from the two sides' intervals. A p-value of "no difference" is the level at which the
+interval's end reaches 0 (`p_value`), so a "real" verdict and the interval beside it
+never disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+# Student t 97.5% quantiles for 1..9 degrees of freedom; from 10 on the
+# Cornish-Fisher expansion below is within 1e-5 of the exact value.
+_T975_SMALL = (
+    12.706205,
+    4.302653,
+    3.182446,
+    2.776445,
+    2.570582,
+    2.446912,
+    2.364624,
+    2.306004,
+    2.262157,
+)
+
+
+def t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with `df` degrees of freedom (normal when df is huge)."""
+    if df < 1:
+        return float("nan")
+    if df <= len(_T975_SMALL):
+        return _T975_SMALL[df - 1]
+    x = Z95  # Abramowitz & Stegun 26.7.5
+    g1 = (x**3 + x) / 4
+    g2 = (5 * x**5 + 16 * x**3 + 3 * x) / 96
+    g3 = (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384
+    g4 = (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160
+    return x + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+NORMAL = NormalDist()
+INF = math.inf
+Z_MAX = 12.0  # p-values below 2(1 − Φ(12)) ≈ 4e-33 are reported as 0
+STEP = 1.0  # the least distance of an unseen value: a turn, a point, a whole win
+Bounds = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One column's sums: n values, their mean, m2 = Σ (x − mean)², the smallest and largest
+    value, whether every value is 0 or 1, and m4 = Σ (x − mean)⁴ (NaN: not known)."""
+
+    n: int
+    mean: float
+    m2: float
+    lo: float
+    hi: float
+    binary: bool = False
+    m4: float = math.nan
+
+    @classmethod
+    def of(cls, values) -> Summary:
+        """The sums of an array of values."""
+        x = np.asarray(values, float)
+        if len(x) == 0:
+            return cls(0, math.nan, math.nan, math.nan, math.nan)
+        mean = float(x.mean())
+        c2 = (x - mean) ** 2
+        binary = bool(np.isin(x, (0.0, 1.0)).all())
+        return cls(len(x), mean, float(c2.sum()), float(x.min()), float(x.max()), binary,
+                   float((c2 * c2).sum()))  # fmt: skip
+
+    def df(self) -> float:
+        """Degrees of freedom of the variance estimate: 2n/(κ − 1) for kurtosis κ, at most
+        n − 1 (n − 1 when the fourth moment is not known)."""
+        n = self.n
+        if not (math.isfinite(self.m4) and self.m2 > 0):
+            return float(n - 1)
+        kappa = n * self.m4 / (self.m2 * self.m2)
+        return float(min(n - 1, max(1.0, 2 * n / max(kappa - 1, 1e-12))))
+
+
+def merge_central(na: int, a: tuple, nb: int, b: tuple) -> tuple:
+    """Merge (mean, m2, m3, m4) of two parts of n_a and n_b values, the central sums
+    Σ (x − mean)^k (Pébay 2008's pairwise update; numpy arrays or floats)."""
+    mean_a, m2a, m3a, m4a = a
+    mean_b, m2b, m3b, m4b = b
+    n = na + nb
+    d = mean_b - mean_a
+    mean = mean_a + d * (nb / n)
+    m2 = m2a + m2b + d * d * (na * nb / n)
+    m3 = (m3a + m3b + d**3 * (na * nb * (na - nb) / n**2)
+          + 3 * d * (na * m2b - nb * m2a) / n)  # fmt: skip
+    m4 = (m4a + m4b + d**4 * (na * nb * (na * na - na * nb + nb * nb) / n**3)
+          + 6 * d * d * (na * na * m2b + nb * nb * m2a) / n**2
+          + 4 * d * (na * m3b - nb * m3a) / n)  # fmt: skip
+    return mean, m2, m3, m4
+
+
+def z_of(level: float) -> float:
+    """The normal quantile of a two-sided level (0.95 -> 1.96)."""
+    return Z95 if level == 0.95 else NORMAL.inv_cdf(0.5 + level / 2)
+
+
+def t_of(z: float, df: float) -> float:
+    """Student's quantile at the normal tail of z (t975 at z = 1.96), df need not be whole."""
+    if df < 1:
+        return math.nan
+    if z == Z95 and (df >= 10 or df == int(df)):
+        return t975(df if df >= 10 else int(df))
+    from scipy.stats import norm, t
+
+    return float(t.isf(norm.sf(z), df))  # tails, not cdfs: exact far out
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's score interval of a share p of n (n need not be whole)."""
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / denom
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+
+
+def wilson_bounds(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of `successes` of `n` 0/1 trials."""
+    if n <= 0:
+        return math.nan, math.nan
+    return _wilson(successes / n, n, z)
+
+
+def unseen(n: int, z: float = Z95) -> float:
+    """How far unseen values beyond an observed extreme may move a mean: at most z²/(n + z²)
+    of the games (Wilson's bound at 0 of n), a unit step each."""
+    return STEP * z * z / (n + z * z)
+
+
+def mean_bounds(s: Summary, bounds: Bounds = (-INF, INF), z: float = Z95) -> tuple[float, float]:
+    """The interval of a mean (see the module's docstring): the t interval at the variance's
+    degrees of freedom joined with Wilson's on the observed range at Korn and Graubard's
+    effective n, kept inside the
+    observed range, each end at least `unseen` past the estimate where values beyond the
+    observed extreme are possible (it is not a bound of `bounds`), clipped to `bounds`."""
+    n = s.n
+    if n < 2 or not math.isfinite(s.mean):
+        return math.nan, math.nan
+    lo_b, hi_b = bounds
+    width = s.hi - s.lo
+    lo = hi = s.mean
+    if width > 0:
+        t = t_of(z, s.df())
+        half = t * math.sqrt(max(s.m2, 0.0) / (n - 1) / n)
+        p = min(max((s.mean - s.lo) / width, 0.0), 1.0)
+        var = max(s.m2, 0.0) / n / (width * width)  # scaled, ddof 0: p(1 − p) for 0/1 data
+        deff = p * (1 - p) / var if var > 0 else 1.0
+        n_eff = n * deff * (z / t) ** 2
+        a, b = _wilson(p, n_eff, z)
+        lo = max(min(s.mean - half, s.lo + a * width), s.lo)  # never past what was seen...
+        hi = min(max(s.mean + half, s.lo + b * width), s.hi)
+    e = unseen(n, z)
+    if s.lo > lo_b:  # ...unless values beyond it are possible: then at least e past the mean
+        lo = min(lo, s.mean - e)
+    if s.hi < hi_b:
+        hi = max(hi, s.mean + e)
+    return max(lo, lo_b), min(hi, hi_b)
+
+
+def share_bounds(s: Summary, z: float = Z95) -> tuple[float, float]:
+    """A share of games (values in [0, 1], ties counting in part): Wilson for 0/1 values,
+    else `mean_bounds` inside [0, 1]."""
+    if s.binary and s.n > 0:
+        return wilson_bounds(s.mean * s.n, s.n, z)
+    return mean_bounds(s, (0.0, 1.0), z)
+
+
+# ---------------------------------------------------------------- differences
+
+
+def discordant(d: Summary) -> tuple[int, int]:
+    """(b, c) of a paired 0/1 comparison from the per-game differences d = B − A ∈ {−1, 0, 1}:
+    b games with A = 1 and B = 0, c with A = 0 and B = 1 (Σ d = c − b, Σ d² = b + c)."""
+    total = d.n * d.mean
+    squares = d.m2 + d.n * d.mean * d.mean
+    return int(round((squares - total) / 2)), int(round((squares + total) / 2))
+
+
+def _tango_stat(delta: float, n: int, b: int, c: int) -> float:
+    """Tango's score statistic for δ = P(B) − P(A) (his δ with n12 = c, n21 = b)."""
+    a2 = 2.0 * n
+    bq = -c - b + (2.0 * n - c + b) * delta
+    cq = -b * delta * (1 - delta)
+    p21 = (math.sqrt(max(bq * bq - 4 * a2 * cq, 0.0)) - bq) / (2 * a2)
+    var = n * (2 * p21 + delta * (1 - delta))
+    if var <= 0:
+        return 0.0 if c - b - n * delta == 0 else math.copysign(INF, c - b - n * delta)
+    return (c - b - n * delta) / math.sqrt(var)
+
+
+def tango_bounds(n: int, b: int, c: int, z: float = Z95) -> tuple[float, float]:
+    """Tango's score interval for a paired difference of proportions, B − A, from n pairs of
+    which b have A = 1, B = 0 and c have A = 0, B = 1 (Tango 1998, Stat Med 17:891-908)."""
+    if n <= 0:
+        return math.nan, math.nan
+    est = (c - b) / n
+
+    def root(target: float, lo: float, hi: float) -> float:  # T is decreasing in delta
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if _tango_stat(mid, n, b, c) > target:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    lower = -1.0 if est <= -1 else root(z, -1.0, est)
+    upper = 1.0 if est >= 1 else root(-z, est, 1.0)
+    return lower, upper
+
+
+def mover(a: tuple[float, float, float], b: tuple[float, float, float]) -> tuple[float, float]:
+    """Newcombe's MOVER interval of B − A for independent estimates, each (value, lo, hi)."""
+    (va, la, ua), (vb, lb, ub) = a, b
+    d = vb - va
+    return d - math.hypot(vb - lb, ua - va), d + math.hypot(ub - vb, va - la)
+
+
+def p_value(interval: Callable[[float], tuple[float, float]], null: float = 0.0) -> float:
+    """Two-sided p-value of `null` by inverting a family of intervals indexed by the normal
+    quantile z: the tail 2(1 − Φ(z*)) of the z* at which an end of the interval reaches
+    `null` (intervals must widen with z). 1 when even z → 0 keeps `null` inside."""
+
+    def outside(z: float) -> bool:
+        lo, hi = interval(z)
+        return not (lo <= null <= hi)
+
+    if not outside(1e-6):
+        return 1.0
+    lo, hi = 1e-6, Z_MAX
+    if outside(hi):
+        return 0.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        if outside(mid):
+            lo = mid
+        else:
+            hi = mid
+    return math.erfc((lo + hi) / 2 / math.sqrt(2))

@@ -1,0 +1,53 @@
+"""The compile heartbeat: a line when numba starts compiling, beats while it does, silence when
+nothing compiles."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import numpy as np
+from numba import njit
+
+from sim.compile_watch import compile_heartbeat
+
+
+def _fresh():
+    """A function numba has not compiled yet (no cache: every test compiles it anew)."""
+
+    @njit
+    def work(a):
+        total = 0.0
+        for i in range(a.shape[0]):
+            total += np.sin(a[i]) * np.cos(a[i]) + np.sqrt(abs(a[i]))
+        return total
+
+    return work
+
+
+def test_says_when_compiling_starts_and_beats_while_it_runs():
+    out = io.StringIO()
+    work = _fresh()
+    with compile_heartbeat("a test kernel", every=0.01, stream=out):
+        work(np.arange(5.0))  # compiling it takes far longer than one beat
+    text = out.getvalue()
+    assert text.startswith("compiling a test kernel (first run after install or upgrade)…\n")
+    assert "  compiling: " in text and "functions done" in text
+    assert "compiled in" in text  # the compile outlasted the (tiny) beat interval
+
+
+def test_silent_when_nothing_compiles():
+    out = io.StringIO()
+    work = _fresh()
+    work(np.arange(3.0))  # compiled before the watch starts
+    with compile_heartbeat("a test kernel", every=0.01, stream=out):
+        work(np.arange(3.0))
+        time.sleep(0.03)
+    assert out.getvalue() == ""
+
+
+def test_disabled_prints_nothing():
+    out = io.StringIO()
+    with compile_heartbeat("a test kernel", every=0.01, stream=out, enabled=False):
+        _fresh()(np.arange(2.0))
+    assert out.getvalue() == ""
