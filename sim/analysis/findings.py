@@ -263,8 +263,9 @@ def _size(frame: pd.DataFrame, diff: str, lo: str, hi: str) -> pd.Series:
 
 
 def _edge_trend(a: float, b: float, where_a: str, where_b: str, real: bool | None) -> str:
-    """'seat 0's edge goes from +3.7 pp at X to +2.0 pp at Y, within noise'."""
-    tail = "" if real is None else ", a real change" if real else ", within noise"
+    """'seat 0's edge goes from +3.7 pp at X to +2.0 pp at Y, a change within noise' (`real`
+    is the change's own verdict, not that of either edge)."""
+    tail = "" if real is None else ", a real change" if real else ", a change within noise"
     return (
         f"seat 0's edge goes from {metric_text('first_player_advantage', a)} {where_a} to"
         f" {metric_text('first_player_advantage', b)} {where_b}{tail}"

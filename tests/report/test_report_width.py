@@ -4,38 +4,13 @@ headless Chromium (as test_browser.py). Each page also opens with its short answ
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import playwright.sync_api as playwright
 import pytest
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]  # fmt: skip
+from page_helpers import check_fits, lead_of, measure
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "configs" / "base.yaml"
-WIDTH = 1280
-
-MEASURE = """() => ({
-    page: document.documentElement.scrollWidth,
-    view: window.innerWidth,
-    column: document.body.getBoundingClientRect().right
-            - parseFloat(getComputedStyle(document.body).paddingRight),
-    tables: Array.from(document.querySelectorAll('table')).map(t => {
-        const r = t.getBoundingClientRect();
-        let scrolls = false;  // a box around the table that scrolls it sideways
-        for (let e = t.parentElement; e && e !== document.body; e = e.parentElement) {
-            const o = getComputedStyle(e).overflowX;
-            if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth) scrolls = true;
-        }
-        return {left: r.left, right: r.right, inner: t.scrollWidth, box: t.clientWidth,
-                overflow: getComputedStyle(t).overflowX, scrolls: scrolls,
-                head: (t.querySelector('th') || {}).textContent};
-    }),
-})"""
-
 
 QUICK = ["--jobs", "1", "--quiet"]
 TUNE = {  # a tune small enough for a test (as tests/studies/test_tune.py's known answer)
@@ -79,7 +54,8 @@ def _luck(out: Path) -> list[str]:
 
 
 # The command line of every study page, by kind: each page is measured and its first
-# paragraph read. `sim advise` (issue 23) adds its page here: "advise": its command.
+# paragraph read. The advice page is measured the same way by tests/studies/test_advise.py,
+# on the page its own fixture builds (an advice is the dearest study to play).
 STUDY_PAGES = {"sweep": _sweep, "compare": _compare, "tune": _tune, "value": _value,
                "ladder": _ladder, "luck": _luck}  # fmt: skip
 PAGE_KINDS = ("run", *STUDY_PAGES)
@@ -100,29 +76,6 @@ def pages(report_path, tmp_path_factory) -> dict[str, Path]:
     return found
 
 
-def measure(path: Path) -> dict:
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": WIDTH, "height": 900})
-            page.goto(Path(path).as_uri(), wait_until="load")
-            return page.evaluate(MEASURE)
-        finally:
-            browser.close()
-
-
-def check_fits(found: dict) -> None:
-    """The page never scrolls sideways and no table is wider than the content column, nor
-    scrolls in a box of its own."""
-    assert found["view"] == WIDTH
-    assert found["page"] <= WIDTH, f"the page scrolls sideways: {found['page']} px"
-    assert found["tables"], "a page without tables"
-    for t in found["tables"]:
-        assert t["left"] >= 0 and t["right"] <= found["column"] + 1, t
-        assert t["inner"] <= t["box"] + 1, f"a table wider than its box: {t}"
-        assert t["overflow"] not in ("auto", "scroll") and not t["scrolls"], t
-
-
 @pytest.mark.parametrize("kind", PAGE_KINDS)
 def test_every_page_fits_1280_px(pages, kind):
     check_fits(measure(pages[kind]))
@@ -132,17 +85,4 @@ def test_every_page_fits_1280_px(pages, kind):
 def test_every_page_opens_with_at_most_two_short_sentences(pages, kind):
     """The first paragraph under the title is the lead: at most LEAD_LIMIT characters and two
     sentences, the tests behind it folded in the details block right after it."""
-    import html
-    import re
-
-    from sim.analysis.findings import LEAD_LIMIT
-
-    text = pages[kind].read_text(encoding="utf-8")
-    body = text[text.index("<h1>") :]
-    first = re.search(r"<p( class=\"[^\"]*\")?>(.*?)</p>", body, re.S)
-    assert first[1] == ' class="lead"', (kind, first[0][:200])
-    lead = html.unescape(re.sub(r"<[^>]+>", "", first[2])).strip()
-    assert 40 <= len(lead) <= LEAD_LIMIT, (kind, len(lead), lead)
-    assert len(re.findall(r"[.!?](?:\s|$)", lead)) <= 2, (kind, lead)
-    after = body[body.index('class="lead"') :]
-    assert after.index('<details class="tests">') < after.index("<h2>"), kind
+    lead_of(pages[kind].read_text(encoding="utf-8"), kind)
