@@ -140,3 +140,16 @@ def test_a_budget_too_small_is_one_line(tmp_path, capsys):
     line = one_error(capsys, "advise", config, "--budget", "1000", "--quiet")
     assert "too small a budget" in line and "need at least" in line
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_see_it_line_keeps_the_advised_studys_own_changes():
+    """An advice of `base --set X` compares its fix against base with X, on both sides."""
+    from sim.config import load_study
+    from sim.studies.advise import compare_command
+
+    plain = compare_command(load_study(BASE), {"deck.princesses": 1})
+    assert plain == f"sim compare {BASE} --b-set 'deck.princesses=1'"
+    study = load_study(BASE, ["deck.sprayers=6", "rules.cat_entry=any"])
+    line = compare_command(study, {"deck.princesses": 1})
+    assert line == (f"sim compare {BASE} --set deck.sprayers=6 --set rules.cat_entry=any"
+                    " --b-set 'deck.princesses=1'")  # fmt: skip
