@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import two_player_study
+from page_helpers import check_fits, measure
 
 from sim.cli import main
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView
@@ -58,6 +59,7 @@ def test_the_replay_of_a_runs_game_ends_as_the_runs_tables_say(small_run, tmp_pa
     assert lead == data["lead"] and f"The game lasted {row['turns']} turns" in lead
     best = max(data["final"]["scores"])
     assert re.match(rf"Seat \d \([^)]+\) (wins|and seat .* share the win) with {best} point", lead)
+    check_fits(measure(out))  # at 1280 px in real Chromium, as every page kind
 
 
 def test_continuations_from_the_last_step_and_the_last_decision_reproduce_the_result(small_run):
