@@ -87,7 +87,9 @@ class Metric:
     name the metric under `targets:`; `within` is the margin a bare-number target
     gets (a target is met only when the whole interval lies within it, see
     `target_band`); `value_range` is the range one game's value of `columns[0]` can take
-    (a share's [0, 1], a count's [0, ∞)): a "mean" or "wilson" interval never leaves it.
+    (a share's [0, 1], a count's [0, ∞)): a "mean" or "wilson" interval never leaves it;
+    `diff` marks a difference of two shares (seat 0's share minus 1/n, a card's win rate
+    held minus never held), which people read in percentage points.
     """
 
     name: str
@@ -101,6 +103,7 @@ class Metric:
     target: bool = False
     within: float | None = None  # default margin of a target given as a bare number
     value_range: tuple[float, float] = (-INF, INF)
+    diff: bool = False  # a difference of shares: written in pp (sim.units), not in %
 
     def __post_init__(self) -> None:
         if self.interval == "wilson":  # a share of games: each game's value is in [0, 1]
@@ -203,7 +206,8 @@ def _dead_card_rate(m: Means) -> np.ndarray:
 
 CORE_METRICS: tuple[Metric, ...] = (
     Metric("first_player_advantage", "first-player advantage", "balance", _first_player,
-           "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True, within=0.01),
+           "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True, within=0.01,
+           diff=True),
     Metric("balance", "balance (1 − largest seat gap)", "balance", _balance,
            "share", ("seat*",), "joint", fair=1.0, target=True, within=0.02),
     Metric("shared_wins", "share of shared wins", "balance", _column("tie"),
@@ -261,7 +265,7 @@ def seat_edge_metric(seat: int) -> Metric:
     a target, by default within FAIR_BAND."""
     return Metric(f"seat_edge.seat{seat}", f"edge over a fair share, seat {seat}", "seats",
                   _seat_edge(seat), "share", (f"seat{seat}", "n_players"), "wilson", fair=0.0,
-                  target=True, within=FAIR_BAND)  # fmt: skip
+                  target=True, within=FAIR_BAND, diff=True)  # fmt: skip
 
 
 def _seat_edge(seat: int) -> Callable[[Means], np.ndarray]:
@@ -292,14 +296,14 @@ def turn_edge_metric(seat: int) -> Metric:
     """What seat k's turns after the last equal-turn point added to its win share."""
     return Metric(f"turn_edge.seat{seat}", f"edge from extra turns, seat {seat}", "turns",
                   _column(f"turn_gain{seat}"), "share", (f"turn_gain{seat}",), "mean",
-                  fair=0.0, value_range=(-1.0, 1.0))  # fmt: skip
+                  fair=0.0, value_range=(-1.0, 1.0), diff=True)  # fmt: skip
 
 
 def equal_turn_edge_metric(seat: int) -> Metric:
     """Seat k's win share minus 1/n at equal turns (see `_equal_turn_edge`)."""
     return Metric(f"equal_turn_edge.seat{seat}", f"edge at equal turns, seat {seat}", "turns",
                   _equal_turn_edge(seat), "share", (f"level{seat}", "n_players"), "wilson",
-                  fair=0.0)  # fmt: skip
+                  fair=0.0, diff=True)  # fmt: skip
 
 
 def dead_rate_metric(kind: str) -> Metric:
@@ -328,7 +332,7 @@ def card_metric(kind: str) -> Metric:
     cols = (f"had:{kind}", f"had_win:{kind}", "n_players")
     label = f"card impact, {card_label(kind)}"
     return Metric(f"card_impact.{kind}", label, "cards", _card_impact(kind),
-                  "share", cols, "bootstrap")  # fmt: skip
+                  "share", cols, "bootstrap", diff=True)  # fmt: skip
 
 
 def metrics_for(columns: Iterable[str]) -> list[Metric]:
@@ -454,9 +458,14 @@ def target_centre(target) -> float | tuple[float, float]:
 
 
 def describe_target(name: str, target) -> str:
-    """A target as a designer reads it: '0.0% ± 1.0 pp', '[40, 60]' (bare numbers show their
-    margin; shares in %, their margins in percentage points, as sim.units writes them)."""
+    """A target as a designer reads it: '+0.0 pp ± 1.0 pp', '5.0% ± 1.0 pp', '[40, 60]' (bare
+    numbers show their margin; shares in %, differences of shares and every margin in
+    percentage points, as sim.units writes them)."""
     lo, hi = target_band(name, target)
+    if metric(name).diff:  # a difference of shares: every part in percentage points
+        if isinstance(target, tuple | list):
+            return f"[{pp(lo)}, {pp(hi)}]"
+        return f"{pp((lo + hi) / 2)} ± {pp((hi - lo) / 2, signed=False)}"
     if metric(name).unit == "share":
         if isinstance(target, tuple | list):
             return f"[{pct(lo)}, {pct(hi)}]"

@@ -86,9 +86,12 @@ def scale(unit: str) -> float:
     return 100.0 if unit == "share" else 1.0
 
 
-def axis_label(label: str, unit: str) -> str:
-    """An axis title with its display unit: 'first-player advantage (%)'."""
-    return f"{label} (%)" if unit == "share" else label
+def axis_label(label: str, unit: str, diff: bool = False) -> str:
+    """An axis title with its display unit: 'win share (%)', 'first-player advantage (pp)'
+    for a difference of shares (`diff`)."""
+    if unit != "share":
+        return label
+    return f"{label} ({PP})" if diff else f"{label} (%)"
 
 
 def plural(n: float, word: str, many: str | None = None) -> str:

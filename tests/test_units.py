@@ -43,6 +43,27 @@ def test_plurals(n, word, text):
     assert units.plural(n, word) == text
 
 
+def test_differences_of_shares_are_pp_by_the_registry():
+    """A metric declared a difference of shares (Metric.diff) reads in pp everywhere: its
+    value, its interval, its target and its axis; a plain share stays in %."""
+    from sim.analysis.findings import metric_interval, metric_text
+    from sim.metrics import describe_target, metric
+
+    assert metric("first_player_advantage").diff and metric("card_impact.princess").diff
+    assert metric("turn_edge.seat0").diff and not metric("win_share.seat0").diff
+    assert metric_text("first_player_advantage", 0.036) == "+3.6 pp"
+    assert metric_text("first_player_advantage", 0.012, diff=True) == "1.2 pp"  # a width
+    assert metric_text("win_share.seat0", 0.286) == "28.6%"
+    est = {"estimate": 0.036, "lo": 0.028, "hi": 0.044}
+    assert metric_interval("first_player_advantage", est) == "+3.6 pp [+2.8, +4.4]"
+    assert metric_interval("comeback", est) == "3.6% [2.8%, 4.4%]"
+    assert describe_target("first_player_advantage", 0) == "+0.0 pp ± 1.0 pp"
+    assert describe_target("first_player_advantage", [-0.02, 0.01]) == "[-2.0 pp, +1.0 pp]"
+    assert describe_target("shared_wins", 0.1) == "10.0% ± 1.0 pp"
+    assert units.axis_label("first-player advantage", "share", diff=True).endswith("(pp)")
+    assert units.axis_label("win share", "share") == "win share (%)"
+
+
 def test_the_box_without_walls_has_a_readable_label():
     assert units.card_label("box:") == "box:(no walls)"
     assert units.card_label("box:NE") == "box:NE" and units.card_label("fish") == "fish"
@@ -73,5 +94,6 @@ def test_the_terminal_prints_shares_and_differences_in_the_reports_units():
     )
     table.attrs.update(labels=("A", "B"), games=100)
     text = summarize_compare(table)
-    assert "3.6% -> -2.1% (-5.7 pp [-7.0 pp, -4.5 pp]" in text
+    # first-player advantage is itself a difference of shares: pp, value and change alike
+    assert "+3.6 pp -> -2.1 pp (-5.7 pp [-7.0 pp, -4.5 pp]" in text
     assert "56 -> 57 (+1 [+0.8, +1.2]" in text

@@ -298,25 +298,20 @@ def seat_verdict(
     n = n_seats(players)
     fair = 1 / n
     m = _moments_of_seats(players) if moments is None else moments
-    e = share_estimate(m, "seat0")
+    short, e, tests = seat_call(players, m)
     head = f"seat 0 wins {e.value:.1%} [{e.lo:.1%}, {e.hi:.1%}] against a fair {fair:.0%}"
-    if seats_confounded(players):
+    if short == "confounded":
         text = (
             f"{head} ({e.n:,} games); seats were not rotated and each seat always played the"
             " same policy, so seat and policy effects are mixed: no seat verdict is given"
         )
         return SeatVerdict(e, fair, None, None, True, text)
-    if e.lo > fair:
-        call, said = "advantage", "a real first-player advantage"
-    elif e.hi < fair:
-        call, said = "disadvantage", "a real first-player disadvantage"
-    else:
-        call, said = "within noise", "within noise"
+    call = "within noise" if short in ("noise", "differ") else short
+    said = CALL_WORDS[call]
     joint_p, agree = None, True
-    if n == 2:  # the joint test and seat 0's contrast are the seat-0 interval itself
+    if tests is None:  # two seats: the joint test and seat 0's contrast are its interval
         text = f"{head}: {said} ({e.n:,} games, seat 0's 95% interval)"
     else:
-        tests = fairness(players, m)
         a, group, seat0 = tests.attrs, tests.attrs["group"], tests.iloc[0]
         joint_p = float(a["p"])
         rejects = joint_p < 0.05
@@ -362,7 +357,68 @@ def _seats(seats) -> str:
     return ", ".join(str(k) for k in seats)
 
 
+# The seat verdict's calls on seat 0 as the long verdict writes them.
+CALL_WORDS = {
+    "advantage": "a real first-player advantage",
+    "disadvantage": "a real first-player disadvantage",
+    "within noise": "within noise",
+}
+
+
+def seat_call(
+    players: pd.DataFrame, moments: Moments | None = None
+) -> tuple[str, Estimate, pd.DataFrame | None]:
+    """The seat verdict's call, seat 0's win share and the fairness tests it rests on (the
+    one rule `seat_verdict` and the pages' first sentences share, so they never disagree).
+
+    The call is "confounded" (seats not rotated, each seat always one policy: no
+    verdict), "advantage" or "disadvantage" (seat 0's own 95% interval leaves out the
+    fair 1/n), "differ" (seat 0's interval holds its fair share but the joint test that
+    all seats win equally rejects at 5%: the gap lies among the other seats) or "noise".
+    The tests (`fairness`) are None with two seats (the same question) or confounded seats.
+    """
+    fair = 1 / n_seats(players)
+    m = _moments_of_seats(players) if moments is None else moments
+    e = share_estimate(m, "seat0")
+    if seats_confounded(players):
+        return "confounded", e, None
+    call = "advantage" if e.lo > fair else "disadvantage" if e.hi < fair else "noise"
+    if n_seats(players) == 2:
+        return call, e, None
+    tests = fairness(players, m)
+    if call == "noise" and tests.attrs["p"] < 0.05:
+        call = "differ"
+    return call, e, tests
+
+
 EXTRA_TURN_MOST = 0.5  # seat 0 takes an extra turn in at least this share of games
+
+
+def seat0_turn_split(
+    moments: Moments | None, games: pd.DataFrame | None = None, players: pd.DataFrame | None = None
+) -> dict | None:
+    """Seat 0's edge split by turn parity, when it takes an extra turn in most games (else
+    None, and None when turns taken were not recorded): `extra` (the share of games with
+    its extra turn), `turn` and `equal` (the parts of its edge from the extra turn and at
+    equal turns: registry metrics `turn_edge.seat0` and `equal_turn_edge.seat0`, each
+    {value, lo, hi}; they add up to the edge) and `mostly_turn` (the turn part is real and
+    larger than the equal-turn part: a deck-size or end-rule matter, not a card-value one)."""
+    names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
+    if moments is not None and "extra0" not in moments.columns:
+        return None  # turns taken were not recorded (tables of older runs, hand-made frames)
+    if moments is None and (games is None or "turns_taken" not in players.columns):
+        return None
+    if moments is not None:
+        est = moment_metrics(moments, names).set_index("metric")
+    else:
+        est = run_metrics(games, players, names).set_index("metric")
+    extra, turn, equal = ({k: float(est.loc[name, k]) for k in ("value", "lo", "hi")}
+                          for name in names)  # fmt: skip
+    if not extra["value"] >= EXTRA_TURN_MOST:
+        return None
+    turn_real = turn["lo"] > 0 or turn["hi"] < 0
+    mostly = bool(turn_real and abs(turn["value"]) > abs(equal["value"]))
+    return {"extra": extra["value"], "turn": turn, "equal": equal, "mostly_turn": mostly}
 
 
 def _turn_parity_clause(
@@ -370,28 +426,18 @@ def _turn_parity_clause(
 ) -> str:
     """'; of that edge, its extra turn ... at equal turns ...' when seat 0 takes an extra turn
     in most games: what looks like a first-player edge may be turn parity (a deck-size
-    matter, not card values). The two parts add up to the edge (registry metrics
-    `turn_edge.seat0` and `equal_turn_edge.seat0`, each with its own 95% interval)."""
-    names = ["extra_turn_share.seat0", "turn_edge.seat0", "equal_turn_edge.seat0"]
-    if moments is not None and "extra0" not in moments.columns:
-        return ""  # turns taken were not recorded (tables of older runs, hand-made frames)
-    if moments is None and (games is None or "turns_taken" not in players.columns):
+    matter, not card values); see `seat0_turn_split`."""
+    split = seat0_turn_split(moments, games, players)
+    if split is None:
         return ""
-    if moments is not None:
-        est = moment_metrics(moments, names).set_index("metric")
-    else:
-        est = run_metrics(games, players, names).set_index("metric")
-    extra, turn, equal = (est.loc[name] for name in names)
-    if not extra["value"] >= EXTRA_TURN_MOST:
-        return ""
+    turn, equal = split["turn"], split["equal"]
     text = (
-        f"; seat 0 takes an extra turn in {extra['value']:.0%} of games: of its edge,"
+        f"; seat 0 takes an extra turn in {split['extra']:.0%} of games: of its edge,"
         f" {_pp(turn['value'])} [{_num(turn['lo'])}, {_num(turn['hi'])}] comes from the extra"
         f" turn and {_pp(equal['value'])} [{_num(equal['lo'])}, {_num(equal['hi'])}] is left at"
         " equal turns"
     )
-    turn_real = turn["lo"] > 0 or turn["hi"] < 0
-    if turn_real and abs(turn["value"]) > abs(equal["value"]):
+    if split["mostly_turn"]:
         text += " (mostly turn parity: a deck-size or end-rule matter, not a card-value one)"
     return text
 

@@ -150,12 +150,17 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
         held_ = g["held"].to_numpy(float)
         raw = _impact_row(g)
         row = {"card": card, "kind": card_kind(str(card))}
+        fit = None
         if 0 < held_.sum() < len(held_):
             x = base.iloc[idx].assign(held=held_)
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
-            fit = OLS(g["win_share"].to_numpy(float), x.to_numpy(float)).fit(
-                method="qr", cov_type="cluster", cov_kwds={"groups": g["game"].to_numpy()}
-            )
+            try:
+                fit = OLS(g["win_share"].to_numpy(float), x.to_numpy(float)).fit(
+                    method="qr", cov_type="cluster", cov_kwds={"groups": g["game"].to_numpy()}
+                )
+            except np.linalg.LinAlgError:  # collinear columns (a few games): not estimable
+                fit = None
+        if fit is not None:
             j = list(x.columns).index("held")
             lo, hi = fit.conf_int()[j]
             row.update(adjusted=float(fit.params[j]), adj_lo=float(lo), adj_hi=float(hi),

@@ -385,9 +385,9 @@ def summarize_compare(table: pd.DataFrame) -> str:
     for row in shown.itertuples():
         tag = " (primary)" if row.metric == primary else ""
         lines.append(
-            f"  {row.label}{tag}: {_fmt(row.a, row.unit)} -> {_fmt(row.b, row.unit)}"
-            f" ({_fmt(row.diff, row.unit, True)} [{_fmt(row.lo, row.unit, True)},"
-            f" {_fmt(row.hi, row.unit, True)}], adjusted p {row.p_adj:.2g})"
+            f"  {row.label}{tag}: {_fmt(row.a, row.metric)} -> {_fmt(row.b, row.metric)}"
+            f" ({_fmt(row.diff, row.metric, True)} [{_fmt(row.lo, row.metric, True)},"
+            f" {_fmt(row.hi, row.metric, True)}], adjusted p {row.p_adj:.2g})"
         )
     if primary is not None and not shown["metric"].eq(primary).any():
         lines.append(f"  {primary} (primary): no real difference at 5%.")
@@ -408,9 +408,11 @@ def summarize_compare(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _fmt(value: float, unit: str, signed: bool = False) -> str:
-    """A value in its unit: shares in % (differences in percentage points), else 3 digits."""
-    return units.value(value, unit, diff=signed)
+def _fmt(value: float, name: str, signed: bool = False) -> str:
+    """A metric's value in its unit: shares in %, differences of shares (a change, or a
+    metric such as first-player advantage that is one) in percentage points, else 3 digits."""
+    m = metric(name)
+    return units.value(value, m.unit, diff=signed or m.diff)
 
 
 # ---------------------------------------------------------------- sweeps
@@ -611,10 +613,7 @@ def target_verdict(
 def _verdict_text(ranking: pd.DataFrame, best: int, members, labels, targets, alpha, k) -> str:
     want = ", ".join(f"{name} {describe_target(name, t)}" for name, t in targets.items())
     row = ranking[ranking["point"] == best].iloc[0]
-    got = ", ".join(
-        f"{name} {units.value(row[name], metric(name).unit)} ({row[name + ':status']})"
-        for name in targets
-    )
+    got = ", ".join(f"{name} {_fmt(row[name], name)} ({row[name + ':status']})" for name in targets)
     how = (
         f"a {1 - alpha:.0%} confidence set for the best point, Bonferroni over"
         f" {k * (k - 1)} paired comparisons"

@@ -43,9 +43,11 @@ def validate(args: argparse.Namespace) -> int:
         print(f"  differs from {chain[1]} (extends): {plural(len(changes), 'setting')}")
         print("".join(f"    {line}\n" for line in changes), end="")
     if args.set:
-        changes = study_changes(own, study)
+        changes = [c for c in study_changes(own, study) if not c.startswith("name: ")]
         print(f"  --set changes {plural(len(changes), 'setting')}")
         print("".join(f"    {line}\n" for line in changes), end="")
+        if study.name != own.name:  # apply_sets: a what-if never takes over the config's pages
+            print(f"  runs as {study.name} (its own folders and pages)")
     return 0
 
 
@@ -176,9 +178,9 @@ def run(args: argparse.Namespace) -> int:
     result = run_study(study, request, workers)
     moments, view = run_data(result)  # every game's partial results; rows of a sample
     summary = write_run_summary(result, moments, view)
-    print(run_lines(result, moments, view))
+    print(run_lines(result, moments, view, summary["headline"]))
     print("".join(f"  {line}\n" for line in stop_lines(stopped_record(result.meta))), end="")
-    print(f"  verdict: {summary['verdict']}")
+    print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if not args.no_report:
         print("\n".join(publish(result, args.report, args.force, True, args.quiet)))
     return 0
@@ -226,9 +228,10 @@ def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list
     return [lines[0], representative_replay(run), *lines[1:]]
 
 
-def run_lines(result, moments, view) -> str:
-    """A few lines a designer reads first: where the results are, how fast they came, and
-    who won how often, each share with its 95% interval (in the report's units)."""
+def run_lines(result, moments, view, headline: str = "") -> str:
+    """A few lines a designer reads first: where the results are, how fast they came, the
+    short answer (`headline`, as the page opens), and who won how often, each share with its
+    95% interval (in the report's units)."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
     from sim.analysis.turns import parity_note
     from sim.units import interval, pct
@@ -241,6 +244,8 @@ def run_lines(result, moments, view) -> str:
         f"{meta['name']}: {plural(meta['games'], 'game')} in {meta['wall_time_s']:.1f} s"
         f" ({plural(round(speed), 'game/s')}{engine}) -> {result.run_dir}"
     ]
+    if headline:
+        lines.append(f"  {headline}")
     for r in policy_win_shares(players, moments).itertuples():
         lines.append(
             f"  {r.policy:<20} win share {interval(r.win_share, r.lo, r.hi, 'share')}"
@@ -279,6 +284,7 @@ def sweep(args: argparse.Namespace) -> int:
     from sim.analysis.stopping import stop_lines, stopped_record
     from sim.report.study_report import build_sweep_report
     from sim.runs.partials import stream_runs
+    from sim.studies.leads import sweep_lead
     from sim.studies.outputs import write_points
     from sim.studies.sweep import run_sweep
 
@@ -290,7 +296,7 @@ def sweep(args: argparse.Namespace) -> int:
     stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
     write_points(result, stats)
     lines = [f"{result.study.name}: {len(result.points)} points x {result.study.games:,} games"
-             f" on shared seeds -> {result.out_dir}"]  # fmt: skip
+             f" on shared seeds -> {result.out_dir}", f"  {sweep_lead(result, stats)}"]  # fmt: skip
     lines += stop_lines(stopped_record(result.meta))  # a sweep run until decided
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
@@ -305,9 +311,10 @@ def compare(args: argparse.Namespace) -> int:
     from sim.analysis.paired import compare_runs, summarize_compare
     from sim.analysis.stopping import stop_lines, stopped_record
     from sim.config import load_study
-    from sim.report.study_report import build_compare_report
+    from sim.report.study_report import build_compare_report, config_diff
     from sim.runs.partials import stream_runs
     from sim.studies.compare import run_compare
+    from sim.studies.leads import compare_lead
     from sim.studies.outputs import write_differences
 
     _games_ok(args.games)
@@ -333,7 +340,8 @@ def compare(args: argparse.Namespace) -> int:
         streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
     )
     write_differences(table, result.out_dir)
-    lines = [*result.meta.get("notes", []), *stop_lines(stopped_record(result.meta)),
+    lead = compare_lead(result.studies, table, config_diff(*result.studies))
+    lines = [lead, *result.meta.get("notes", []), *stop_lines(stopped_record(result.meta)),
              summarize_compare(table)]  # fmt: skip
     return _said(
         lines, args, lambda: build_compare_report(result, request.report, table, args.force)
@@ -370,6 +378,7 @@ def tune(args: argparse.Namespace) -> int:
     lines = [
         f"{state.study.name}: {search['candidates']} candidates in {search['wall_time_s']:.0f} s"
         f" -> {state.out_dir}",
+        f"  {verdict.data['headline']}",
         *verdict.lines,
     ]
     if verdict.data["pareto"]:
@@ -457,7 +466,9 @@ def _games_ok(games: int | None) -> None:
 def value(args: argparse.Namespace) -> int:
     """`sim value CONFIG`: restricted play and deck ablation; values.csv, ablation.csv,
     summary.json and the page."""
+    from sim.analysis.findings import ablation_lines
     from sim.report.causal_report import build_value_report
+    from sim.studies.leads import value_lead
     from sim.studies.outputs import write_value_files
     from sim.studies.value import run_value
 
@@ -467,7 +478,8 @@ def value(args: argparse.Namespace) -> int:
     result = run_value(_given(args), request, workers)
     head, lines = write_value_files(result)
     text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
-            f" -> {result.out_dir}", head, *lines]  # fmt: skip
+            f" -> {result.out_dir}", f"  {value_lead(result)}", head, *lines,
+            *ablation_lines(result.ablation)]  # fmt: skip
     return _said(text, args, lambda: build_value_report(result, request.report, args.force))
 
 
@@ -476,6 +488,7 @@ def ladder(args: argparse.Namespace) -> int:
     from sim.analysis.findings import ladder_lines
     from sim.report.causal_report import build_ladder_report
     from sim.studies.ladder import run_ladder
+    from sim.studies.leads import ladder_lead
     from sim.studies.outputs import write_ladder_files
 
     check_resume(args, "ladder", "LADDER_DIR")
@@ -484,13 +497,14 @@ def ladder(args: argparse.Namespace) -> int:
     result = run_ladder(_given(args), request, workers)
     verdict = write_ladder_files(result)
     head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
-    text = [head, *ladder_lines(result.steps, result.ratings), verdict]
+    text = [head, f"  {ladder_lead(result)}", *ladder_lines(result.steps, result.ratings), verdict]
     return _said(text, args, lambda: build_ladder_report(result, request.report, args.force))
 
 
 def luck(args: argparse.Namespace) -> int:
     """`sim luck CONFIG`: the luck gauge; luck.csv, summary.json and the page."""
     from sim.report.causal_report import build_luck_report
+    from sim.studies.leads import luck_lead
     from sim.studies.luck import run_luck
     from sim.studies.outputs import write_luck_files
 
@@ -500,7 +514,8 @@ def luck(args: argparse.Namespace) -> int:
     request, workers = options(args)
     result = run_luck(_given(args), request, workers, deals=args.deals, replays=args.replays)
     lines = write_luck_files(result)
-    text = [f"{result.study.name}: luck gauge -> {result.out_dir}", *lines]
+    text = [f"{result.study.name}: luck gauge -> {result.out_dir}", f"  {luck_lead(result)}",
+            *lines]  # fmt: skip
     return _said(text, args, lambda: build_luck_report(result, request.report, args.force))
 
 

@@ -7,10 +7,13 @@ one-line child extended the file.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.config.blocks import BLOCKS
 from sim.config.calibrated import anchored
 from sim.config.keys import MISSING, flat_settings, get_at, merge_settings, parse_override, resolve
 from sim.config.limits import MAX_CHAIN
@@ -78,12 +81,53 @@ def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ..
 
 def apply_sets(study: StudyConfig, sets: Sequence[str]) -> StudyConfig:
     """The study with command-line `--set KEY=VALUE` changes (values read as YAML), as if a
-    child file extended it: a mapping value merges key by key, anything else replaces."""
+    child file extended it: a mapping value merges key by key, anything else replaces.
+
+    The result records the changes (`StudyConfig.sets`) and, unless a change sets `name`,
+    its name shows those that change the game played (`set_name`: base[deck.sprayers=6]),
+    so that its folders and pages never take over the config's own; a configured
+    report.path gets the same suffix unless a change sets `report`.
+    """
     dotted: dict[str, Any] = {}
+    given = []
     for text in sets:
         key, value = parse_override(text)
         dotted[key] = value
-    return study.overridden(dotted, where="--set", merge=True)
+        given.append(f"{key}={text.partition('=')[2].strip()}")
+    keys = {_top(key) for key in dotted}
+    changed = study.overridden(dotted, where="--set", merge=True)
+    suffix = set_suffix([g for g in given if _top(g.partition("=")[0]) not in UNNAMED_SETS])
+    renamed: dict[str, Any] = {}
+    if suffix and "name" not in keys:
+        renamed["name"] = f"{changed.name}[{suffix}]"
+        if changed.report_path and "report" not in keys:
+            page = Path(changed.report_path)
+            renamed["report"] = {"path": str(page.with_name(f"{page.stem}[{suffix}]{page.suffix}"))}
+    if renamed:
+        changed = changed.overridden(renamed, where="--set")
+    return changed.model_copy(update={"sets": tuple(given)})
+
+
+# Study keys whose change leaves the games played alone, as `--games` and `--seed` do: a
+# `--set` of one is listed with the study but does not rename it.
+UNNAMED_SETS = ("name", "games", "seed", "targets", "primary", "report", "tune", *BLOCKS)
+SUFFIX_CHARS = 80  # longest name suffix; a longer one is cut and ends in a hash of the whole
+
+
+def set_suffix(given: Sequence[str]) -> str:
+    """'deck.sprayers=6,hand_size=2' from `--set` texts, safe in a file name on every system
+    (letters, digits and . _ = + - , only; other characters become _), at most SUFFIX_CHARS
+    characters (a longer one is cut and ends in ~ and 8 hex digits of a hash of the whole)."""
+    text = ",".join(given)
+    safe = ",".join(re.sub(r"[^A-Za-z0-9._=+,-]+", "_", g).strip("_") for g in given)
+    if len(safe) > SUFFIX_CHARS:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        safe = f"{safe[: SUFFIX_CHARS - 9]}~{digest}"
+    return safe
+
+
+def _top(key: str) -> str:
+    return re.split(r"[.\[]", key.strip(), maxsplit=1)[0]
 
 
 def study_changes(before: StudyConfig, after: StudyConfig) -> list[str]:

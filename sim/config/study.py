@@ -87,6 +87,9 @@ class StudyConfig(Frozen):
     advise: AdviseBlock = Field(default_factory=AdviseBlock)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
+    # The command line's `--set KEY=VALUE` changes, as given (`sim.config.load.apply_sets`):
+    # like `source`, a record of where the study came from, not a setting (not in the YAML).
+    sets: tuple[str, ...] = ()
 
     @field_validator("name")
     @classmethod
@@ -196,7 +199,7 @@ class StudyConfig(Frozen):
         players = dotted.get("players")
         if "seats" not in dotted and is_int(players) and len(set(self.seats)) == 1:
             data["seats"] = [self.seats[0].to_dict() for _ in range(max(players, 0))]
-        return _parse(data, self.source, where, folder=self.folder)
+        return _parse(data, self.source, where, folder=self.folder, sets=self.sets)
 
     def sweep_points(self) -> list[dict[str, Any]]:
         """Every sweep combination as {path: value}, in listing order ([{}] without a sweep).
@@ -217,19 +220,27 @@ def parse_study(
     where: str | None = None,
     folder: str | None = None,
     plugins: bool = True,
+    sets: tuple[str, ...] = (),
 ) -> StudyConfig:
     """Validate a parsed study mapping; `source` names it in errors and gives the default name.
 
     `where` names it in errors instead (a run.json holding a config that came from
     `source`); `folder` is where plug-in policies are also looked for (default: the
     folder of `source`). With `plugins=False` a plug-in seat is not imported (to read
-    a finished run, whose report needs no player).
+    a finished run, whose report needs no player). `sets` records the `--set` changes
+    the study was made with (a run.json's "sets").
     """
-    return _parse(data, source, where or source, folder=folder, plugins=plugins)
+    return _parse(data, source, where or source, folder=folder, plugins=plugins, sets=sets)
 
 
 def _parse(
-    data: Any, source: str, where: str, *, folder: str | None = None, plugins: bool = True
+    data: Any,
+    source: str,
+    where: str,
+    *,
+    folder: str | None = None,
+    plugins: bool = True,
+    sets: tuple[str, ...] = (),
 ) -> StudyConfig:
     """parse_study with `where` (the error prefix) separate from `source` (stored)."""
     if not isinstance(data, Mapping):
@@ -262,6 +273,7 @@ def _parse(
         tune=parse_tune(data.get("tune"), game, seats, data.get("targets"), where),
         source=source,
         folder=folder,
+        sets=tuple(str(x) for x in sets),
     )
     blocks = {
         "value": parse_value(data.get("value"), game, where),

@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from sim import units
 from sim.analysis.choice_scale import UNIT
-from sim.analysis.findings import bound, players_line, weight_interval
+from sim.analysis.findings import bound, lead, players_line, weight_interval
 from sim.config.yamlio import dump_yaml
 from sim.report.causal_report import interval_bars
 from sim.report.figures import to_svg
@@ -117,28 +117,33 @@ def _heldout_section(g: GroupFit) -> dict:
 
 
 def _players_section(result: Calibration) -> dict:
-    rows = []
+    """Each player's own fit: what was fitted down, the players across (a few players, many
+    features: the table stays within the page's column at 1280 px)."""
+    columns: dict[str, dict[str, str]] = {}
     for g in result.players:
-        row = {"player": g.name, "decisions": g.fit.n, "games": g.fit.games}
+        col = {"decisions": f"{g.fit.n:,}", "games": f"{g.fit.games:,}"}
         s = g.scale
-        row["temperature"] = (
+        col["temperature"] = (
             weight_interval(s.temperature, s.lo, s.hi) if s.points else "no temperature (utility)"
         )
         for r in g.table.itertuples():
             unit = s.points and r.feature == UNIT
             text = weight_interval(r.weight, r.weight_lo, r.weight_hi) if r.fitted else "–"
-            row[r.feature] = "1 (the unit)" if unit else text
+            col[r.feature] = "1 (the unit)" if unit else text
         if g.heldout is not None:
             first = g.heldout.iloc[0]
-            row["held-out top-1"] = units.interval(
+            col["held-out top-1"] = units.interval(
                 first["top1"], first["top1_lo"], first["top1_hi"], "share"
             )
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    cols = [
-        (c, lambda r, c=c: f"{r[c]:,}" if isinstance(r[c], int) else str(r[c]))
-        for c in frame.columns
-    ]
+        columns[g.name] = col
+    names = list(dict.fromkeys(k for col in columns.values() for k in col))
+    frame = pd.DataFrame(
+        [
+            {"fitted": name, **{p: col.get(name, "–") for p, col in columns.items()}}
+            for name in names
+        ]
+    )
+    cols = [(c, lambda r, c=c: str(r[c])) for c in frame.columns]
     note = (
         players_line(result.differ) + ". Each player's own fit, on the same scale as the"
         " pooled one; the test compares one model for all with one per player."
@@ -168,25 +173,28 @@ def build_calibrate_report(
         sections.append(_players_section(result))
     kinds = ", ".join(f"{k} {n:,}" for k, n in result.kinds.items())
     s = g.scale
-    verdict = (
+    said = (
         f"Temperature {weight_interval(s.temperature, s.lo, s.hi)} points: players like these"
         " value each feature as the weights below."
         if s.points
         else "These players do not clearly value their own points: " + s.unit + "."
     )
+    held = ""
     if g.heldout is not None:
         first = g.heldout.iloc[0]
-        verdict += (
-            " On held-out games the fit matches"
+        held = (
+            "On held-out games the fit matches"
             f" {units.interval(first['top1'], first['top1_lo'], first['top1_hi'], 'share')} of"
             " the moves."
         )
+    verdict = f"{said} {held}".strip()
     context = {
         "title": f"{about.get('name', 'calibrate')}: a heuristic fitted to logged games",
         "command": "sim calibrate",
         "intro": "The heuristic's weights and temperature fitted by maximum likelihood"
         " (conditional logit) to the logged decisions of the chosen seats.",
         "verdict": verdict,
+        "lead": lead(said, held),  # the page's first paragraph, as every page's
         "findings": [f"warning: {w}" for w in g.warnings],
         "facts": [
             ("folder", str(folder)),

@@ -13,15 +13,18 @@ import pandas as pd
 import yaml
 from markupsafe import Markup
 from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
 
-from sim.analysis.findings import luck_lines, value_verdict
+from sim import units
+from sim.analysis.findings import ablation_change, luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.errors import SimError
-from sim.report.figures import styled, to_svg
+from sim.report.figures import pp_formatter, styled, to_svg
 from sim.report.html import render_template, table
 from sim.runs.paths import check_report_path, page_path
 from sim.runs.storage import write_text
 from sim.studies.ladder import LadderResult, load_ladder
+from sim.studies.leads import ladder_lead, luck_lead, value_lead
 from sim.studies.luck import LuckResult, load_luck
 from sim.studies.value import ValueResult, load_value
 from sim.units import card_label, pct
@@ -36,6 +39,11 @@ def _pct(col: str):
     return lambda r: "–" if pd.isna(r[col]) else pct(r[col])
 
 
+def _pp_ci(col: str, lo: str, hi: str):
+    """A value held in percentage points (values.csv) with its interval: '+31.8 pp [+29.0, ...]'."""
+    return lambda r: units.interval(r[col] / 100, r[lo] / 100, r[hi] / 100, "share", diff=True)
+
+
 def _ci(lo: str, hi: str, digits: int = 2, scale: float = 1.0):
     return lambda r: f"[{scale * r[lo]:.{digits}f}, {scale * r[hi]:.{digits}f}]"
 
@@ -45,8 +53,11 @@ def _p(col: str):
 
 
 @styled
-def interval_bars(labels, value, lo, hi, xlabel: str, title: str, ref: float = 0.0) -> Figure:
-    """Horizontal bars with 95% interval whiskers, in the order given (top first)."""
+def interval_bars(
+    labels, value, lo, hi, xlabel: str, title: str, ref: float = 0.0, axis: str | None = None
+) -> Figure:
+    """Horizontal bars with 95% interval whiskers, in the order given (top first); `axis`
+    "pct" draws fractions as %, "pp" values in percentage points as '+2 pp'."""
     n = len(labels)
     fig = Figure(figsize=(6.5, 0.28 * n + 1.0))
     ax = fig.subplots()
@@ -58,6 +69,10 @@ def interval_bars(labels, value, lo, hi, xlabel: str, title: str, ref: float = 0
     ax.errorbar(value, y, xerr=err, fmt="none", ecolor="#222", capsize=2, lw=0.8)
     ax.axvline(ref, color="#444", lw=0.8)
     ax.set_yticks(y, labels)
+    if axis == "pct":
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    elif axis == "pp":
+        ax.xaxis.set_major_formatter(pp_formatter(1.0))
     ax.set_xlabel(xlabel)
     ax.set_title(title, loc="left")
     fig.tight_layout()
@@ -70,6 +85,7 @@ def _svg(fig: Figure, key: str) -> Markup:
 
 def _page(out: Path, t0: float, study, **context) -> Path:
     """Write one page of the causal template: its context, the study as YAML, the build time."""
+    context.setdefault("sets", list(study.sets))
     context["config"] = yaml.safe_dump(study.to_yaml_dict(), sort_keys=False)
     context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     write_text(out, render_template("causal.html.j2", context))
@@ -88,26 +104,26 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
     sections = []
     if len(v):
         fig = interval_bars(
-            list(v["option"]),
+            [card_label(o) for o in v["option"]],
             v["value"],
             v["lo"],
             v["hi"],
-            "win share lost when banned (percentage points)",
+            "win share lost when banned (pp)",
             "Value of each option (95% paired intervals)",
+            axis="pp",
         )
         cols = [
             ("option", lambda r: card_label(r["option"])),
-            ("value (pp)", _num("value", 2, True)),
-            ("95% interval", _ci("lo", "hi")),
-            ("score loss", _num("score_loss", 2, True)),
-            ("95% interval ", _ci("score_lo", "score_hi")),
+            ("win share lost when banned [95%]", _pp_ci("value", "lo", "hi")),
+            ("points lost [95%]", lambda r: units.interval(
+                r["score_loss"], r["score_lo"], r["score_hi"], "points", diff=True)),
             ("n", lambda r: f"{r['n']:,}"),
             ("p", _p("p")),
             ("Holm p", _p("p_adj")),
             ("real", lambda r: "yes" if r["real"] else "no"),
             ("fallback games", _pct("fallback_rate")),
             ("fallbacks / game", _num("fallbacks_per_game", 3)),
-        ]
+        ]  # fmt: skip
         note = (
             f"Value: the slot's win share unrestricted minus restricted, game by game on the"
             f" same deals (positive: the option is worth having). {family_note('holm', len(v))}"
@@ -127,25 +143,26 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
         for measure, group in a.groupby("measure", sort=False):
             g = group.sort_values("change", ascending=False)
             fig = interval_bars(
-                list(g["card"]),
+                [card_label(c) for c in g["card"]],
                 g["change"],
                 g["lo"],
                 g["hi"],
                 f"change in {g['label'].iloc[0]} ({g['unit'].iloc[0]})",
                 f"One copy removed: {g['label'].iloc[0]}",
+                axis="pp" if g["unit"].iloc[0] == "pp" else None,
             )
             sections.append(
                 {
                     "id": f"ablate-{measure}",
-                    "title": f"Ablation: {measure}",
+                    "title": f"Ablation: {g['label'].iloc[0]}",
                     "figure": _svg(fig, f"ablate-{measure}"),
                 }
             )
         cols = [
             ("card", lambda r: card_label(r["card"])),
             ("measure", lambda r: r["label"]),
-            ("change", _num("change", 3, True)),
-            ("95% interval", _ci("lo", "hi", 3)),
+            ("change with one copy fewer [95%]", ablation_change),
+            ("unit", lambda r: {"pp": "pp of win share"}.get(r["unit"], r["unit"])),
             ("Holm p", _p("p_adj")),
             ("real", lambda r: "yes" if r["real"] else "no"),
         ]
@@ -163,6 +180,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
         t0,
         result.study,
         title=f"{result.study.name}: what each option is worth",
+        lead=value_lead(result),
         command="sim value",
         intro="Restricted play (Jaffe et al. 2012) and deck ablation on common random numbers.",
         verdict=head,
@@ -206,12 +224,13 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         ("upper", lambda x: x["upper"]),
         ("lower", lambda x: x["lower"]),
         ("players", lambda x: str(x["players"])),
-        ("upper's share", _pct("share")),
-        ("95% interval", lambda x: f"[{pct(x['lo'])}, {pct(x['hi'])}]"),
+        ("upper's share [95%]", lambda x: units.interval(x["share"], x["lo"], x["hi"], "share")),
         ("fair", _pct("fair")),
         ("n", lambda x: f"{x['n']:,}"),
-        ("pairwise share", _pct("pair_share")),
-        ("95% interval ", lambda x: f"[{pct(x['pair_lo'])}, {pct(x['pair_hi'])}]"),
+        (
+            "pairwise share [95%]",
+            lambda x: units.interval(x["pair_share"], x["pair_lo"], x["pair_hi"], "share"),
+        ),
         ("model's prediction", _pct("bt_predicted")),
         ("agrees", lambda x: "yes" if x["agrees"] else "no"),
         ("one-model prediction", _pct("bt_pooled")),
@@ -226,6 +245,7 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         "upper rung's heads-up win share",
         "Each rung against the one below (heads-up)",
         ref=0.5,
+        axis="pct",
     )
     sections = [
         {
@@ -260,6 +280,7 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         t0,
         result.study,
         title=f"{result.study.name}: skill ladder",
+        lead=ladder_lead(result),
         command="sim ladder",
         intro="Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
         verdict=result.verdict(),
@@ -292,6 +313,7 @@ def build_luck_report(result: LuckResult, out_path=None, force: bool = False) ->
         t["hi"],
         "share of outcome variance explained by the deal",
         "Luck gauge (95% bootstrap intervals over deals)",
+        axis="pct",
     )
     cols = [
         ("policy", lambda r: r["policy"]),
@@ -321,10 +343,13 @@ def build_luck_report(result: LuckResult, out_path=None, force: bool = False) ->
         t0,
         result.study,
         title=f"{result.study.name}: luck gauge",
+        lead=luck_lead(result),
         command="sim luck",
         intro="How much of the outcome the deal fixes (Goodman et al.).",
-        verdict=luck_lines(t)[0] if len(t) else "no policies",
-        findings=luck_lines(t)[1:],
+        verdict="The deal's share of an outcome's variance is the intraclass correlation of"
+        " a one-way random-effects ANOVA over deals (each deal replayed with only the seats' own"
+        " random streams changed), with a 95% bootstrap interval over deals.",
+        findings=luck_lines(t),
         facts=[("folder", str(result.out_dir))],
         sections=sections,
     )

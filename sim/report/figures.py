@@ -13,7 +13,7 @@ import matplotlib as mpl
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from sim import units
 from sim.analysis.balance import distribution
@@ -53,6 +53,17 @@ def to_svg(fig: Figure, key: str) -> str:
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buf.getvalue()
     return text[text.index("<svg") :]
+
+
+def pp_formatter(scale: float = 100.0) -> FuncFormatter:
+    """Ticks of a difference of shares in percentage points ('+2 pp', '0', '-1.5 pp'); `scale`
+    takes the drawn values to pp (100 for fractions, 1 for values already in percent)."""
+
+    def tick(value: float, _pos: int) -> str:
+        v = round(value * scale, 6)
+        return "0" if v == 0 else f"{v:+g} {units.PP}"
+
+    return FuncFormatter(tick)
 
 
 def _err(value: pd.Series, lo: pd.Series, hi: pd.Series) -> np.ndarray:
@@ -223,8 +234,8 @@ def card_impact_bars(impact: pd.DataFrame) -> Figure:
     )
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, [card_label(c) for c in d["card"]])
-    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel("win rate when held − when never held (association, not cause)")
+    ax.xaxis.set_major_formatter(pp_formatter())
+    ax.set_xlabel("win rate when held − when never held, pp (association, not cause)")
     ax.set_title("Card impact (95% intervals, clustered by game)", loc="left")
     return fig
 
@@ -266,8 +277,8 @@ def turn_panels(counts: pd.DataFrame, decomposition: pd.DataFrame, last: pd.Data
     ax_edge.plot(x, d["edge"], "k_", ms=18, mew=2, label="whole edge (win − 1/n)")
     ax_edge.axhline(0, color="black", lw=0.6)
     ax_edge.set_xticks(x, [f"seat {s}" for s in d["seat"]])
-    ax_edge.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax_edge.set_title("seat edge, split", loc="left")
+    ax_edge.yaxis.set_major_formatter(pp_formatter())
+    ax_edge.set_title("seat edge, split (pp)", loc="left")
     ax_edge.legend(frameon=False, fontsize=6)
     return fig
 

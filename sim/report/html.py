@@ -5,6 +5,7 @@ Cells are written by `sim.units` (shares in %, differences in pp, plain numbers)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from sim import units
+from sim.analysis.findings import metric_interval
 from sim.report import figures as F
 from sim.runs.paths import REPORT_MARK
 
@@ -30,10 +32,24 @@ Col = tuple[str, Callable[[dict], str]]
 
 
 def table(frame: pd.DataFrame, cols: list[Col]) -> Markup:
-    """An HTML table of `frame`, one column per (header, row dict -> text)."""
+    """An HTML table of `frame`, one column per (header, row dict -> text); a cell wraps
+    between a value and its interval, never inside '[lo, hi]' or '3.6 pp' (`keep_together`)."""
     rows = frame.to_dict("records")  # keeps each column's type (iterrows makes ints floats)
-    body = pd.DataFrame({head: [fmt(row) for row in rows] for head, fmt in cols})
+    body = pd.DataFrame({head: [keep_together(fmt(row)) for row in rows] for head, fmt in cols})
     return Markup(body.to_html(index=False, border=0, classes="t", escape=True))
+
+
+NBSP = "\u00a0"
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
+
+
+def keep_together(cell: str) -> str:
+    """A cell's text with no line break inside an interval ('[+2.8, +4.4]') or between a
+    number and its unit ('3.6 pp'): narrow columns then wrap only where a reader expects."""
+    cell = _BRACKETS.sub(lambda m: m.group(0).replace(" ", NBSP), str(cell))
+    return cell.replace(" pp", NBSP + "pp").replace(
+        units.NO_WALLS, units.NO_WALLS.replace(" ", NBSP)
+    )
 
 
 def share(v: float, signed: bool = False) -> str:
@@ -56,6 +72,24 @@ def ci(col: str, lo: str = "lo", hi: str = "hi", as_pct: bool = True) -> Callabl
         return f"{f(r[col])} [{f(r[lo])}, {f(r[hi])}]" if not pd.isna(r[lo]) else f(r[col])
 
     return fmt
+
+
+def pp(col: str) -> Callable[[dict], str]:
+    """Format a difference of shares in percentage points: '+3.6 pp'."""
+    return lambda r: units.pp(r[col])
+
+
+def ci_pp(col: str, lo: str = "lo", hi: str = "hi") -> Callable[[dict], str]:
+    """A difference of shares with its interval, in percentage points: '+3.6 pp [+2.8, +4.4]'."""
+    return lambda r: (
+        "–" if pd.isna(r[col]) else units.interval(r[col], r[lo], r[hi], "share", diff=True)
+    )
+
+
+def metric_ci(col: str = "value", lo: str = "lo", hi: str = "hi") -> Callable[[dict], str]:
+    """A registry metric's value (its row's `metric`) with its interval, by the metric's
+    unit (sim.analysis.findings.metric_interval): '27.9% [..]', '+3.6 pp [..]', '56.9 [..]'."""
+    return lambda r: metric_interval(r["metric"], {"estimate": r[col], "lo": r[lo], "hi": r[hi]})
 
 
 def num(col: str, digits: int = 2) -> Callable[[dict], str]:

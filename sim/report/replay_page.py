@@ -33,6 +33,7 @@ def render_replay(data: dict) -> str:
     return env.get_template("replay.html.j2").render(
         report_mark=Markup(REPORT_MARK),
         title=data["title"],
+        lead=data.get("lead", ""),
         data=embedded_json(data),
         board_js=Markup(board_script()),
         replay_js=Markup(REPLAY_JS.read_text(encoding="utf-8")),

@@ -19,6 +19,8 @@ from markupsafe import Markup
 
 from sim import analysis as A
 from sim import units
+from sim.analysis.answers import seat_answer
+from sim.analysis.findings import run_headline
 from sim.analysis.moments import Moments
 from sim.analysis.stopping import page_lines
 from sim.analysis.values import game_values
@@ -27,8 +29,11 @@ from sim.report import figures as F
 from sim.report.html import (
     card_text,
     ci,
+    ci_pp,
+    metric_ci,
     num,
     pct,
+    pp,
     render_template,
     share,
     svg,
@@ -180,6 +185,7 @@ def report_context(
         )
     return {
         "title": f"{study.name}: balance report",
+        "sets": list(run.meta.get("sets") or ()),
         "sample_note": note,
         "summary": _summary(run, study, metrics, moments),
         "seats": _seats(players, metrics, moments),
@@ -233,11 +239,13 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments)
             [
                 ("metric", text("metric")),
                 ("target", text("wanted")),
-                ("measured [95%]", ci("value", as_pct=False)),
+                ("measured [95%]", metric_ci()),
                 ("status", text("status")),
             ],
         )
+    answer = seat_answer(players, moments, run.games)
     return {
+        "lead": run_headline(answer, [seat.label for seat in study.seats], study.rotate_seats),
         "facts": facts,
         "verdict": A.verdict(players, moments),
         "parity": A.parity_note(run.games, players),
@@ -288,7 +296,7 @@ def _seats(players: pd.DataFrame, metrics: pd.DataFrame, moments) -> dict:
                 effects,
                 [
                     ("policy", text("policy")),
-                    ("seat 0's edge [95%]", ci("edge")),
+                    ("seat 0's edge [95%]", ci_pp("edge")),
                     ("p", lambda r: f"{r['p']:.2g}"),
                     ("n seat-games", num("n", 0)),
                 ],
@@ -297,12 +305,12 @@ def _seats(players: pd.DataFrame, metrics: pd.DataFrame, moments) -> dict:
         ("seat", text("seat")),
         ("win share [95%]", ci("win_share")),
         ("fair", pct("fair")),
-        ("vs fair", pct("vs_fair", signed=True)),
+        ("vs fair", pp("vs_fair")),
         ("n games", num("n", 0)),
     ]
     if joint is not None:
         cols += [
-            ("vs the other seats [95%]", ci("vs_others", "vs_lo", "vs_hi")),
+            ("vs the other seats [95%]", ci_pp("vs_others", "vs_lo", "vs_hi")),
             ("apart", lambda r: "apart" if r["apart"] else "–"),
         ]
     return {
@@ -314,7 +322,7 @@ def _seats(players: pd.DataFrame, metrics: pd.DataFrame, moments) -> dict:
             metrics,
             [
                 ("metric", text("metric")),
-                ("value [95%]", _by_unit("value", with_ci=True)),
+                ("value [95%]", metric_ci()),
                 ("n games", num("n", 0)),
                 ("meaning", text("meaning")),
             ],
@@ -464,10 +472,10 @@ def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
             adjusted,
             [
                 ("card", card_text()),
-                ("adjusted impact [95%]", ci("adjusted", "adj_lo", "adj_hi")),
+                ("adjusted impact [95%]", ci_pp("adjusted", "adj_lo", "adj_hi")),
                 ("q (BH)", lambda r: "–" if pd.isna(r["adj_q"]) else f"{r['adj_q']:.2g}"),
                 ("flag", lambda r: "●" if r["adj_flag"] else "–"),
-                ("raw improvement [95%]", ci("improvement")),
+                ("raw improvement [95%]", ci_pp("improvement")),
                 ("raw q (BH)", lambda r: "–" if pd.isna(r["raw_q"]) else f"{r['raw_q']:.2g}"),
                 ("raw flag", lambda r: "●" if r["raw_flag"] else "–"),
                 ("n held", num("n_held", 0)),
@@ -481,7 +489,7 @@ def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
                 ("card", card_text()),
                 ("win when held", pct("win_held")),
                 ("win when never", pct("win_never")),
-                ("improvement [95%]", ci("improvement")),
+                ("improvement [95%]", ci_pp("improvement")),
                 ("n held", num("n_held", 0)),
                 ("n never", num("n_never", 0)),
                 ("win when played", pct("win_played")),

@@ -3,25 +3,15 @@ game, turns against deck size), tension over the game, and what each card does."
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 
 from sim import analysis as A
 from sim import units
+from sim.analysis.findings import deck_parity_text
 from sim.config import StudyConfig
 from sim.report import figures as F
-from sim.report.html import card_text, ci, num, pct, share, svg, table, text
+from sim.report.html import card_text, ci, ci_pp, num, pct, share, svg, table, text
 from sim.studies.run_page import PagePlays, representative_game
-
-
-def _ci_signed(col: str, lo: str, hi: str) -> Callable[[dict], str]:
-    """'+4.3% [+3.0%, +5.6%]' (a signed share with its interval)."""
-    return lambda r: (
-        "–"
-        if pd.isna(r[col])
-        else f"{share(r[col], True)} [{share(r[lo], True)}, {share(r[hi], True)}]"
-    )
 
 
 def turns_section(
@@ -41,9 +31,9 @@ def turns_section(
             [
                 ("seat", text("seat")),
                 ("extra-turn share", pct("extra_share")),
-                ("edge: win share − 1/n [95%]", _ci_signed("edge", "edge_lo", "edge_hi")),
-                ("at equal turns [95%]", _ci_signed("equal_part", "equal_lo", "equal_hi")),
-                ("from extra turns [95%]", _ci_signed("turn_part", "turn_lo", "turn_hi")),
+                ("edge: win share − 1/n [95%]", ci_pp("edge", "edge_lo", "edge_hi")),
+                ("at equal turns [95%]", ci_pp("equal_part", "equal_lo", "equal_hi")),
+                ("from extra turns [95%]", ci_pp("turn_part", "turn_lo", "turn_hi")),
                 ("win share in equal-turn games [95%]", ci("win_level", "level_lo", "level_hi")),
                 ("n equal-turn games", num("n_level", 0)),
             ],
@@ -93,6 +83,7 @@ def turns_section(
             ],
         ),
         "deck_games": plays.deck_games,
+        "deck_fix": deck_parity_text(scan, sum(study.game.deck.boxes.values())),
         "deck_replaced": bool(len(scan) and scan["replaced"].any()),
         "config_boxes": sum(study.game.deck.boxes.values()),
     }

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from sim.metrics import metric
-from sim.report.figures import PALETTE, styled
+from sim.report.figures import PALETTE, pp_formatter, styled
 from sim.units import MIN_SPAN, axis_label, card_label, scale
 
 _BEST = "#d62728"
@@ -73,7 +73,9 @@ def sweep_lines(
         if fair is not None:
             ax.axhline(fair * k_, color="black", ls="--", lw=0.8)
         _min_span(ax, MIN_SPAN.get(unit, 0.0))
-        if unit == "share":
+        if metric(names[0]).diff:  # a difference of shares: pp, drawn already times 100
+            ax.yaxis.set_major_formatter(pp_formatter(1.0))
+        elif unit == "share":
             ax.yaxis.set_major_formatter(PercentFormatter(100.0))
         if best is not None:
             ax.axvspan(x[best] - step * 0.3, x[best] + step * 0.3, color=_BEST, alpha=0.08, lw=0)
@@ -120,8 +122,9 @@ def sweep_heatmaps(
         grid, half = grid * k_, half * k_
         image = ax.imshow(grid, cmap="viridis", aspect="auto")
         fig.colorbar(image, ax=ax, fraction=0.06, pad=0.02).ax.tick_params(labelsize=6)
+        diff = metric(name).diff
         for (i, j), v in np.ndenumerate(grid):
-            pct = "%" if k_ != 1 else ""
+            pct = " pp" if diff else "%" if k_ != 1 else ""
             text = "–" if np.isnan(v) else f"{v:.3g}{pct}\n±{half[i, j]:.2g}"
             ax.text(j, i, text, ha="center", va="center", fontsize=6, color="white")
         if best is not None:
@@ -134,7 +137,7 @@ def sweep_heatmaps(
         ax.set_ylabel(p1)
         ax.grid(False)
         label = r["metric_label"].iloc[0] if len(r) else name
-        ax.set_title(_short(axis_label(label, metric(name).unit)), loc="left", fontsize=8)
+        ax.set_title(_short(axis_label(label, metric(name).unit, diff)), loc="left", fontsize=8)
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     fig.suptitle(title, x=0.01, ha="left", fontsize=9)

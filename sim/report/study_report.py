@@ -27,12 +27,13 @@ from sim.config import dump_yaml
 from sim.errors import SimError
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
-from sim.report.html import render_template, table, text
+from sim.report.html import keep_together, render_template, table, text
 from sim.report.run_report import runtime
 from sim.runs.partials import stream_runs
 from sim.runs.paths import STUDY_FILE, check_report_path, page_path
 from sim.runs.storage import read_json, write_text
 from sim.studies.compare import CompareResult, load_compare
+from sim.studies.leads import compare_lead, sweep_lead
 from sim.studies.sweep import SweepResult, load_sweep
 
 # Metric panels of the sweep page, by section; a list draws several metrics in one panel.
@@ -117,6 +118,8 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         cards = _svg(SF.card_impact_grid(t, result.labels), "sweep-cards")
     return {
         "title": f"{study.name}: sweep of {' × '.join(params)}",
+        "lead": sweep_lead(result, stats),
+        "sets": list(result.meta.get("sets") or study.sets),
         "facts": _sweep_facts(result),
         "verdict": stats.verdict.text if stats.verdict else None,
         "ranking": _ranking(stats) if stats.verdict else None,
@@ -174,8 +177,12 @@ def _ranking(stats: SweepStats) -> Markup:
     return table(r, cols)
 
 
+WIDE_POINTS = 6  # points (columns) per table of the sweep's numbers
+
+
 def _wide(t: pd.DataFrame, labels: list[str], what: str) -> Markup:
-    """Metrics down, points across: 'value [lo, hi]' or the paired change from point 0."""
+    """Metrics down, points across: 'value [lo, hi]' or the paired change from point 0; a
+    sweep of more than WIDE_POINTS points gets one table per WIDE_POINTS of them."""
     rows = []
     for metric, g in t.groupby("metric", sort=False):
         row = {"metric": g["metric_label"].iloc[0]}
@@ -190,10 +197,16 @@ def _wide(t: pd.DataFrame, labels: list[str], what: str) -> Markup:
                     f"{metric_text(metric, r.diff, True)} [{metric_text(metric, r.diff_lo, True)},"
                     f" {metric_text(metric, r.diff_hi, True)}]{mark}"
                 )
-            row[labels[r.point]] = cell
+            row[labels[r.point]] = keep_together(cell)
         rows.append(row)
-    frame = pd.DataFrame(rows)
-    return Markup(frame.to_html(index=False, border=0, classes="t", escape=True, na_rep="–"))
+    frame = pd.DataFrame(rows).fillna("–")
+    points = [c for c in frame.columns if c != "metric"]
+    # Stacked, WIDE_POINTS points to a table: a sweep of many points never scrolls sideways.
+    return Markup("\n".join(
+        frame[["metric", *points[i : i + WIDE_POINTS]]].to_html(
+            index=False, border=0, classes="t", escape=True)
+        for i in range(0, len(points), WIDE_POINTS)
+    ))  # fmt: skip
 
 
 # ---------------------------------------------------------------- comparisons
@@ -269,8 +282,11 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         for name, g in t.groupby("group", sort=False)
     ]  # fmt: skip
     real, tested = headline_count(t)
+    sets = [f"{la}: {x}" for x in a.sets] + [f"{lb}: {x}" for x in b.sets]
     return {
         "title": f"{lb} vs {la}: paired comparison",
+        "lead": compare_lead((a, b), t, config_diff(a, b)),
+        "sets": sets,
         "labels": (la, lb),
         "facts": facts,
         "notes": result.meta.get("notes", []),

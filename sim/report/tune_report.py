@@ -22,6 +22,7 @@ from sim.report.html import render_template, table, text
 from sim.report.study_report import build_study_report, config_diff
 from sim.runs.paths import STUDY_FILE, check_report_path, page_path
 from sim.runs.storage import read_json, write_text
+from sim.studies.leads import tune_lead
 from sim.units import pct
 
 TUNE_FILE = "tune.json"
@@ -98,6 +99,8 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
         pareto = Markup(to_svg(TF.pareto_scatter(misses, verdict["pareto"], list(targets)), "tp"))
     return {
         "title": f"{study.name}: tuning {', '.join(params)}",
+        "lead": tune_lead(study, verdict),
+        "sets": list(meta.get("sets") or ()),
         "verdict": verdict["text"][0],
         "status": verdict["status"],
         "diff": config_diff(start, chosen) or "no change",

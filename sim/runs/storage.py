@@ -313,6 +313,7 @@ def run_meta(study: StudyConfig, chunk_size: int) -> dict:
         "chunk_games": chunk_size,
         "source": study.source,
         "folder": study.folder,
+        "sets": list(study.sets),  # the command line's --set changes, as given
         "manifests": True,  # every chunk is recorded in chunks/ (older folders are not)
     }
 
@@ -468,6 +469,7 @@ def saved_study(meta: dict, where: Path, plugins: bool = True) -> StudyConfig:
             where=str(where),
             folder=meta.get("folder"),
             plugins=plugins,
+            sets=tuple(meta.get("sets") or ()),
         )
     except KeyError:
         raise SimError(f"{where}: damaged (no config recorded)") from None

@@ -28,6 +28,7 @@ The phases, each on games of its own:
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -680,7 +681,10 @@ def compare_command(study: StudyConfig, changes: dict[str, Any]) -> str:
 
     sets = " ".join(f"--b-set '{p.replace(chr(39) * 2, chr(34) * 2)}={value(v)}'"
                     for p, v in changes.items())  # fmt: skip
-    return f"sim compare {study.source} {sets}"
+    # the advised study's own --set changes go on both sides, so the line compares the fix
+    # against the game that was advised, not against the config file's
+    both = "".join(f" --set {shlex.quote(s)}" for s in study.sets)
+    return f"sim compare {study.source}{both} {sets}"
 
 
 def answer_lines(data: dict) -> list[str]:

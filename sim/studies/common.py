@@ -66,6 +66,7 @@ def run_points(
     if size is None:
         size = chunk_size(studies, workers.jobs) if until is None else until_chunk(studies, games)
     meta = {
+        "sets": list(studies[0].sets),  # the command line's --set changes (of A, in a compare)
         **head,
         "engine_version": ENGINE_VERSION,
         "games": games,
@@ -251,7 +252,8 @@ class Opened:
     def point_study(self, index: int) -> StudyConfig:
         """The study point `index` played (as its run.json records it; no plug-in loaded)."""
         where = str(self.out_dir / STUDY_FILE)
-        return parse_study(self.runs[index].meta["config"], where, plugins=False)
+        meta = self.runs[index].meta
+        return parse_study(meta["config"], where, plugins=False, sets=meta.get("sets") or ())
 
 
 def open_study(out_dir: str | Path, kind: str) -> Opened:

@@ -17,8 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 from sim import units
+from sim.analysis.answers import seat_answer
 from sim.analysis.balance import run_summary
-from sim.analysis.findings import luck_lines, value_verdict
+from sim.analysis.findings import luck_lines, run_headline, value_verdict
 from sim.analysis.inference import family_note
 from sim.analysis.moments import Moments
 from sim.analysis.paired import SweepStats
@@ -31,6 +32,7 @@ from sim.runs.storage import RunResult, study_yaml, write_json, write_text
 from sim.studies.advise import Advice
 from sim.studies.calibrate import Calibration, calibration_record
 from sim.studies.ladder import LadderResult
+from sim.studies.leads import ladder_lead, luck_lead, tune_lead, value_lead
 from sim.studies.luck import LuckResult
 from sim.studies.sweep import SweepResult
 from sim.studies.tune import Verdict
@@ -52,12 +54,20 @@ ADVICE_FILE = "advice.json"
 
 def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict:
     """Write a run folder's `summary.json` (`sim.analysis.balance.run_summary` of every game's
-    merged moments and the rows of `view`, the run or its sample; for a run stopped when
-    decided, how it stopped: `sim.analysis.stopping.annotate_summary`); return it."""
+    merged moments and the rows of `view`, the run or its sample) with the short answer first
+    (`headline`, the line-up it belongs to, the `--set` changes) and its numbers (`answer`,
+    `sim.analysis.answers.seat_answer`); for a run stopped when decided, how it stopped
+    (`sim.analysis.stopping.annotate_summary`); return it."""
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / RUN_FILE), plugins=False)
+    answer = seat_answer(view.players, moments, view.games)
+    labels = [seat.label for seat in study.seats]
     summary = {
         "name": study.name,
+        "headline": run_headline(answer, labels, study.rotate_seats),
+        "lineup": "equal" if len(set(labels)) == 1 else "mixed",
+        "sets": list(run.meta.get("sets", [])),
         **run_summary(view.games, view.players, study.targets, moments=moments),
+        "answer": answer,
     }
     annotate_summary(summary, stopped_record(run.meta))  # a run stopped when decided
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
@@ -118,6 +128,7 @@ def write_value_files(result: ValueResult) -> tuple[str, list[str]]:
     summary = {
         "name": result.study.name,
         "kind": "value",
+        "headline": value_lead(result),
         "seat": result.seat,
         "verdict": head,
         "family": family_note("holm", len(result.values)),
@@ -139,6 +150,7 @@ def write_ladder_files(result: LadderResult) -> str:
         {
             "name": result.study.name,
             "kind": "ladder",
+            "headline": ladder_lead(result),
             "rungs": result.labels,
             "depth": result.depth,
             "depth_ci": list(result.depth_ci),
@@ -162,6 +174,7 @@ def write_luck_files(result: LuckResult) -> list[str]:
         {
             "name": result.study.name,
             "kind": "luck",
+            "headline": luck_lead(result),
             "luck": result.table.to_dict("records"),
             "lines": lines,
         },
@@ -173,6 +186,7 @@ def write_tune_files(verdict: Verdict) -> Path:
     """`tune.json` (the evidence) and the recommended (or, when nothing meets every target,
     the closest) study as YAML; the YAML file's path. "No change needed" writes the start."""
     out_dir = verdict.state.out_dir
+    verdict.data.setdefault("headline", tune_lead(verdict.state.study, verdict.data))
     write_json(out_dir / TUNE_FILE, verdict.data)
     chosen = verdict.recommended_study or verdict.closest_study
     name = RECOMMENDED_FILE if verdict.recommended_study is not None else CLOSEST_FILE

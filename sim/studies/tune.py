@@ -114,7 +114,8 @@ class TuneState:
         write_json(
             self.out_dir / STUDY_FILE,
             {"kind": "tune", "name": self.study.name, "config": self.study.to_yaml_dict(),
-             "config_hash": self.study.config_hash(), "engine_version": ENGINE_VERSION,
+             "sets": list(self.study.sets), "config_hash": self.study.config_hash(),
+             "engine_version": ENGINE_VERSION,
              "chunk_games": self.chunk, "check_chunk_games": self.check_chunk,
              "status": status or self.phase, "phase": self.phase, "games_spent": self.spent,
              "games_by_phase": self.spent_by, "wall_time_s": round(self.wall_s, 3),
@@ -208,7 +209,7 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
     if resume is not None:
         out_dir = Path(resume)
         meta = read_study_meta(out_dir, "tune")
-        saved = parse_study(meta["config"], str(out_dir / STUDY_FILE))
+        saved = parse_study(meta["config"], str(out_dir / STUDY_FILE), sets=meta.get("sets") or ())
         if study is not None and (
             study.config_hash() != saved.config_hash() or study.tune != saved.tune
         ):

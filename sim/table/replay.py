@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.analysis.findings import replay_headline
 from sim.config import StudyConfig
 from sim.engine.game import Game
 from sim.engine.state import SC_NEVENTS
@@ -160,8 +161,12 @@ def page_data(replay: ReplayGame, whatifs: dict[int, WhatIf]) -> dict:
         highlight = _highlight(records)
     final = steps[-1]["t"]
     players = study.game.players
+    lead = replay_headline(replay.labels, list(final["scores"]), list(final["winners"]),
+                           int(steps[-1]["turns"]), str(steps[-1]["trigger"]),
+                           replay.finished)  # fmt: skip
     return {
         "title": f"{study.name}: replay of {replay.source}",
+        "lead": lead,
         "source": replay.source,
         "command": replay.command,
         "config_hash": study.config_hash(),

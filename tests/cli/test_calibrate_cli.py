@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli, one_error
+from page_helpers import check_fits, lead_of, measure
 
 from sim.config import load_study
 from sim.runs.paths import REPORT_MARK
@@ -45,6 +46,8 @@ def test_calibrate_writes_the_seat_the_evidence_and_the_page(logs, tmp_path, cap
         assert (out / name).read_text().startswith("# calibrated")
     html = page.read_text()
     assert REPORT_MARK in html and "Held-out games" in html and "Players" in html
+    assert lead_of(html, "calibrate").startswith("Temperature")  # its answer first, as every page
+    check_fits(measure(page))  # at 1280 px, in real Chromium
     # the seat it wrote plays in a line-up
     study = load_study(BASE, SETS[:1] + [f"seats=[{{calibrated: {out / 'calibrated.yaml'}}},"
                                          " {policy: greedy}]"])  # fmt: skip

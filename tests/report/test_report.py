@@ -76,7 +76,7 @@ def test_self_contained(html, report_path):
 
 
 def test_summary_facts(html, small_run):
-    summary = html[html.index('id="summary"') : html.index('id="seats"')]
+    summary = html[html.index("<h1>") : html.index('id="seats"')]  # the lead, details, facts
     for fact in (
         "base",
         "400",
@@ -87,8 +87,24 @@ def test_summary_facts(html, small_run):
         "games/s",
     ):
         assert fact in summary
-    assert re.search(r"seat 0 wins \d+\.\d% \[\d+\.\d%, \d+\.\d%\] against a fair 25%: ", summary)
+    tests = summary[summary.index('<details class="tests">') : summary.index("</details>")]
+    assert re.search(r"seat 0 wins \d+\.\d% \[\d+\.\d%, \d+\.\d%\] against a fair 25%: ", tests)
     assert 'class="warn"' not in summary
+
+
+def test_the_page_opens_with_the_short_answer(html, small_run):
+    """The first paragraph: at most two short sentences naming the line-up and seat 0's
+    share, the same as summary.json's headline; the long verdict waits in the details."""
+    from sim.analysis.findings import LEAD_LIMIT
+
+    body = html[html.index("<h1>") :]
+    first = re.search(r"<p( class=\"[^\"]*\")?>(.*?)</p>", body, re.S)
+    assert first[1] == ' class="lead"'
+    lead = first[2]
+    assert len(lead) <= LEAD_LIMIT and len(re.findall(r"[.!?](?:\s|$)", lead)) <= 2
+    assert lead.startswith("Mixed players (2 greedy, 2 random, seats rotated): seat 0 wins ")
+    assert body.index('class="lead"') < body.index('<details class="tests">')
+    assert body.index("</details>") < body.index('id="summary"')
 
 
 def test_every_table_shows_n(html):
@@ -151,7 +167,7 @@ def test_report_path_from_config(tmp_path, monkeypatch):
     result = run(study, jobs=1, out=tmp_path / "r", quiet=True)
     monkeypatch.chdir(tmp_path)
     assert build_report(result.run_dir) == Path("out/mine.html")
-    html = (tmp_path / "out" / "mine.html").read_text(encoding="utf-8")
+    html = (tmp_path / "out" / "mine.html").read_text(encoding="utf-8").replace("\u00a0", " ")
     assert "Targets from the config" in html and "<td>[0, 1000]</td>" in html
     assert re.search(r"<td>turns</td>(?:(?!</tr>).)*<td>met</td>", html, re.S)
     assert re.search(r"<td>balance</td>(?:(?!</tr>).)*<td>missed</td>", html, re.S)
@@ -177,7 +193,7 @@ def test_incomplete_run_is_refused(tmp_path, small_run):
 
 
 def test_summary_names_turn_parity_when_it_drives_the_result(html):
-    summary = html[html.index('id="summary"') : html.index('id="seats"')]
+    summary = html[html.index("<h1>") : html.index('id="seats"')]
     assert re.search(
         r"Turn parity: seat 0 takes one more turn than seats 1, 2, 3 in \d+% of games; at equal"
         r" turns its edge is [+-]\d+\.\d pp \[[+-]\d+\.\d, [+-]\d+\.\d\], the extra turn adds",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cli_helpers import one_error, sim_cli
+from page_helpers import check_fits, lead_of, measure
 
 from sim.studies.advise import fix_candidates
 
@@ -74,9 +75,9 @@ def test_the_advice_says_what_a_fix_does_to_every_seat_and_level(base_advice):
 def test_the_advice_page_opens_with_the_answer(base_advice):
     data, _, tmp = base_advice
     html = (tmp / "a.html").read_text(encoding="utf-8")
-    first = html.split('<p class="verdict">', 1)[1].split("</p>", 1)[0]
-    assert len(first) <= 260 and first.startswith("Not fair between equal players")
-    assert "<details>" in html  # how it was decided, folded
+    first = html.split('<p class="lead">', 1)[1].split("</p>", 1)[0]
+    assert lead_of(html, "advise").startswith("Not fair between equal players")
+    check_fits(measure(tmp / "a.html"))  # at 1280 px, in real Chromium, as every page kind
     # `sim report FOLDER` rebuilds it from the folder alone; --resume of a finished advice
     # plays nothing and gives the same answer
     again = sim_cli("report", tmp / "a", "--out", tmp / "again.html")
@@ -139,6 +140,19 @@ def test_a_budget_too_small_is_one_line(tmp_path, capsys):
     line = one_error(capsys, "advise", config, "--budget", "1000", "--quiet")
     assert "too small a budget" in line and "need at least" in line
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_see_it_line_keeps_the_advised_studys_own_changes():
+    """An advice of `base --set X` compares its fix against base with X, on both sides."""
+    from sim.config import load_study
+    from sim.studies.advise import compare_command
+
+    plain = compare_command(load_study(BASE), {"deck.princesses": 1})
+    assert plain == f"sim compare {BASE} --b-set 'deck.princesses=1'"
+    study = load_study(BASE, ["deck.sprayers=6", "rules.cat_entry=any"])
+    line = compare_command(study, {"deck.princesses": 1})
+    assert line == (f"sim compare {BASE} --set deck.sprayers=6 --set rules.cat_entry=any"
+                    " --b-set 'deck.princesses=1'")  # fmt: skip
 
 
 # ------------------------------------------------------- players like yours (issue 28)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import two_player_study
+from page_helpers import check_fits, measure
 
 from sim.cli import main
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView
@@ -53,6 +54,12 @@ def test_the_replay_of_a_runs_game_ends_as_the_runs_tables_say(small_run, tmp_pa
     assert len(data["steps"]) == int(game.s[24]) + 1  # after setup, then after each decision
     row = small_run.games[small_run.games["game"] == index].iloc[0]
     assert final["turns"] == row["turns"]
+    # the page opens with the game in words: the winner, its points, the length and the end
+    lead = re.search(r'<p class="lead">(.*?)</p>', out.read_text(encoding="utf-8"), re.S)[1]
+    assert lead == data["lead"] and f"The game lasted {row['turns']} turns" in lead
+    best = max(data["final"]["scores"])
+    assert re.match(rf"Seat \d \([^)]+\) (wins|and seat .* share the win) with {best} point", lead)
+    check_fits(measure(out))  # at 1280 px in real Chromium, as every page kind
 
 
 def test_continuations_from_the_last_step_and_the_last_decision_reproduce_the_result(small_run):
