@@ -391,6 +391,7 @@ def tune(args: argparse.Namespace) -> int:
 def advise(args: argparse.Namespace) -> int:
     """`sim advise CONFIG`: fair or not between equal players at several skill levels, why,
     how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
+    from sim.analysis.findings import advice_summary
     from sim.report.advise_report import build_advise_report
     from sim.runs.paths import folder_stem
     from sim.runs.storage import default_folder
@@ -416,7 +417,8 @@ def advise(args: argparse.Namespace) -> int:
     games = result.data["games"]
     head = (f"{result.state.study.name}: {games['total']:,} games in"
             f" {result.state.wall_s:.0f} s -> {result.state.out_dir}")  # fmt: skip
-    lines = [head, *result.lines, f"advice: {path}"]
+    # the page's first paragraph first, as every command prints its answer; then the details
+    lines = [head, f"  {advice_summary(result.data)}", *result.lines, f"advice: {path}"]
     page = request.report
     return _said(lines, args, lambda: build_advise_report(result, page, args.force))
 

@@ -246,3 +246,13 @@ def test_sim_advise_calibrated_plays_players_like_yours_as_one_more_level(tmp_pa
     assert advice["flips"] in text
     html = (tmp_path / "a.html").read_text(encoding="utf-8")
     assert 'id="people"' in html and "off target for greedy" in html
+
+
+def test_the_terminal_opens_with_the_pages_first_paragraph(base_advice):
+    """`sim advise` prints the page's two short sentences first, then the details."""
+    from sim.analysis.findings import advice_summary
+
+    data, text, _ = base_advice
+    lines = text.splitlines()
+    assert lines[1].strip() == advice_summary(data) and len(lines[1].strip()) <= 260
+    assert lines[2] == data["answer"][0]  # then the answer's lines, as advice.json keeps them
