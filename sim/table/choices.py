@@ -30,7 +30,7 @@ from sim.errors import SimError
 from sim.policies.features import FeatureScratch, features_of
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.specs import FEATURE_NAMES
-from sim.table.logfile import log_study, read_log
+from sim.table.logfile import open_log
 from sim.table.record import DECISION, PLAYERS_KEY, RecordedGame
 
 UNNAMED_PERSON = "person"
@@ -105,15 +105,7 @@ def read_game(path: str | Path, study: StudyConfig | None = None) -> LoggedGame:
     """One log file as a LoggedGame (its study checked like `sim play --replay` does: format,
     engine version, config hash; a given `study` must be the log's)."""
     path = Path(path)
-    records = read_log(path)
-    line, setup = records[0]
-    where = f"{path}:{line}"
-    logged = log_study(setup, where)
-    if study is not None and study.config_hash() != logged.config_hash():
-        raise SimError(
-            f"{path}: the log is of config hash {logged.config_hash()}, not of the given"
-            f" config ({study.config_hash()})"
-        )
+    records, setup, where, logged = open_log(path, study)
     seed, index = setup["seed"], setup["game"]
     if not (isinstance(seed, int) and isinstance(index, int) and seed >= 0 and index >= 0):
         raise SimError(f"{where}: seed and game must be whole numbers >= 0")

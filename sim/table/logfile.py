@@ -156,12 +156,9 @@ def log_study(setup: dict, where: str) -> StudyConfig:
     return study
 
 
-def check_log(
-    path: str | Path, study: StudyConfig | None = None, *, bots: bool = True
-) -> CheckedLog:
-    """Replay a log against the engine (and its bots, with `bots`); SimError at the first
-    divergence, in one line. A given `study` must be the one the log records."""
-    path = Path(path)
+def open_log(path: Path, study: StudyConfig | None = None) -> tuple[list, dict, str, StudyConfig]:
+    """A log's records, its setup record, where that is (`FILE:LINE`) and the study it
+    records, checked like `sim play --replay` checks it; a given `study` must be the log's."""
     records = read_log(path)
     line, setup = records[0]
     where = f"{path}:{line}"
@@ -171,6 +168,16 @@ def check_log(
             f"{path}: the log is of config hash {logged.config_hash()}, not of the given"
             f" config ({study.config_hash()})"
         )
+    return records, setup, where, logged
+
+
+def check_log(
+    path: str | Path, study: StudyConfig | None = None, *, bots: bool = True
+) -> CheckedLog:
+    """Replay a log against the engine (and its bots, with `bots`); SimError at the first
+    divergence, in one line. A given `study` must be the one the log records."""
+    path = Path(path)
+    records, setup, where, logged = open_log(path, study)
     humans = _human_seats(setup, logged, where)
     seed, index = setup["seed"], setup["game"]
     if not (isinstance(seed, int) and isinstance(index, int) and seed >= 0 and index >= 0):

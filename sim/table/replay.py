@@ -30,7 +30,7 @@ from sim.runs.paths import RUN_FILE
 from sim.runs.storage import read_json, saved_study
 from sim.table.logfile import check_log
 from sim.table.record import play_recorded
-from sim.table.views import event_text, group_actions
+from sim.table.views import event_text, group_actions, highlight_of
 from sim.table.whatif import WhatIf
 from sim.version import ENGINE_VERSION
 
@@ -158,7 +158,7 @@ def page_data(replay: ReplayGame, whatifs: dict[int, WhatIf]) -> dict:
         records = game.events()[1 + done : 1 + int(game.s[SC_NEVENTS])]
         done = int(game.s[SC_NEVENTS])
         did = [t for t in (event_text(r, omniscient=True) for r in records) if t]
-        highlight = _highlight(records)
+        highlight = highlight_of(records)
     final = steps[-1]["t"]
     players = study.game.players
     lead = replay_headline(replay.labels, list(final["scores"]), list(final["winners"]),
@@ -225,16 +225,3 @@ def _step(game: Game, replay: ReplayGame, k: int, index: dict, did: list, highli
     else:
         step |= {"seat": -1, "decision": "over" if game.over else "abandoned"}
     return step
-
-
-def _highlight(records: list[dict]) -> dict:
-    """What the last action put on the table, to outline it."""
-    out: dict = {"cells": [], "pairs": [], "seams": []}
-    for r in records:
-        if r["event"] in ("place", "sleeping"):
-            out["cells"].append(r["at"])
-        elif r["event"] in ("cat", "princess"):
-            out["pairs"].append(r["at"][0])
-        elif r["event"] == "item":
-            out["seams"].append(r["between"])
-    return out

@@ -22,7 +22,7 @@ from sim.report.board import box_points, seat_colours
 from sim.table.explain import explain
 from sim.table.logfile import LogWriter
 from sim.table.record import ABANDONED, PLAYERS_KEY, Bots, RecordedGame
-from sim.table.views import action_parts, event_text, view_json
+from sim.table.views import action_parts, event_text, highlight_of, view_json
 
 FEED = 40  # lines of what happened the page shows
 MAX_INDEX = 100_000_000
@@ -271,14 +271,7 @@ class TableSession:
             return {"cells": [], "pairs": [], "seams": [], "words": []}
         first, end = self.recorded.decisions[-1].events
         records = self._public_records()[first:end]
-        out: dict = {"cells": [], "pairs": [], "seams": []}
-        for r in records:
-            if r["event"] in ("place", "sleeping"):
-                out["cells"].append(r["at"])
-            elif r["event"] in ("cat", "princess"):
-                out["pairs"].append(r["at"][0])
-            elif r["event"] == "item":
-                out["seams"].append(r["between"])
+        out = highlight_of(records)
         out["words"] = [t for t in (event_text(r, viewer=seat) for r in records) if t]
         return out
 

@@ -156,3 +156,17 @@ def view_json(view: PlayerView, *, with_hand: bool) -> dict:
         out["hand"] = list(view.hand)
         out["pending_item"] = view.pending_item
     return out
+
+
+def highlight_of(records: list[dict]) -> dict:
+    """What some events put on the table, to outline it: the cells placed, the pairs a cat
+    or a Princess went into, the seams an item filled."""
+    out: dict = {"cells": [], "pairs": [], "seams": []}
+    for r in records:
+        if r["event"] in ("place", "sleeping"):
+            out["cells"].append(r["at"])
+        elif r["event"] in ("cat", "princess"):
+            out["pairs"].append(r["at"][0])
+        elif r["event"] == "item":
+            out["seams"].append(r["between"])
+    return out
