@@ -285,9 +285,12 @@ class PolicySpec:
     """One built-in policy: what a config may write and how the compiled loop runs it.
 
     `chunk_games` is the runner's chunk size when this is a line-up's slowest
-    policy: roughly a quarter of a second of one core's work, so a chunk's
-    fixed costs (a task, four Parquet files) stay small while the progress
-    bar still moves. Results never depend on it.
+    policy: about a second of one core's work for the cheap policies (random,
+    greedy, heuristic), so a chunk's fixed costs (a task, four Parquet files
+    and their metadata, its moments) stay small in time and on disk, while the
+    progress bar still moves; a few seconds for the search players. Small runs
+    are cut finer (`sim.runs.orchestrate.chunk_games`). Results never depend
+    on it.
     """
 
     name: str
@@ -302,12 +305,12 @@ POLICIES: dict[str, PolicySpec] = {
     spec.name: spec
     for spec in (
         PolicySpec("random", POLICY_RANDOM, frozenset(), 4000),
-        PolicySpec("greedy", POLICY_GREEDY, frozenset(), 500),
+        PolicySpec("greedy", POLICY_GREEDY, frozenset(), 2000),
         PolicySpec(
             "heuristic",
             POLICY_HEURISTIC,
             frozenset({"preset", "weights", "temperature"}),
-            400,
+            1500,
             _check_heuristic,
             _heuristic_vector,
         ),

@@ -8,7 +8,11 @@ metric, its interval, the seat tests and `summary.json` come from all the
 games without the per-game rows ever being held together. A chunk whose
 moments are missing or stale (the file records the sha256 of the parts it was
 computed from) is computed again from its own parts, chunk by chunk, so an
-older run folder reports the same numbers. The per-game tables stay on disk
+older run folder reports the same numbers. Once a finished run's chunks are merged
+(for its report or summary), the merge is saved as `stats/run.npz`, keyed by every
+chunk's key, and the chunk files are removed: one file instead of one per chunk
+(a chunk played again, or a run extended, no longer matches, and its chunks'
+moments are computed from the parts). The per-game tables stay on disk
 for notebooks; `sampled_run` gives the report a fixed-size sample of whole
 chunks for the sections that need rows (games are independent draws, and a
 chunk is a range of game indices, so evenly spaced chunks are a sample of
@@ -45,8 +49,15 @@ STATS = "stats"  # folder of per-chunk moments in a run folder
 VALUE_TABLES = ("games", "players", "cards")  # the tables the per-game values read
 
 
+RUN_STATS = "run.npz"  # a finished run's merged moments, in STATS
+
+
 def stats_path(run_dir: Path, first: int) -> Path:
     return Path(run_dir) / STATS / f"chunk-{first:09d}.npz"
+
+
+def run_stats_path(run_dir: Path) -> Path:
+    return Path(run_dir) / STATS / RUN_STATS
 
 
 def moments_of(frames: dict[str, pd.DataFrame]) -> Moments:
@@ -64,11 +75,26 @@ def _key(record: dict | None) -> str:
 
 def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
     """Write a chunk's moments, keyed by its manifest (written first), atomically."""
+    _save(stats_path(run_dir, first), _key(chunk_record(run_dir, first)), moments)
+
+
+def _save(path: Path, key: str, moments: Moments) -> None:
     buf = io.BytesIO()
-    np.savez_compressed(
-        buf, key=np.array(_key(chunk_record(run_dir, first))), **moments.to_arrays()
-    )
-    write_bytes(stats_path(run_dir, first), buf.getvalue())
+    np.savez_compressed(buf, key=np.array(key), **moments.to_arrays())
+    write_bytes(path, buf.getvalue())
+
+
+def _load(path: Path, key: str) -> Moments | None:
+    """The moments saved at `path` under `key`; None when missing, unreadable or stale."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["key"]) != key:
+                return None
+            return Moments.from_arrays(data)
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def parts_values(parts: dict[str, pa.Table], cards: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -82,16 +108,7 @@ def parts_values(parts: dict[str, pa.Table], cards: pd.DataFrame | None = None) 
 
 def load_moments(run_dir: Path, first: int) -> Moments | None:
     """A chunk's saved moments, None when missing, unreadable or not of its current parts."""
-    path = stats_path(run_dir, first)
-    if not path.is_file():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["key"]) != _key(chunk_record(run_dir, first)):
-                return None
-            return Moments.from_arrays(data)
-    except (OSError, ValueError, KeyError):
-        return None
+    return _load(stats_path(run_dir, first), _key(chunk_record(run_dir, first)))
 
 
 def chunk_moments(run_dir: Path, first: int) -> Moments:
@@ -122,25 +139,67 @@ def run_moments(
     compute: Callable[[list[int]], list[Moments]] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> Moments:
-    """The merged moments of every chunk of a run. Chunks without saved moments are
-    computed by `compute(firsts)` (default: here, one after another); `say` hears progress."""
+    """The merged moments of every chunk of a run: its saved merge, if every chunk that
+    merge covers is as it was then, merged with each chunk it does not cover (chunks
+    without saved moments are computed by `compute(firsts)`, default here, one after
+    another); the whole merge is saved for next time. `say` hears progress."""
+    run_dir = Path(run_dir)
     chunks = run_chunks(meta)
-    missing = [first for first, _ in chunks if load_moments(run_dir, first) is None]
+    keys = {first: f"{first}:{_key(chunk_record(run_dir, first))}" for first, _ in chunks}
+    total, covered = _load_merged(run_dir, set(keys.values()))
+    todo = [first for first, _ in chunks if keys[first] not in covered]
+    missing = [first for first in todo if load_moments(run_dir, first) is None]
     if say:
         say(f"{len(chunks)} chunks of {meta.get('games', 0):,} games:"
             f" {len(chunks) - len(missing)} with saved partial results,"
             f" {len(missing)} to compute")  # fmt: skip
+    if not todo:
+        return total
     computed: dict[int, Moments] = {}
     if missing:
         done = (compute or _compute_here(run_dir, say))(missing)
         computed = dict(zip(missing, done, strict=True))
-    total = None  # merged in chunk order, one chunk's moments in memory at a time
-    for first, _ in chunks:
+    for first in todo:  # merged in chunk order, one chunk's moments in memory at a time
         part = computed.get(first) or load_moments(run_dir, first)
         if part is None:
             raise SimError(f"{run_dir}: the partial results of chunk {first} are unreadable")
         total = part if total is None else total.merge(part)
-    return total if total is not None else Moments.combine([])
+    if total is None:
+        return Moments.combine([])
+    _keep_merged(run_dir, chunks, [keys[first] for first, _ in chunks], total)
+    return total
+
+
+def _load_merged(run_dir: Path, current: set[str]) -> tuple[Moments | None, set[str]]:
+    """A run's saved merge and the chunks it covers ("first:key"), if every one of them
+    is still a chunk of the run with the same parts; else (None, nothing)."""
+    path = run_stats_path(run_dir)
+    if not path.is_file():
+        return None, set()
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            covers = {str(c) for c in data["covers"]}
+            if not covers or not covers <= current:
+                return None, set()
+            return Moments.from_arrays(data), covers
+    except (OSError, ValueError, KeyError):
+        return None, set()
+
+
+def _keep_merged(run_dir: Path, chunks: list[tuple[int, int]], covers: list[str], total) -> None:
+    """Save a run's merged moments with the chunks they cover, then remove the chunk files
+    they replace: a run folder holds one moments file, not one per chunk. Best effort: a
+    read-only folder keeps its files and merges them again next time."""
+    if len(chunks) < 2:
+        return
+    buf = io.BytesIO()
+    np.savez_compressed(buf, covers=np.array(covers), **total.to_arrays())
+    try:
+        write_bytes(run_stats_path(run_dir), buf.getvalue())
+        for first, _ in chunks:
+            stats_path(run_dir, first).unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _compute_here(run_dir: Path, say) -> Callable[[list[int]], list[Moments]]:

@@ -73,18 +73,53 @@ def test_chunks_merged_in_any_order_give_the_same_numbers(finished):
 
 
 def test_missing_or_stale_partials_are_computed_again_from_the_parts(finished, tmp_path):
-    first = run_chunks(finished.meta)[1][0]
-    path = stats_path(finished.run_dir, first)
-    saved = path.read_bytes()
-    path.unlink()  # an older run folder: no partial results
-    assert load_moments(finished.run_dir, first) is None
-    _same(run_moments(finished.run_dir, finished.meta), _whole(finished))
-    assert path.read_bytes() == saved  # computed again, the same bytes
+    folder = Path(finished.run_dir)
+    whole = _whole(finished)
+    computed: list[int] = []
+
+    def compute(firsts):  # the chunks whose moments had to come from their parts
+        computed.extend(firsts)
+        return [chunk_moments(folder, first) for first in firsts]
+
+    def merged(meta=finished.meta):
+        computed.clear()
+        return run_moments(folder, meta, compute=compute)
+
+    _same(merged(), whole)
+    assert (folder / "stats" / "run.npz").is_file()
+    _same(merged(), whole)
+    assert computed == []  # read from the merge
+    firsts = [first for first, _ in run_chunks(finished.meta)]
+    # no merge and no chunk files (an older folder): every chunk from its parts, the same
+    for path in (folder / "stats").iterdir():
+        path.unlink()
+    _same(merged(), whole)
+    assert computed == firsts
+    # merged, kept as one file: the chunk files it replaces are gone
+    assert sorted(p.name for p in (folder / "stats").iterdir()) == ["run.npz"]
+    # a chunk played again since the merge (its manifest's key differs): not used
+    manifest = folder / "chunks" / f"chunk-{firsts[1]:09d}.json"
+    saved = manifest.read_text()
+    record = json.loads(saved)
+    record["tables"]["games"]["sha256"] = "0" * 64
+    manifest.write_text(json.dumps(record))
+    _same(merged(), whole)
+    assert computed == firsts
+    manifest.write_text(saved)
+    _same(merged(), whole)
+    assert computed == firsts  # the merge of the replayed chunk is not of these parts
+    # a run extended past its merge: only the chunks the merge does not cover
+    shorter = {**finished.meta, "games": firsts[-1]}
+    merged(shorter)
+    _same(merged(), whole)
+    assert computed == [firsts[-1]]
     # partials of other parts (the chunk replayed since) are not used
-    other = stats_path(finished.run_dir, run_chunks(finished.meta)[0][0])
-    path.write_bytes(other.read_bytes())
-    assert load_moments(finished.run_dir, first) is None
-    _same(run_moments(finished.run_dir, finished.meta), _whole(finished))
+    (folder / "stats" / "run.npz").unlink()
+    first = firsts[1]
+    path = stats_path(folder, first)
+    path.write_bytes(chunk_moments(folder, firsts[0]) and stats_path(folder, firsts[0]).read_bytes())
+    assert load_moments(folder, first) is None
+    _same(run_moments(folder, finished.meta), whole)
 
 
 def test_summary_from_partials_and_a_sample_equals_the_whole_table_one(finished):
