@@ -13,6 +13,7 @@ header says `_pct`, `%` or `pp`, as written here.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -21,22 +22,24 @@ from sim.analysis.answers import seat_answer
 from sim.analysis.balance import run_summary
 from sim.analysis.findings import luck_lines, run_headline, value_verdict
 from sim.analysis.inference import family_note
-from sim.analysis.moments import Moments
-from sim.analysis.paired import SweepStats
 from sim.analysis.stopping import annotate_summary, stopped_record
 from sim.config import parse_study
 from sim.config.yamlio import dump_yaml
 from sim.metrics import metric as registry_metric
 from sim.runs.paths import RUN_FILE, slug
 from sim.runs.storage import RunResult, study_yaml, write_json, write_text
-from sim.studies.advise import Advice
-from sim.studies.calibrate import Calibration, calibration_record
-from sim.studies.ladder import LadderResult
 from sim.studies.leads import ladder_lead, luck_lead, tune_lead, value_lead
-from sim.studies.luck import LuckResult
-from sim.studies.sweep import SweepResult
-from sim.studies.tune import Verdict
-from sim.studies.value import ValueResult
+
+if TYPE_CHECKING:  # the study modules only for their result types: `sim run` imports none
+    from sim.analysis.moments import Moments
+    from sim.analysis.paired import SweepStats
+    from sim.studies.advise import Advice
+    from sim.studies.calibrate import Calibration
+    from sim.studies.ladder import LadderResult
+    from sim.studies.luck import LuckResult
+    from sim.studies.sweep import SweepResult
+    from sim.studies.tune import Verdict
+    from sim.studies.value import ValueResult
 
 SUMMARY_FILE = "summary.json"
 DIFFERENCES_FILE = "differences.csv"
@@ -213,6 +216,8 @@ def write_calibration_files(result: Calibration, out_dir: Path, about: dict) -> 
     """`calibration.json` (the evidence), `calibrated.yaml` (the pooled seat, ready for a
     line-up's `{calibrated: FILE}`) and, with players, `calibrated-<player>.yaml` each."""
     out_dir = Path(out_dir)
+    from sim.studies.calibrate import calibration_record  # scipy: only for this study
+
     write_json(out_dir / CALIBRATION_FILE, calibration_record(result, about))
     written = [out_dir / CALIBRATION_FILE]
     for group, name in [(result.pooled, CALIBRATED_FILE)] + [
