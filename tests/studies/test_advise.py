@@ -232,7 +232,9 @@ def test_sim_advise_calibrated_plays_players_like_yours_as_one_more_level(tmp_pa
                                                               "temperature": 50.0}))  # fmt: skip
     data = _null(7)
     data["targets"] = {**data["targets"], "items_wasted": {"value": 1.05, "within": 0.2}}
-    data["advise"] = {**data["advise"], "levels": [{"policy": "greedy"}]}
+    # the diagnosis is what this test reads: the search for a fix after it is kept small
+    small = {"screen": 100, "select": 200, "confirm": 300, "finalists": 1}
+    data["advise"] = {**data["advise"], "levels": [{"policy": "greedy"}], **small}
     config = _write(tmp_path / "c.yaml", data)
     text = sim_cli("advise", config, "--calibrated", tmp_path / "calibrated.yaml",
                    "--out", tmp_path / "a", "--report", tmp_path / "a.html", "--quiet")  # fmt: skip
