@@ -69,7 +69,7 @@ def action_banned(a, ban):
     return False
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def allowed_actions(s, pr, out, ban):
     """The legal actions a seat with this ban word may take, in legal order, in out[:n].
 
@@ -196,9 +196,11 @@ def _bumped_majority(s, pr, r, q, seat_bump, bump):
     return box_majority(s, pr, r, q) + (bump if q == seat_bump else 0)
 
 
-@njit(**INLINE)
+@njit(cache=True)
 def _credit_root(s, pr, r, value, seat_bump, bump, sign, w):
-    """Add sign*value to the leaders of root r (seat_bump's awake cats changed by bump)."""
+    """Add sign*value to the leaders of root r (seat_bump's awake cats changed by bump).
+
+    Compiled once, every argument an int64: only cat and item candidates call it."""
     if value == 0:
         return
     top = 0
@@ -231,7 +233,7 @@ def _item_delta(s, pr, x, t, w):
     old = box_value(s, pr, r)
     spray = s[pr.o_spray + r] + (1 if toy < 0 else 0)
     new = value_of(best_toy(s, pr, r, toy), spray, s[pr.o_open + r])
-    _credit_root(s, pr, r, new - old, -1, 0, 1, w)
+    _credit_root(s, pr, np.int64(r), np.int64(new - old), np.int64(-1), np.int64(0), np.int64(1), w)
 
 
 @njit(cache=True)
@@ -240,8 +242,9 @@ def _cat_delta(s, pr, north, seat, bump, w):
     _clear_delta(pr, w)
     r = find(s, pr, north)
     value = box_value(s, pr, r)
-    _credit_root(s, pr, r, value, -1, 0, -1, w)
-    _credit_root(s, pr, r, value, seat, bump, 1, w)
+    r, value = np.int64(r), np.int64(value)
+    _credit_root(s, pr, r, value, np.int64(-1), np.int64(0), np.int64(-1), w)
+    _credit_root(s, pr, r, value, seat, bump, np.int64(1), w)
     w[w_delta(pr) + seat] += bump  # R8.5: the cat bonus
 
 
@@ -449,7 +452,7 @@ def _evaluate(s, pr, a, me, w):
     return _objective(pr, w, me)
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def current_scores(s, pr, w):
     """Start a decision: the scores as the table stands, and an empty cell cache."""
     cur = w[w_cur(pr) : w_cur(pr) + pr.players]
@@ -500,24 +503,27 @@ def objectives(s, pr, buf, lo, n, me, w):
     for i in range(lo, n):
         a = buf[i]
         kind = action_kind(a)
+        x = np.int64(-1)  # the cell of a placement or a sleeping-cat card, else -1
         if play and kind == A_PLACE:
-            x = action_arg2(a)
-            if x != last:
-                last = x
-                quiet = _no_item_near(s, pr, x)
+            if action_arg2(a) != last:
+                last = action_arg2(a)
+                quiet = _no_item_near(s, pr, last)
             if quiet:
                 w[o_v + i] = still
                 continue
+            x = np.int64(action_arg2(a))
             code = action_arg1(a)
             m = s[pr.t_walls + (code >> 1)]
             mask = np.int64(turned(m) if code & 1 else m)
             sleeper = np.int64(-1)
         elif sleep and kind == A_SLEEP:
-            x = action_arg2(a)
+            x = np.int64(action_arg2(a))
             m = pr.sleep_walls
             mask = np.int64(turned(m) if action_arg1(a) else m)
             sleeper = np.int64(me)
         else:  # score_change's other branches (no placement flags: they are zeroed)
+            mask = np.int64(0)
+            sleeper = np.int64(-1)
             w[fl + F_CLOSES_OWN] = 0
             w[fl + F_FEEDS_RIVAL] = 0
             if play and kind == A_PRINCESS:
@@ -529,9 +535,8 @@ def objectives(s, pr, buf, lo, n, me, w):
                 _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
             else:
                 _clear_delta(pr, w)  # discards, no cat, the box action: nothing changes
-            w[o_v + i] = _objective(pr, w, me)
-            continue
-        _place_delta(s, pr, x, mask, sleeper, me, w, False)
+        if x >= 0:
+            _place_delta(s, pr, x, mask, sleeper, me, w, False)
         w[o_v + i] = _objective(pr, w, me)
 
 
@@ -565,7 +570,7 @@ def choose_greedy(s, pr, stream, buf, w, ban):
     return pick
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _choose_action_kind(s, pr, me, stream, buf, w):
     """Box action (the table unchanged now) or the sleeping-cat action at its best placement."""
     _clear_delta(pr, w)
