@@ -172,9 +172,19 @@ def table_scores(s, pr, out, roots):
 
 
 @njit(**INLINE)
+def _top(scores):
+    """The highest score (a loop: numba's array max compiles its own code for every layout)."""
+    top = scores[0]
+    for q in range(1, len(scores)):
+        if scores[q] > top:
+            top = scores[q]
+    return top
+
+
+@njit(**INLINE)
 def winners(scores):
     """R8.6: the seats with the top score, as a bitmask, and how many they are."""
-    top = scores.max()
+    top = _top(scores)
     mask = 0
     n = 0
     for q in range(len(scores)):
@@ -197,7 +207,7 @@ def margin(scores):
     mask, n = winners(scores)
     if n > 1:
         return 0
-    top = scores.max()
+    top = _top(scores)
     second = -(1 << 40)
     for q in range(len(scores)):
         if not (mask >> q) & 1:

@@ -226,8 +226,15 @@ def _card_keys(s, pr, ids, word):
 def setup(s, pr, words):
     """R2.2-R2.5: shuffle, start card, deal; returns (shuffled deck, aside) as card types."""
     n = pr.ndeck
-    ids = np.arange(n)
-    shuffled = ids[np.argsort(_card_keys(s, pr, ids, words[WORD_SHUFFLE]))]
+    # Loops, not slices, fancy indexing or np.concatenate: each of those compiles numba's
+    # shape-checking and error-message code (seconds on a fresh cache), for the same result.
+    ids = np.empty(n, np.int64)
+    for i in range(n):
+        ids[i] = i
+    order = np.argsort(_card_keys(s, pr, ids, words[WORD_SHUFFLE]))
+    shuffled = np.empty(n, np.int64)
+    for i in range(n):
+        shuffled[i] = ids[order[i]]
     types = np.empty(n, np.int64)
     for i in range(n):
         types[i] = s[pr.t_deck_type + shuffled[i]]
@@ -237,8 +244,10 @@ def setup(s, pr, words):
         start += 1
     place_card(s, pr, np.int64(pr.origin), np.int64(s[pr.t_walls + types[start]]))
     rest = np.empty(n - 1, np.int64)
-    rest[:start] = shuffled[:start]
-    rest[start:] = shuffled[start + 1 :]
+    for i in range(start):
+        rest[i] = shuffled[i]
+    for i in range(start, n - 1):
+        rest[i] = shuffled[i + 1]
     # R2.4: deal one at a time round the table; items met are set aside.
     aside = np.empty(n, np.int64)
     n_aside = 0
@@ -259,8 +268,16 @@ def setup(s, pr, words):
     # The rest and the aside items are reshuffled by a second key per card; a deck
     # already in random order stays uniformly random, so reshuffling always is
     # faithful, and it keeps each card's key independent of the others'.
-    remaining = np.concatenate((rest[pos:], aside[:n_aside]))
-    remaining = remaining[np.argsort(_card_keys(s, pr, remaining, words[WORD_RESHUFFLE]))]
+    left = n - 1 - pos
+    unsorted = np.empty(left + n_aside, np.int64)
+    for i in range(left):
+        unsorted[i] = rest[pos + i]
+    for i in range(n_aside):
+        unsorted[left + i] = aside[i]
+    order = np.argsort(_card_keys(s, pr, unsorted, words[WORD_RESHUFFLE]))
+    remaining = np.empty(unsorted.shape[0], np.int64)
+    for i in range(unsorted.shape[0]):
+        remaining[i] = unsorted[order[i]]
     for i in range(remaining.shape[0]):
         s[pr.o_deck + i] = s[pr.t_deck_type + remaining[i]]
     s[SC_DECK_POS] = 0
@@ -344,7 +361,19 @@ def _begin_turn(s, pr):
     """Start the seat's turn, skipping empty hands in the final phase (R7.2, R7.3)."""
     p = s[SC_SEAT]
     s[SC_PLACED] = -1
-    while s[SC_PHASE] == PHASE_FINAL:
+    if s[SC_PHASE] == PHASE_FINAL:  # the last round only: compiled once, out of line
+        return _begin_final_turn(s, pr, np.int64(p))
+    if sleeping_possible(s, pr, p):
+        s[SC_DECISION] = DEC_CHOOSE
+        return STEP_DONE
+    log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
+    return STEP_DRAW
+
+
+@njit(cache=True)
+def _begin_final_turn(s, pr, p):
+    """R7.2, R7.3: a final-phase turn goes to the next seat from p with cards, or ends the game."""
+    while True:
         empty = True
         for q in range(pr.players):
             if hand_count(s, pr, q) > 0:
@@ -361,11 +390,6 @@ def _begin_turn(s, pr):
             return STEP_DONE
         log(s, pr, EV_TURN, p, PHASE_FINAL, TURN_SKIP, 0, 0)
         p = (p + 1) % pr.players
-    if sleeping_possible(s, pr, p):
-        s[SC_DECISION] = DEC_CHOOSE
-        return STEP_DONE
-    log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_BOX, 0, 0)
-    return STEP_DRAW
 
 
 @njit(**INLINE)

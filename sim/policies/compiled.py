@@ -69,7 +69,7 @@ def action_banned(a, ban):
     return False
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def allowed_actions(s, pr, out, ban):
     """The legal actions a seat with this ban word may take, in legal order, in out[:n].
 
@@ -196,9 +196,11 @@ def _bumped_majority(s, pr, r, q, seat_bump, bump):
     return box_majority(s, pr, r, q) + (bump if q == seat_bump else 0)
 
 
-@njit(**INLINE)
+@njit(cache=True)
 def _credit_root(s, pr, r, value, seat_bump, bump, sign, w):
-    """Add sign*value to the leaders of root r (seat_bump's awake cats changed by bump)."""
+    """Add sign*value to the leaders of root r (seat_bump's awake cats changed by bump).
+
+    Compiled once, every argument an int64: only cat and item candidates call it."""
     if value == 0:
         return
     top = 0
@@ -231,7 +233,7 @@ def _item_delta(s, pr, x, t, w):
     old = box_value(s, pr, r)
     spray = s[pr.o_spray + r] + (1 if toy < 0 else 0)
     new = value_of(best_toy(s, pr, r, toy), spray, s[pr.o_open + r])
-    _credit_root(s, pr, r, new - old, -1, 0, 1, w)
+    _credit_root(s, pr, np.int64(r), np.int64(new - old), np.int64(-1), np.int64(0), np.int64(1), w)
 
 
 @njit(cache=True)
@@ -240,8 +242,9 @@ def _cat_delta(s, pr, north, seat, bump, w):
     _clear_delta(pr, w)
     r = find(s, pr, north)
     value = box_value(s, pr, r)
-    _credit_root(s, pr, r, value, -1, 0, -1, w)
-    _credit_root(s, pr, r, value, seat, bump, 1, w)
+    r, value = np.int64(r), np.int64(value)
+    _credit_root(s, pr, r, value, np.int64(-1), np.int64(0), np.int64(-1), w)
+    _credit_root(s, pr, r, value, seat, bump, np.int64(1), w)
     w[w_delta(pr) + seat] += bump  # R8.5: the cat bonus
 
 
@@ -272,7 +275,7 @@ def score_change(s, pr, a, me, w, flags):
     w[fl + F_FEEDS_RIVAL] = 0
     if dec == DEC_PLAY and kind == A_PRINCESS:
         north = action_arg2(a)
-        _cat_delta(s, pr, north, s[pr.o_occ + north], np.int64(-1), w)
+        _cat_delta(s, pr, north, np.int64(s[pr.o_occ + north]), np.int64(-1), w)
     elif dec == DEC_SLEEP and kind == A_SLEEP:
         m = pr.sleep_walls
         _sleep_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w, flags)
@@ -449,7 +452,7 @@ def _evaluate(s, pr, a, me, w):
     return _objective(pr, w, me)
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def current_scores(s, pr, w):
     """Start a decision: the scores as the table stands, and an empty cell cache."""
     cur = w[w_cur(pr) : w_cur(pr) + pr.players]
@@ -478,29 +481,63 @@ def _no_item_near(s, pr, x):
 
 
 @njit(cache=True)
-def objectives(s, pr, buf, n, me, w):
-    """Greedy's objective of each candidate buf[:n] into w[w_values:] (after current_scores).
+def objectives(s, pr, buf, lo, n, me, w):
+    """Greedy's objective of each candidate buf[lo:n] into w[w_values + i] (after
+    current_scores): what _evaluate finds for it, computed here, the one compiled home of that
+    code for greedy, the look-ahead's and ismcts's ranking.
 
     Placements come cell by cell; a card on a cell next to no box with a toy or a sprayer
     changes no score (R8.3: every box involved is worth 0), so the cell's every card is worth
-    the table as it stands, which is what _evaluate finds for it. The one compiled home of
-    _evaluate's code for greedy, the look-ahead's and ismcts's ranking."""
+    the table as it stands. Sleeping-cat placements (A_SLEEP, at the sleeping decision or, for
+    `_choose_action_kind`, at the choice) share the placements' one inlined `_place_delta`:
+    each inlined copy costs seconds of compile time."""
     o_v = w_values(pr)
+    fl = w_flags(pr)
     _clear_delta(pr, w)
     still = _objective(pr, w, me)  # the table as it stands
-    play = s[SC_DECISION] == DEC_PLAY
+    dec = s[SC_DECISION]
+    play = dec == DEC_PLAY
+    sleep = dec == DEC_SLEEP or dec == DEC_CHOOSE
     last = -1
     quiet = False
-    for i in range(n):
+    for i in range(lo, n):
         a = buf[i]
-        worthless = False
-        if play and action_kind(a) == A_PLACE:
-            x = action_arg2(a)
-            if x != last:
-                last = x
-                quiet = _no_item_near(s, pr, x)
-            worthless = quiet
-        w[o_v + i] = still if worthless else _evaluate(s, pr, a, me, w)
+        kind = action_kind(a)
+        x = np.int64(-1)  # the cell of a placement or a sleeping-cat card, else -1
+        if play and kind == A_PLACE:
+            if action_arg2(a) != last:
+                last = action_arg2(a)
+                quiet = _no_item_near(s, pr, last)
+            if quiet:
+                w[o_v + i] = still
+                continue
+            x = np.int64(action_arg2(a))
+            code = action_arg1(a)
+            m = s[pr.t_walls + (code >> 1)]
+            mask = np.int64(turned(m) if code & 1 else m)
+            sleeper = np.int64(-1)
+        elif sleep and kind == A_SLEEP:
+            x = np.int64(action_arg2(a))
+            m = pr.sleep_walls
+            mask = np.int64(turned(m) if action_arg1(a) else m)
+            sleeper = np.int64(me)
+        else:  # score_change's other branches (no placement flags: they are zeroed)
+            mask = np.int64(0)
+            sleeper = np.int64(-1)
+            w[fl + F_CLOSES_OWN] = 0
+            w[fl + F_FEEDS_RIVAL] = 0
+            if play and kind == A_PRINCESS:
+                north = action_arg2(a)
+                _cat_delta(s, pr, north, np.int64(s[pr.o_occ + north]), np.int64(-1), w)
+            elif dec == DEC_CAT and kind == A_CAT:
+                _cat_delta(s, pr, action_arg2(a), me, np.int64(1), w)
+            elif dec == DEC_ITEM:
+                _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
+            else:
+                _clear_delta(pr, w)  # discards, no cat, the box action: nothing changes
+        if x >= 0:
+            _place_delta(s, pr, x, mask, sleeper, me, w, False)
+        w[o_v + i] = _objective(pr, w, me)
 
 
 @njit(cache=True)
@@ -515,7 +552,7 @@ def choose_greedy(s, pr, stream, buf, w, ban):
     current_scores(s, pr, w)
     if s[SC_DECISION] == DEC_CHOOSE:
         return _choose_action_kind(s, pr, me, stream, buf, w)
-    objectives(s, pr, buf, np.int64(n), np.int64(me), w)
+    objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(me), w)
     o_v = w_values(pr)
     best = -(1 << 40)
     ties = 0
@@ -533,20 +570,17 @@ def choose_greedy(s, pr, stream, buf, w, ban):
     return pick
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _choose_action_kind(s, pr, me, stream, buf, w):
     """Box action (the table unchanged now) or the sleeping-cat action at its best placement."""
     _clear_delta(pr, w)
     box = _objective(pr, w, me)
     n = sleeping_placements(s, pr, buf, np.int64(2))  # buf[0:2] holds the two choices
+    objectives(s, pr, buf, np.int64(2), np.int64(n), np.int64(me), w)
+    o_v = w_values(pr)
     best = -(1 << 40)
     for i in range(2, n):
-        a = buf[i]
-        m = pr.sleep_walls
-        _sleep_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w, False)
-        v = _objective(pr, w, me)
-        if v > best:
-            best = v
+        best = max(best, w[o_v + i])
     if best > box or (best == box and randint(stream, 2) == 1):
         return buf[1]
     return buf[0]

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from sim.engine.state import Params
 from sim.policies.compiled import choose_greedy, choose_random, work_size
@@ -49,21 +48,10 @@ def policy_set_names(present: tuple) -> str:
     return ", ".join(names[c] for c, mark in enumerate(present) if mark is not None)
 
 
-@njit(cache=True)
-def new_scratch(pr):
+def scratch_arrays(pr: Params) -> tuple[np.ndarray, ...]:
     """Policies' work arrays: greedy's, candidate values, a rollout state and buffer, a pool,
-    and the ismcts tree (about 0.6 MB, its pages touched only by the nodes a search uses)."""
-    w = np.zeros(work_size(pr), np.int64)
-    values = np.zeros(pr.max_actions, np.float64)
-    s2 = np.zeros(pr.state_size, np.int32)
-    buf2 = np.zeros(pr.max_actions, np.int32)
-    pool = np.zeros(pr.ntypes + pr.ndeck, np.int64)
-    tree = np.zeros((TREE_ROWS, T_WIDTH), np.float64)
-    return w, values, s2, buf2, pool, tree
-
-
-def _scratch_arrays(pr: Params) -> tuple[np.ndarray, ...]:
-    """new_scratch's arrays made in Python (no compile needed to drive a policy from Python)."""
+    and the ismcts tree (about 0.6 MB, its pages touched only by the nodes a search uses).
+    Made in Python, for the compiled loop and for driving a policy from Python alike."""
     return (
         np.zeros(work_size(pr), np.int64),
         np.zeros(pr.max_actions, np.float64),
@@ -88,7 +76,7 @@ class PolicyScratch:
     @classmethod
     def for_params(cls, pr: Params) -> PolicyScratch:
         """Scratch sized for one game shape."""
-        return cls(*_scratch_arrays(pr))
+        return cls(*scratch_arrays(pr))
 
     def choose(
         self,

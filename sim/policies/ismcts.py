@@ -72,7 +72,7 @@ def top_actions(s, pr, mover, buf, n, k, w, values):
     if n <= 1:
         return n
     current_scores(s, pr, w)
-    objectives(s, pr, buf, np.int64(n), np.int64(mover), w)
+    objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(mover), w)
     o_v = w_values(pr)
     for i in range(n):
         values[i] = w[o_v + i]

@@ -154,7 +154,7 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     rollout_greedy = int(params[P_ROLLOUT_POLICY]) == POLICY_GREEDY
     horizon = int(params[P_HORIZON])
     current_scores(s, pr, w)
-    objectives(s, pr, buf, np.int64(n), np.int64(me), w)
+    objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(me), w)
     o_v = w_values(pr)
     for i in range(n):
         values[i] = w[o_v + i]

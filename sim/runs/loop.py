@@ -21,7 +21,7 @@ from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
 from sim.policies.compiled import choose_greedy, choose_random
-from sim.policies.dispatch import new_scratch, policy_set
+from sim.policies.dispatch import policy_set, scratch_arrays
 from sim.policies.heuristic import choose_heuristic
 from sim.policies.ismcts import choose_ismcts
 from sim.policies.lookahead import choose_lookahead
@@ -63,9 +63,10 @@ def _read_only(blank: np.ndarray) -> np.ndarray:
 def chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays=0):
     """`chunk_loop`'s arguments in the one set of types it is compiled for."""
     codes = np.ascontiguousarray(slot_codes, np.int64)
+    blank = _read_only(blank)
     return (
         pr,
-        _read_only(blank),
+        blank,
         np.int64(root),  # a config's seed is below 2**63
         np.int64(first),
         np.int64(count),
@@ -73,35 +74,48 @@ def chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
         codes,
         np.ascontiguousarray(slot_params, np.float64).reshape(len(codes), -1),
         np.int64(replays),
+        _scratch(pr, blank),
+        empty_arrays(int(count), pr),
         *policy_set(codes),
     )
 
 
+def _scratch(pr, blank: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The loop's work arrays, made here: numba compiles its allocation code (and the error
+    messages it can raise) once per array shape and type, seconds on a fresh cache. The state,
+    a decision's action buffer, the deciding seat's stream, the score trace's scratch, then the
+    policies' (`sim.policies.dispatch`)."""
+    state = np.array(blank, np.int32)  # writable; each game restores blank[:o_scratch]
+    buf = np.zeros(pr.max_actions, np.int32)
+    stream = np.zeros(1, np.uint64)
+    return (state, buf, stream, trace_scratch.py_func(pr), *scratch_arrays(pr))
+
+
 @njit(cache=True)
 def chunk_loop(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays,
-               random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
+               scratch, out, random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
     """play_chunk's compiled loop; a policy argument None: no seat plays it (`policy_set`).
 
     In game i seat p plays line-up slot slots_by_game[i, p]. Each seat's table score after
-    every round goes into trace[i, round] (`record_rounds`).
+    every round goes into trace[i, round] (`record_rounds`). `scratch` and `out` are
+    `chunk_args`'s work arrays and result arrays (`empty_arrays`), returned filled.
     """
-    buf = np.empty(pr.max_actions, np.int32)
-    w, values, s2, buf2, pool, tree = new_scratch(pr)
-    roots = trace_scratch(pr)
-    s = blank.copy()
-    # The seats' streams live in words[WORD_SEAT0 + p]; the deciding seat's is swapped into a
-    # one-word array, as a view per decision would cost two atomic reference counts.
-    stream = np.empty(1, np.uint64)
-    games, seats, cards, trace, rounds = empty_arrays(count, pr)
+    s, buf, stream, roots, w, values, s2, buf2, pool, tree = scratch
+    # The seats' streams live in words[WORD_SEAT0 + p]; the deciding seat's is swapped into
+    # the one-word `stream`, as a view per decision would cost two atomic reference counts.
+    games, seats, cards, trace, rounds = out
     for i in range(count):
-        s[: pr.o_scratch] = blank[: pr.o_scratch]
+        for j in range(pr.o_scratch):  # a loop: a slice copy compiles numba's shape checks
+            s[j] = blank[j]
         if replays == 0:
             words = game_words(root, first + i, WORD_SEAT0 + pr.players)
         else:
             deal, replay = divmod(first + i, replays)
             words = game_words(root, deal, WORD_SEAT0 + pr.players)
             if replay > 0:
-                words[WORD_SEAT0:] = replay_words(root, deal, replay, pr.players)
+                seat_words = replay_words(root, deal, replay, pr.players)
+                for q in range(pr.players):
+                    words[WORD_SEAT0 + q] = seat_words[q]
         setup(s, pr, words)
         game_trace = trace[i]
         done = np.int64(0)

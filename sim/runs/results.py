@@ -50,6 +50,7 @@ from sim.engine.state import (
     STAT_NAMES,
     TRIGGER_NAMES,
     CardTypes,
+    Params,
 )
 from sim.version import ENGINE_VERSION
 
@@ -248,15 +249,15 @@ class ChunkArrays:
         return (self.seats[:, :, P_RANK] == 1) / self.games[:, G_N_WINNERS, None]
 
 
-@njit(cache=True)
-def empty_arrays(count, pr):
+def empty_arrays(count: int, pr: Params) -> tuple[np.ndarray, ...]:
     """Zeroed games, seats, cards, trace and rounds arrays for `count` games (filled by
-    summarize_game, record_rounds and finish_rounds)."""
+    summarize_game, record_rounds and finish_rounds). Made in Python and handed to the
+    compiled loop: numba compiles its allocation code once per shape and type."""
     return (
         np.zeros((count, N_G), np.int64),
         np.zeros((count, pr.players, N_P), np.int64),
         np.zeros((count, pr.players, pr.ntypes, N_ST), np.int16),  # small counts
-        np.zeros((count, max_rounds(pr), pr.players), np.int16),  # scores are small too
+        np.zeros((count, max_rounds.py_func(pr), pr.players), np.int16),  # scores are small too
         np.zeros(count, np.int16),
     )
 
