@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 
 BASE = (Path(__file__).resolve().parents[2] / "configs" / "base.yaml").read_text()
 
@@ -34,18 +35,37 @@ def _sim(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("command", ["run", "validate"])
-def test_bad_config_is_one_line(case, command, tmp_path):
-    text, needle = CASES[case]
+def _bad_config(tmp_path, case: str, command: str) -> tuple[Path, list[str]]:
+    text, _ = CASES[case]
     path = tmp_path / "study.yaml"
     path.write_text(text)
     extra = ["--out", str(tmp_path / "out"), "--quiet"] if command == "run" else []
-    done = _sim(command, str(path), *extra)
+    return path, [command, str(path), *extra]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_bad_config_is_one_line(case, command, tmp_path, capsys):
+    """Every case through the command's one error boundary (`sim.cli.main`, in this
+    process: an exception escaping it would fail the test as a traceback would)."""
+    path, args = _bad_config(tmp_path, case, command)
+    code, _, err = cli(capsys, *args)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err
+    assert str(path) in lines[0] and CASES[case][1] in lines[0], lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_bad_config_is_one_line_from_the_real_command(command, tmp_path):
+    """The same in a process of its own, as a designer runs it: exit code 2, one line."""
+    path, args = _bad_config(tmp_path, "unknown policy", command)
+    done = _sim(*args)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr
-    assert str(path) in lines[0] and needle in lines[0], lines[0]
+    assert str(path) in lines[0] and "unknown policy" in lines[0], lines[0]
     assert not (tmp_path / "out").exists()
 
 
