@@ -152,7 +152,7 @@ def test_resume_after_lost_chunks_equals_uninterrupted(one_worker, small_study, 
 
 
 def test_resume_after_killed_process_equals_uninterrupted(tmp_path):
-    study = load_study(BASE).with_overrides(games=6000)  # on one worker: 4 chunks of 1,500
+    study = load_study(BASE).with_overrides(games=4000)  # on one worker: 4 chunks of 1,000
     full = run(study, jobs=1, out=tmp_path / "full", quiet=True)
     chunks = full.meta["games"] // full.meta["chunk_games"]
     killed = tmp_path / "killed"
