@@ -1,0 +1,25 @@
+"""Suite-wide collection order: the slowest folders first.
+
+Spread over the cores (`-n auto --dist loadfile`, as .ci/run runs it), each test file is
+one unit of work handed to the next free worker in collection order; a slow file handed
+out last keeps one worker busy while the other idles. So the slowest folders (measured:
+tests/studies about 150 s, tests/runs 120 s and tests/report 80 s of the suite's 560 s)
+are collected first, the rest after them in their usual order. Within a file the order
+is unchanged, and no test depends on another file's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FIRST = ("studies", "runs", "report")  # slowest first (longest-processing-time first)
+TESTS = Path(__file__).resolve().parent
+
+
+def _rank(item) -> int:
+    parts = Path(str(item.path)).resolve().relative_to(TESTS).parts
+    return FIRST.index(parts[0]) if len(parts) > 1 and parts[0] in FIRST else len(FIRST)
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    items.sort(key=_rank)  # stable: each file's tests stay in their order
