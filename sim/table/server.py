@@ -69,6 +69,14 @@ class TableServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/"
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away before its answer (a closed tab, a refused request
+        whose sender hung up) is nobody's error: nothing is printed. Anything else is
+        socketserver's traceback, as a bug should be."""
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset
+            return
+        super().handle_error(request, client_address)
+
 
 class TableHandler(BaseHTTPRequestHandler):
     """One request: the page or one JSON call; every failure is a JSON error line."""

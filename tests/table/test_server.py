@@ -178,3 +178,20 @@ def test_sim_table_prints_its_address_and_stops_on_ctrl_c(tmp_path):
     time.sleep(0.1)
     (log,) = logs.glob("*.jsonl")
     assert json.loads(log.read_text().splitlines()[-1])["event"] == "abandoned"
+
+
+def test_a_client_that_hangs_up_is_not_an_error_but_a_bug_is(serve, capsys):
+    """A closed tab or a sender that hung up before its answer (BrokenPipe, a reset) prints
+    nothing; any other failure in a handler still prints socketserver's traceback."""
+    served = serve()
+    for gone in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+        try:
+            raise gone
+        except ConnectionError:
+            served.server.handle_error(None, ("127.0.0.1", 1))
+    assert capsys.readouterr().err == ""
+    try:
+        raise ValueError("a bug in a handler")
+    except ValueError:
+        served.server.handle_error(None, ("127.0.0.1", 1))
+    assert "a bug in a handler" in capsys.readouterr().err
