@@ -288,7 +288,7 @@ class PolicySpec:
     policy: about a second of one core's work for the cheap policies (random,
     greedy, heuristic), so a chunk's fixed costs (a task, four Parquet files
     and their metadata, its moments) stay small in time and on disk, while the
-    progress bar still moves; a few seconds for the search players. Small runs
+    progress bar still moves; 10 games (about a second) for the search players. Small runs
     are cut finer (`sim.runs.orchestrate.chunk_games`). Results never depend
     on it.
     """

@@ -186,7 +186,9 @@ def _load_merged(run_dir: Path, current: set[str]) -> tuple[Moments | None, set[
         return None, set()
 
 
-def _keep_merged(run_dir: Path, chunks: list[tuple[int, int]], covers: list[str], total) -> None:
+def _keep_merged(
+    run_dir: Path, chunks: list[tuple[int, int]], covers: list[str], total: Moments
+) -> None:
     """Save a run's merged moments with the chunks they cover, then remove the chunk files
     they replace: a run folder holds one moments file, not one per chunk. Best effort: a
     read-only folder keeps its files and merges them again next time."""
