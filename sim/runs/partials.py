@@ -75,12 +75,15 @@ def _key(record: dict | None) -> str:
 
 def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
     """Write a chunk's moments, keyed by its manifest (written first), atomically."""
-    _save(stats_path(run_dir, first), _key(chunk_record(run_dir, first)), moments)
+    _save(stats_path(run_dir, first), moments, key=_key(chunk_record(run_dir, first)))
 
 
-def _save(path: Path, key: str, moments: Moments) -> None:
+def _save(path: Path, moments: Moments, **labels) -> None:
+    """Moments and what they were computed from (`labels`, arrays of str), compressed,
+    written atomically."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, key=np.array(key), **moments.to_arrays())
+    arrays = {name: np.array(value) for name, value in labels.items()}
+    np.savez_compressed(buf, **arrays, **moments.to_arrays())
     write_bytes(path, buf.getvalue())
 
 
@@ -194,10 +197,8 @@ def _keep_merged(
     read-only folder keeps its files and merges them again next time."""
     if len(chunks) < 2:
         return
-    buf = io.BytesIO()
-    np.savez_compressed(buf, covers=np.array(covers), **total.to_arrays())
     try:
-        write_bytes(run_stats_path(run_dir), buf.getvalue())
+        _save(run_stats_path(run_dir), total, covers=covers)
         for first, _ in chunks:
             stats_path(run_dir, first).unlink(missing_ok=True)
     except OSError:
