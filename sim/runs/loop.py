@@ -91,7 +91,7 @@ def _scratch(pr, blank: np.ndarray) -> tuple[np.ndarray, ...]:
     return (state, buf, stream, trace_scratch.py_func(pr), *scratch_arrays(pr))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a thread writes the last chunk while this one plays
 def chunk_loop(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays,
                scratch, out, random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
     """play_chunk's compiled loop; a policy argument None: no seat plays it (`policy_set`).

@@ -23,6 +23,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,10 +36,16 @@ from sim.analysis.values import game_values
 from sim.config import StudyConfig
 from sim.errors import SimError, one_line, os_problem
 from sim.runs.options import ALL_CORES, Workers
-from sim.runs.parallel import WorkerDied, check_options, parallel_results, resolve_jobs
-from sim.runs.partials import VALUE_TABLES, parts_values, save_moments, stats_path
+from sim.runs.parallel import (
+    WorkerDied,
+    check_options,
+    interrupt_in,
+    parallel_results,
+    resolve_jobs,
+)
+from sim.runs.partials import VALUE_TABLES, save_moments, stats_path
 from sim.runs.play import engine_is_cached, load_engines, play_arrays
-from sim.runs.results import arrow_tables, dense_cards
+from sim.runs.results import arrow_tables
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
@@ -55,6 +62,7 @@ from sim.runs.storage import (
     write_text,
 )
 from sim.runs.until import Until, Watch, watched_columns
+from sim.runs.values import chunk_values
 from sim.units import pct
 
 CHUNKS_PER_WORKER = 4  # enough chunks that no worker idles long at the end
@@ -117,14 +125,19 @@ def until_chunk(studies: Sequence[StudyConfig], cap: int) -> int:
 
 
 def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path, columns=None):
-    """Play one point's chunk (in a worker) and compute its partial results (moments); write
-    both where the worker sees the run folder (a local worker, or a Dask worker on a shared
-    file system), else return them. Also returns seat 0's mean win share, for the progress
-    bar, and with `columns` (a study run until decided) those per-game values."""
-    chunk = play_arrays(study, first, count)
+    """Play one point's chunk (in a worker) and finish it (`_finish_chunk`)."""
+    return _finish_chunk(index, study, play_arrays(study, first, count), folder, columns)
+
+
+def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=None):
+    """A played chunk's tables and partial results (moments); both written where this
+    process sees the run folder (a local worker, or a Dask worker on a shared file
+    system), else returned. Also returns seat 0's mean win share, for the progress bar,
+    and with `columns` (a study run until decided) those per-game values."""
+    first, count = chunk.first, len(chunk.games)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
-    values = parts_values(parts, dense_cards(study, chunk))
+    values = chunk_values(study, chunk)
     moments = Moments.of(values)
     watched = None if columns is None else watched_columns(values, columns)
     if not _sees_folder(folder, study):
@@ -132,6 +145,28 @@ def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: 
     write_chunk(folder, first, parts)
     save_moments(folder, first, moments)
     return index, first, count, seat0, None, None, watched
+
+
+def _played_here(points: Sequence[Point], todo, columns):
+    """The chunks `todo` played in this process (one worker), in order, each finished by a
+    thread while the next one plays: the compiled loop releases the GIL, and finishing a
+    chunk of cheap games (tables, values, Parquet) costs about half its play (README,
+    Engine notes). A stop (Ctrl-C, an error, a decided study) still lets the chunk being
+    finished be written whole."""
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="sim-finish") as finisher:
+            pending = None
+            for i, first, count in todo:
+                p = points[i]
+                chunk = play_arrays(p.study, first, count)
+                if pending is not None:
+                    yield pending.result()
+                folder = p.folder.absolute()
+                pending = finisher.submit(_finish_chunk, i, p.study, chunk, folder, columns)
+            if pending is not None:
+                yield pending.result()
+    except SystemError as exc:  # numba's word for a Ctrl-C inside compiled code
+        raise interrupt_in(exc) or exc from None
 
 
 def _sees_folder(folder: Path, study: StudyConfig) -> bool:
@@ -270,18 +305,23 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
     beat = None if bar is not None or workers.quiet else Heartbeat(total, done, detail)
     seat0: list[float] = []
     columns = None if watch is None else watch.until.columns()
-    tasks = (
-        delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute(), columns)
-        for i, f, n in todo
-    )
-    results = parallel_results(
-        tasks,
-        len(todo),
-        workers.jobs,
-        workers.backend,
-        workers.scheduler,
-        before_fork=lambda: load_engines(p.study for p in points),
-    )
+    here = workers.backend != "dask" and resolve_jobs(workers.jobs, len(todo)) == 1
+    if here and not any(specs.is_plugin(s.policy) for p in points for s in p.study.seats):
+        # (a plug-in's games are played in forked children: no thread beside a fork)
+        results = _played_here(points, todo, columns)
+    else:
+        tasks = (
+            delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute(), columns)
+            for i, f, n in todo
+        )
+        results = parallel_results(
+            tasks,
+            len(todo),
+            workers.jobs,
+            workers.backend,
+            workers.scheduler,
+            before_fork=lambda: load_engines(p.study for p in points),
+        )
     played = 0
     try:
         for i, first, count, share, parts, moments, watched in results:

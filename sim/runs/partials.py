@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from joblib import delayed
 
 from sim.analysis.moments import Moments
@@ -35,7 +34,6 @@ from sim.analysis.paired import RESAMPLES, Streamed
 from sim.analysis.values import game_values
 from sim.errors import SimError
 from sim.runs.parallel import parallel_results
-from sim.runs.results import with_zero_card_rows
 from sim.runs.storage import (
     LEGACY_CHUNK_GAMES,
     RunResult,
@@ -98,15 +96,6 @@ def _load(path: Path, key: str) -> Moments | None:
             return Moments.from_arrays(data)
     except (OSError, ValueError, KeyError):
         return None
-
-
-def parts_values(parts: dict[str, pa.Table], cards: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A chunk's per-game values from its Arrow tables (in the worker that played it);
-    `cards`, when given, is its dense cards frame (`sim.runs.results.dense_cards`), read
-    instead of the sparse table with its zero rows put back."""
-    frames = {name: parts[name].to_pandas() for name in ("games", "players")}
-    frames["cards"] = with_zero_card_rows(parts["cards"].to_pandas()) if cards is None else cards
-    return game_values(frames["games"], frames["players"], frames["cards"])
 
 
 def load_moments(run_dir: Path, first: int) -> Moments | None:

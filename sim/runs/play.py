@@ -49,6 +49,7 @@ from sim.runs.loop import play_chunk
 from sim.runs.parallel import is_worker
 from sim.runs.results import (
     ChunkArrays,
+    arrow_tables,
     empty_arrays,
     finish_rounds,
     max_rounds,
@@ -260,7 +261,8 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     names = policy_set_names(policy_set(codes[codes != PLUGIN])) or "Python seats"
     note = f"first run after install or upgrade, about {COLD_START_S}"
     with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
-        play_arrays(study, 0, 0)
+        # and the compiled pieces that turn a chunk into tables, so forked workers have them
+        arrow_tables(study, play_arrays(study, 0, 0))
     return time.perf_counter() - t0
 
 

@@ -13,13 +13,19 @@ older engine are never mixed up with new ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 from numba import njit
 
-from sim.analysis.tension import TENSION_COLUMNS, equal_turn_scores, trace_summary
+from sim.analysis.tension import (
+    COMEBACK_POINTS,
+    OPEN_POINTS,
+    TENSION_COLUMNS,
+    equal_turn_scores,
+)
 from sim.config import StudyConfig
 from sim.engine.scoring import (
     best_toy,
@@ -202,6 +208,70 @@ def finish_rounds(s, pr, trace, done, roots):
 
 
 @njit(cache=True)
+def tension_arrays(trace, rounds, comeback_points, open_points):
+    """`sim.analysis.tension.trace_summary` (the definition, in numpy) of a chunk's traces
+    in one compiled pass per game instead of a dozen whole-array ones: lead changes, the
+    decided round, comeback and open-before-last (decided_at is decided / rounds)."""
+    count, most, players = trace.shape
+    changes = np.zeros(count, np.int16)
+    decided = np.zeros(count, np.int16)
+    comeback = np.zeros(count, np.bool_)
+    open_ = np.zeros(count, np.bool_)
+    won = np.zeros(players, np.bool_)
+    for i in range(count):
+        n = np.int64(rounds[i])
+        last = max(n - 1, 0)
+        top = trace[i, last, 0]
+        for q in range(1, players):
+            top = max(top, trace[i, last, q])
+        for q in range(players):
+            won[q] = trace[i, last, q] == top  # R8.6: tied winners all won
+        leader = -1  # the sole leader so far (a tie keeps the previous one)
+        doubt = -1  # the last round in which a seat that did not win led
+        for r in range(n):
+            best = trace[i, r, 0]
+            for q in range(1, players):
+                best = max(best, trace[i, r, q])
+            sole, leaders = -1, 0
+            for q in range(players):
+                if trace[i, r, q] == best:
+                    leaders += 1
+                    sole = q
+                    if not won[q]:
+                        doubt = r
+            if leaders == 1:
+                if leader >= 0 and sole != leader:
+                    changes[i] += 1
+                leader = sole
+        decided[i] = doubt + 2  # the 1-based round after the last doubt
+        half = max((n + 1) // 2 - 1, 0)
+        h_top = trace[i, half, 0]
+        h_low = trace[i, half, 0]
+        for q in range(1, players):
+            h_top = max(h_top, trace[i, half, q])
+            h_low = min(h_low, trace[i, half, q])
+        for q in range(players):
+            h = trace[i, half, q]
+            behind = (h == h_low and h_low < h_top) or h_top - h >= comeback_points
+            if behind and won[q]:
+                comeback[i] = True
+        if n < 2 or players < 2:
+            open_[i] = True
+        else:
+            first, second = trace[i, n - 2, 0], trace[i, n - 2, 1]
+            if second > first:
+                first, second = second, first
+            for q in range(2, players):
+                v = trace[i, n - 2, q]
+                if v > first:
+                    first, second = v, first
+                elif v > second:
+                    second = v
+            open_[i] = first - second <= open_points
+    return changes, decided, comeback, open_
+
+
+@njit(cache=True)
 def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
     (within the chunk), seat, card type, and the counts one stat per row of a 2-D array.
@@ -247,6 +317,28 @@ class ChunkArrays:
     def win_shares(self) -> np.ndarray:
         """[game, seat] share of the win (R8.6: 1/k for each of k tied winners)."""
         return (self.seats[:, :, P_RANK] == 1) / self.games[:, G_N_WINNERS, None]
+
+    @cached_property
+    def tension(self) -> dict[str, np.ndarray]:
+        """The TENSION_COLUMNS per game (`sim.analysis.tension.trace_summary`, compiled:
+        `tension_arrays`): the games table and the per-game values both read them."""
+        changes, decided, comeback, open_ = tension_arrays(
+            self.trace, self.rounds, COMEBACK_POINTS, OPEN_POINTS
+        )
+        return {
+            "lead_changes": changes,
+            "decided_round": decided,
+            "decided_at": decided / np.maximum(self.rounds.astype(np.int64), 1),
+            "comeback": comeback,
+            "open_before_last": open_,
+        }
+
+    @cached_property
+    def equal_turn_scores(self) -> np.ndarray:
+        """[game, seat] table score when every seat had taken as many turns as the one with
+        the fewest (`sim.analysis.tension.equal_turn_scores`), as the players table holds it."""
+        taken = self.seats[:, :, P_SEAT_STATS + PS_TURNS]
+        return equal_turn_scores(self.trace, taken).astype(np.int16)
 
 
 def empty_arrays(count: int, pr: Params) -> tuple[np.ndarray, ...]:
@@ -302,10 +394,9 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     g["tie"] = n_winners > 1
     g["margin"] = chunk.games[:, G_MARGIN].astype(np.int32)
     g["rotation"] = slots[:, 0].astype(np.int8)
-    tension = trace_summary(chunk.trace, chunk.rounds)  # sim.analysis.tension defines them
     g["rounds"] = chunk.rounds.astype(np.int16)
-    for name in TENSION_COLUMNS:
-        g[name] = tension[name]
+    for name in TENSION_COLUMNS:  # sim.analysis.tension defines them
+        g[name] = chunk.tension[name]
 
     labels = [seat.label for seat in study.seats]
     names = sorted(set(labels))
@@ -317,14 +408,12 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
         "slot": flat_slots.astype(np.int8),
         "policy": _categorical(slot_policy[flat_slots], names),
     }
-    seats = chunk.seats.reshape(count * players, -1)
+    seats = chunk.seats.reshape(count * players, N_P)
     for k, name in enumerate(SEAT_COLUMNS):
         p[name] = seats[:, k].astype(np.int32)
     p["rank"] = seats[:, P_RANK].astype(np.int8)  # 1 is best; tied seats share the best rank
     p["win_share"] = chunk.win_shares().reshape(-1)
-    taken = chunk.seats[:, :, P_SEAT_STATS + PS_TURNS]
-    # the score when every seat had taken as many turns as the one with the fewest
-    p["equal_turn_score"] = equal_turn_scores(chunk.trace, taken).reshape(-1).astype(np.int16)
+    p["equal_turn_score"] = chunk.equal_turn_scores.reshape(-1)
 
     # cards: only the rows with a non-zero count (more than a quarter of rows are all
     # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading,
@@ -371,23 +460,6 @@ def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
     frames = {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
     frames["cards"] = with_zero_card_rows(frames["cards"])
     return frames
-
-
-def dense_cards(study: StudyConfig, chunk: ChunkArrays) -> pd.DataFrame:
-    """The cards rows of a chunk's arrays, all-zero rows included (what `with_zero_card_rows`
-    gives on reading): game, seat, card and the counters, straight from the dense array
-    (the per-chunk statistics read it in the worker without the round trip through Arrow)."""
-    count, players, ntypes, _ = chunk.cards.shape
-    names = CardTypes(study.game.game_dict()["deck"]).names
-    flat = chunk.cards.reshape(count * players * ntypes, -1)
-    full = {
-        "game": np.repeat(np.arange(chunk.first, chunk.first + count), players * ntypes),
-        "seat": np.tile(np.repeat(np.arange(players, dtype=np.int8), ntypes), count),
-        "card": pd.Categorical.from_codes(np.tile(np.arange(ntypes), count * players), names),
-    }
-    for k, name in enumerate(STAT_NAMES):
-        full[name] = flat[:, k]
-    return pd.DataFrame(full)
 
 
 def with_zero_card_rows(cards: pd.DataFrame) -> pd.DataFrame:

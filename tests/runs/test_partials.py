@@ -225,15 +225,15 @@ def test_the_report_says_what_it_is_doing_unless_quiet(finished, tmp_path, monke
 
 
 def test_per_game_values_without_pivots_equal_the_pivoted_ones(study, finished):
-    """The fast path (rows in game and seat order, read by reshaping, cards straight from a
-    chunk's dense arrays) gives the same per-game values as the general one (here forced by
-    shuffling the rows, so every pivot and join runs), mixed policies and rotation included."""
+    """The fast path (rows in game and seat order, read by reshaping, as every table is read
+    back) gives the same per-game values as the general one (here forced by shuffling the
+    rows, so every pivot and join runs), mixed policies and rotation included."""
     from sim.runs.play import play_arrays
-    from sim.runs.results import dense_cards, tables
+    from sim.runs.results import tables
 
     chunk = play_arrays(study, 0, 300)
     frames = tables(study, chunk)
-    fast = game_values(frames["games"], frames["players"], dense_cards(study, chunk))
+    fast = game_values(frames["games"], frames["players"], frames["cards"])
     mixed = {k: v.sample(frac=1.0, random_state=7) for k, v in frames.items()}
     slow = game_values(mixed["games"], mixed["players"], mixed["cards"])
     assert list(fast.columns) == list(slow.columns)

@@ -20,10 +20,9 @@ import pytest
 from sim.config import load_study
 from sim.runs import Request, Workers
 from sim.runs.orchestrate import until_chunk
-from sim.runs.partials import parts_values
 from sim.runs.play import play_arrays
-from sim.runs.results import arrow_tables
 from sim.runs.until import Until, Watch, study_questions, watched_columns
+from sim.runs.values import chunk_values
 from sim.studies.compare import run_compare
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
@@ -37,7 +36,7 @@ ALPHA = 0.05
 @pytest.fixture(scope="module")
 def pool():
     study = load_study(BASE)
-    return study, parts_values(arrow_tables(study, play_arrays(study, 0, POOL)))
+    return study, chunk_values(study, play_arrays(study, 0, POOL))
 
 
 def _fixed_flags(a: pd.DataFrame, b: pd.DataFrame, column: str) -> bool:

@@ -1,0 +1,100 @@
+"""On one worker the runner finishes each chunk (tables, values, Parquet) in a thread while
+the next one plays (`sim.runs.orchestrate._played_here`). A stop while the next chunk plays
+still writes the chunk being finished whole; a failure in the thread stops the run with its
+one line; the moments saved are those of the written parts; and a resumed run equals an
+uninterrupted one."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sim import load_run, run
+from sim.config import load_study
+from sim.errors import SimError
+from sim.runs import orchestrate
+from sim.runs.partials import chunk_moments, load_moments, moments_of
+from sim.runs.results import TABLES
+from sim.runs.storage import check_chunk, read_chunk
+
+BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
+GAMES = 1200  # on one worker: 4 chunks of 300
+
+
+@pytest.fixture(scope="module")
+def study():
+    return load_study(BASE).with_overrides(games=GAMES)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(study, tmp_path_factory):
+    return run(study, jobs=1, out=tmp_path_factory.mktemp("p") / "full", quiet=True)
+
+
+def _stop_at_play(monkeypatch, k: int, exc: BaseException) -> list[int]:
+    """Make the k-th chunk's play (0-based) raise `exc`; the firsts of the plays begun."""
+    real, begun = orchestrate.play_arrays, []
+
+    def play(study, first, count):
+        begun.append(first)
+        if len(begun) == k + 1:
+            raise exc
+        return real(study, first, count)
+
+    monkeypatch.setattr(orchestrate, "play_arrays", play)
+    return begun
+
+
+def test_a_stop_while_the_next_chunk_plays_writes_the_one_being_finished(
+    study, uninterrupted, tmp_path, monkeypatch
+):
+    size = uninterrupted.meta["chunk_games"]
+    assert GAMES // size == 4
+    begun = _stop_at_play(monkeypatch, 2, KeyboardInterrupt())
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        run(study, jobs=1, out=out, quiet=True)
+    assert begun == [0, size, 2 * size]
+    # chunk 1 was handed to the thread just before chunk 2's play stopped: it is whole
+    assert check_chunk(out, 0, size) is None and check_chunk(out, size, size) is None
+    assert check_chunk(out, 2 * size, size) is not None
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    saved = load_moments(out, size)  # the thread's moments, keyed by the written parts
+    assert saved is not None and saved.n == size
+    again = moments_of(read_chunk(out, size))
+    pd.testing.assert_series_equal(pd.Series(saved.mean), pd.Series(again.mean), rtol=1e-12)
+    monkeypatch.undo()
+    resumed = run(None, resume=out, jobs=1, quiet=True)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(resumed, name), getattr(uninterrupted, name))
+
+
+def test_a_failure_while_finishing_stops_the_run_with_its_line(study, tmp_path, monkeypatch):
+    real, calls = orchestrate.write_chunk, []
+
+    def write(folder, first, parts):
+        calls.append(first)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(folder, first, parts)
+
+    monkeypatch.setattr(orchestrate, "write_chunk", write)
+    out = tmp_path / "run"
+    with pytest.raises(SimError, match="no space left on the disk|No space left"):
+        run(study, jobs=1, out=out, quiet=True)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "failed"
+    size = meta["chunk_games"]
+    assert check_chunk(out, 0, size) is None  # what was finished before stays
+    assert chunk_moments(out, 0).n == size
+
+
+def test_one_worker_and_two_give_the_same_run(study, uninterrupted, tmp_path):
+    two = run(study, jobs=2, out=tmp_path / "two", quiet=True)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(two, name), getattr(uninterrupted, name))
+    assert load_run(uninterrupted.run_dir).meta["status"] == "complete"
