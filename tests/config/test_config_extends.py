@@ -162,7 +162,7 @@ def test_a_bad_set_is_one_line_with_a_hint(capsys, setting, needle):
 def test_set_is_on_every_study_command():
     """One helper gives the study commands their flags: --set everywhere, the rest where
     they make sense."""
-    from sim.cli import build_parser
+    from sim.cli.parser import build_parser
 
     parser = build_parser()
     for command in (
