@@ -271,14 +271,28 @@ def score_change(s, pr, a, me, w, flags):
         m = s[pr.t_walls + (code >> 1)]
         _place_delta(s, pr, action_arg2(a), turned(m) if code & 1 else m, -1, me, w, flags)
         return
+    if dec == DEC_SLEEP and kind == A_SLEEP:
+        w[fl + F_CLOSES_OWN] = 0
+        w[fl + F_FEEDS_RIVAL] = 0
+        m = pr.sleep_walls
+        _sleep_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w, flags)
+        return
+    _other_delta(s, pr, a, me, w)
+
+
+@njit(cache=True)
+def _other_delta(s, pr, a, me, w):
+    """The score change of an action that lays no card (a Princess, a cat, an item, and the
+    rest, which change nothing), placement flags zeroed: one compiled home for
+    `score_change` and `objectives` (an inlined copy in each cost compile time)."""
+    dec = s[SC_DECISION]
+    kind = action_kind(a)
+    fl = w_flags(pr)
     w[fl + F_CLOSES_OWN] = 0
     w[fl + F_FEEDS_RIVAL] = 0
     if dec == DEC_PLAY and kind == A_PRINCESS:
         north = action_arg2(a)
         _cat_delta(s, pr, north, np.int64(s[pr.o_occ + north]), np.int64(-1), w)
-    elif dec == DEC_SLEEP and kind == A_SLEEP:
-        m = pr.sleep_walls
-        _sleep_delta(s, pr, action_arg2(a), turned(m) if action_arg1(a) else m, me, w, flags)
     elif dec == DEC_CAT and kind == A_CAT:
         _cat_delta(s, pr, action_arg2(a), me, np.int64(1), w)
     elif dec == DEC_ITEM:
@@ -492,7 +506,6 @@ def objectives(s, pr, buf, lo, n, me, w):
     `_choose_action_kind`, at the choice) share the placements' one inlined `_place_delta`:
     each inlined copy costs seconds of compile time."""
     o_v = w_values(pr)
-    fl = w_flags(pr)
     _clear_delta(pr, w)
     still = _objective(pr, w, me)  # the table as it stands
     dec = s[SC_DECISION]
@@ -521,20 +534,10 @@ def objectives(s, pr, buf, lo, n, me, w):
             m = pr.sleep_walls
             mask = np.int64(turned(m) if action_arg1(a) else m)
             sleeper = np.int64(me)
-        else:  # score_change's other branches (no placement flags: they are zeroed)
+        else:  # no card laid: score_change's other branches
             mask = np.int64(0)
             sleeper = np.int64(-1)
-            w[fl + F_CLOSES_OWN] = 0
-            w[fl + F_FEEDS_RIVAL] = 0
-            if play and kind == A_PRINCESS:
-                north = action_arg2(a)
-                _cat_delta(s, pr, north, np.int64(s[pr.o_occ + north]), np.int64(-1), w)
-            elif dec == DEC_CAT and kind == A_CAT:
-                _cat_delta(s, pr, action_arg2(a), me, np.int64(1), w)
-            elif dec == DEC_ITEM:
-                _item_delta(s, pr, action_arg2(a), s[SC_ITEM], w)
-            else:
-                _clear_delta(pr, w)  # discards, no cat, the box action: nothing changes
+            _other_delta(s, pr, a, me, w)
         if x >= 0:
             _place_delta(s, pr, x, mask, sleeper, me, w, False)
         w[o_v + i] = _objective(pr, w, me)
