@@ -159,6 +159,22 @@ def _codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
     return codes, [str(u) for u in uniques]
 
 
+def policy_shares(table: np.ndarray, names: list[str], share: np.ndarray) -> dict:
+    """policy:<P> per game from [game, seat] policy codes (indices into `names`) and win
+    shares: the mean share of the seats P played, NaN in a game where P did not sit; only
+    the policies that sat somewhere."""
+    out = {}
+    for c, policy in enumerate(names):
+        sat = table == c
+        if sat.any():
+            n = sat.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[f"policy:{policy}"] = np.where(sat, share, 0.0).sum(axis=1) / np.where(
+                    n > 0, n, np.nan
+                )
+    return out
+
+
 def _seat_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
     """n_players, fpa, seat<k> and policy:<P> per game."""
     out = pd.DataFrame(index=index)
@@ -170,16 +186,7 @@ def _seat_values(players: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
         for seat in ws.columns:
             out[f"seat{seat}"] = ws[seat]
         codes, names = _codes(players["policy"])
-        table = codes.reshape(len(index), seats)
-        share = ws.to_numpy()
-        for c, policy in enumerate(names):
-            sat = table == c
-            if sat.any():
-                n = sat.sum(axis=1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[f"policy:{policy}"] = np.where(sat, share, 0.0).sum(axis=1) / np.where(
-                        n > 0, n, np.nan
-                    )
+        out = out.assign(**policy_shares(codes.reshape(len(index), seats), names, ws.to_numpy()))
         return out
     out["n_players"] = players.groupby("game").size().reindex(index).astype(float)
     ws = players.pivot(index="game", columns="seat", values="win_share").reindex(index)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.usage import is_item_name
+from sim.analysis.values import policy_shares
 from sim.config import StudyConfig
 from sim.engine.state import PS_TURNS, STAT_NAMES, TRIGGER_NAMES, CardTypes
 from sim.runs.results import (
@@ -55,14 +56,7 @@ def chunk_values(study: StudyConfig, chunk: ChunkArrays) -> pd.DataFrame:
     labels = [seat.label for seat in study.seats]
     names = sorted(set(labels))
     policy = np.array([names.index(label) for label in labels])[chunk.slots]
-    for c, name in enumerate(names):
-        sat = policy == c
-        if sat.any():
-            n = sat.sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[f"policy:{name}"] = np.where(sat, share, 0.0).sum(axis=1) / np.where(
-                    n > 0, n, np.nan
-                )
+    out.update(policy_shares(policy, names, share))
 
     turns = seats[:, :, P_SEAT_STATS + PS_TURNS]
     level = chunk.equal_turn_scores
