@@ -98,3 +98,16 @@ def test_one_worker_and_two_give_the_same_run(study, uninterrupted, tmp_path):
     for name in TABLES:
         pd.testing.assert_frame_equal(getattr(two, name), getattr(uninterrupted, name))
     assert load_run(uninterrupted.run_dir).meta["status"] == "complete"
+
+
+def test_the_runner_bench_says_how_many_cores_one_worker_kept_busy(capsys):
+    """`sim bench --runner`: one worker's finishing thread is counted, not hidden (its
+    process CPU time over its wall time), beside the wall-time rates."""
+    from sim.bench.engine import bench_runner
+
+    rows = bench_runner(games=300, config_path=str(BASE), repeat=1)
+    assert [r["lineup"] for r in rows] == ["config", "all random", "all greedy"]
+    for row in rows:
+        assert min(row["bare"], row["runner_1"], row["runner_2"]) > 0
+        assert 0.3 < row["cores_1"] < 2.5  # between idle and both cores of this machine
+    assert "cores 1" in capsys.readouterr().out
