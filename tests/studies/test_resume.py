@@ -41,15 +41,15 @@ def study_json(folder: Path) -> dict:
 
 def interrupt_after(monkeypatch, chunks: int) -> None:
     """Ctrl-C once `chunks` chunks are played (as the user would press it)."""
-    real, played = orchestrate._play_chunk, []
+    real, played = orchestrate.play_arrays, []
 
-    def play(*args, **kwargs):
+    def play(study, first, count):
         if len(played) == chunks:
             raise KeyboardInterrupt
-        played.append(args[2])
-        return real(*args, **kwargs)
+        played.append(first)
+        return real(study, first, count)
 
-    monkeypatch.setattr(orchestrate, "_play_chunk", play)
+    monkeypatch.setattr(orchestrate, "play_arrays", play)
 
 
 @pytest.mark.parametrize("kind", ["value", "ladder", "luck"])
