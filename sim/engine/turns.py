@@ -589,24 +589,63 @@ def _card_on_cell(s, pr, p, rest, x):
 
 
 @njit(**INLINE)
-def random_legal_action(s, pr, stream, buf):
-    """A uniformly random legal action; at a plain play decision, without listing them.
+def _play_shape(s, pr):
+    """At a play decision with match_sides=any: the box cards-and-turnings every fitting
+    cell admits, and the Princess types in hand that can be played (awake cats on the
+    table, R6.1); (-1, 0) at any other decision."""
+    if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
+        return -1, 0
+    p = s[SC_SEAT]
+    per_cell = 0
+    princesses = 0
+    for t in range(pr.ntypes):
+        if s[hand_at(pr, p, t)] > 0:
+            kind = kind_of(s, pr, t)
+            if kind == KIND_BOX:
+                m = s[pr.t_walls + t]
+                per_cell += 1 if turned(m) == m else 2
+            elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
+                princesses += 1
+    return per_cell, princesses
 
-    The plain case draws nth_play_action(randint(count_play_actions)) in one pass over the
-    front: the fitting cells go into buf, the draw picks a cell and a card on it."""
-    per_cell = _placements_per_cell(s, pr)
-    if per_cell > 0:
+
+@njit(**INLINE)
+def _princess_action(s, pr, p, j):
+    """The j-th Princess action of seat p, in legal_actions' order (by type, then cat)."""
+    for t in range(pr.ntypes):
+        if kind_of(s, pr, t) == KIND_PRINCESS and s[hand_at(pr, p, t)] > 0:
+            if j < s[SC_NCATS]:
+                return action(A_PRINCESS, t, s[pr.o_cat_cell + j])
+            j -= s[SC_NCATS]
+    return np.int32(-1)
+
+
+@njit(**INLINE)
+def random_legal_action(s, pr, stream, buf):
+    """A uniformly random legal action; at a play decision (match_sides=any), without
+    listing them.
+
+    There legal_actions lists every fitting cell's cards-and-turnings, then each playable
+    Princess's awake cats: one pass over the front puts the fitting cells into buf, and
+    the draw picks a card on a cell or a Princess's cat (the same action the list would
+    give at that index, so the same game)."""
+    per_cell, princesses = _play_shape(s, pr)
+    if per_cell >= 0:
         cells = 0
-        for j in range(s[SC_NFRONT]):
-            x = s[pr.o_front + j]
-            if fits_table(s, pr, x):  # R1.5
-                buf[cells] = x
-                cells += 1
-        n = cells * per_cell
+        if per_cell > 0:
+            for j in range(s[SC_NFRONT]):
+                x = s[pr.o_front + j]
+                if fits_table(s, pr, x):  # R1.5
+                    buf[cells] = x
+                    cells += 1
+        placements = cells * per_cell
+        n = placements + princesses * s[SC_NCATS]
         if n > 1:
             i = randint(stream, n)
-            cell = i // per_cell
-            return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, buf[cell])
+            if i < placements:
+                cell = i // per_cell
+                return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, buf[cell])
+            return _princess_action(s, pr, s[SC_SEAT], i - placements)
     elif s[SC_DECISION] == DEC_CHOOSE:  # legal_actions' two, the box action first
         return action(A_BOX, 0, 0) if randint(stream, 2) == 0 else action(A_SLEEP_CHOICE, 0, 0)
     n = legal_actions(s, pr, buf)

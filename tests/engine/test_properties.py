@@ -30,11 +30,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.cli import main as cli_main
-from sim.config import GameConfig, parse_study
+from sim.config import GameConfig, load_study, parse_study
 from sim.engine import reference
 from sim.engine.fastplay import random_turns
 from sim.engine.game import Game
 from sim.engine.position_io import position_to_json
+from sim.engine.rng import randint
 from sim.engine.state import (
     DEC_ITEM,
     DIR_E,
@@ -69,6 +70,7 @@ from sim.engine.turns import (
     action_kind,
     count_play_actions,
     nth_play_action,
+    random_legal_action,
 )
 from sim.runs.lineup import engine_for
 from sim.runs.play import play_one
@@ -557,12 +559,23 @@ def check_boxes(game: Game) -> None:
 
 
 def check_fast_sampler(game: Game) -> None:
-    """The random policy's shortcut (nth_play_action) lists the same actions as legal()."""
+    """The random policy's shortcuts: nth_play_action lists the same actions as legal(), and
+    random_legal_action draws the action legal() holds at the drawn index (a Princess's
+    included), consuming the same draws (none when only one action is legal)."""
     n = count_play_actions(game.s, game.pr)
+    legal = game.legal().tolist()
     if n:
-        legal = game.legal().tolist()
         assert n == len(legal)
         assert [int(nth_play_action(game.s, game.pr, i)) for i in range(n)] == legal
+    if not legal:
+        return
+    buf = np.zeros(game.pr.max_actions, np.int32)
+    for word in (1, 2**63 + 12_345, 987_654_321):
+        stream = np.array([word], np.uint64)
+        listed = stream.copy()
+        got = int(random_legal_action(game.s.copy(), game.pr, stream, buf))
+        expected = legal[0] if len(legal) == 1 else legal[int(randint(listed, len(legal)))]
+        assert got == expected and stream[0] == listed[0]
 
 
 def table_of(game: Game) -> Replay:
@@ -868,3 +881,23 @@ def test_the_replayer_rejects_a_tampered_log(name: str):
     Replay(cfg).run(log)
     with pytest.raises(AssertionError):
         Replay(cfg).run(_tamper(log, kind, change))
+
+
+def test_the_random_draw_with_a_princess_in_hand_is_legals_action_at_its_index():
+    """The random policy's draw at a play decision where a Princess can evict one of several
+    cats (the shortcut's own branch) is legal()'s action at the drawn index: base games with
+    more Princesses, checked after every action; such positions do occur."""
+    base = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
+    cfg = load_study(base).with_overrides(deck={"princesses": 6}).game
+    seen = 0
+
+    def each(game: Game) -> None:
+        nonlocal seen
+        legal = game.legal()
+        if sum(action_kind(int(a)) == A_PRINCESS for a in legal) >= 2:
+            seen += 1
+        check_fast_sampler(game)
+
+    for seed in range(6):
+        play(cfg, seed, random.Random(seed), each)
+    assert seen >= 20
