@@ -609,9 +609,10 @@ def _play_shape(s, pr):
     return per_cell, princesses
 
 
-@njit(**INLINE)
+@njit(cache=True)
 def _princess_action(s, pr, p, j):
-    """The j-th Princess action of seat p, in legal_actions' order (by type, then cat)."""
+    """The j-th Princess action of seat p, in legal_actions' order (by type, then cat);
+    called, not inlined: a draw lands here rarely, and each inlined copy costs compile time."""
     for t in range(pr.ntypes):
         if kind_of(s, pr, t) == KIND_PRINCESS and s[hand_at(pr, p, t)] > 0:
             if j < s[SC_NCATS]:
