@@ -462,16 +462,15 @@ def _placements(s, pr, p, out, n):
 
 
 @njit(**INLINE)
-def _placements_per_cell(s, pr):
-    """Cards-and-turnings each fitting cell admits at a plain play decision; -1 if not plain.
-
-    Plain: match_sides=any (every fitting cell takes every card and turning) and
-    no playable Princess in hand.
-    """
+def _play_shape(s, pr):
+    """At a play decision with match_sides=any: the box cards-and-turnings every fitting
+    cell admits, and the Princess types in hand that can be played (awake cats on the
+    table, R6.1); (-1, 0) at any other decision."""
     if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
-        return -1
+        return -1, 0
     p = s[SC_SEAT]
     per_cell = 0
+    princesses = 0
     for t in range(pr.ntypes):
         if s[hand_at(pr, p, t)] > 0:
             kind = kind_of(s, pr, t)
@@ -479,55 +478,8 @@ def _placements_per_cell(s, pr):
                 m = s[pr.t_walls + t]
                 per_cell += 1 if turned(m) == m else 2
             elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
-                return -1
-    return per_cell
-
-
-@njit(**INLINE)
-def nth_play_action(s, pr, i):
-    """The i-th legal action at a play decision without enumerating the others.
-
-    Only for match_sides=any and a hand without a playable Princess, where every
-    fitting cell admits every card and turning; returns -1 when that shortcut
-    does not apply or i is out of range. Agrees with legal_actions' order.
-    """
-    p = s[SC_SEAT]
-    per_cell = _placements_per_cell(s, pr)
-    if per_cell <= 0:
-        return -1
-    cell_index = i // per_cell
-    rest = i - cell_index * per_cell
-    seen = 0
-    for j in range(s[SC_NFRONT]):
-        x = s[pr.o_front + j]
-        if not fits_table(s, pr, x):
-            continue
-        if seen == cell_index:
-            for t in range(pr.ntypes):
-                if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
-                    m = s[pr.t_walls + t]
-                    if rest == 0:
-                        return action(A_PLACE, 2 * t, x)
-                    if turned(m) != m:
-                        if rest == 1:
-                            return action(A_PLACE, 2 * t + 1, x)
-                        rest -= 1
-                    rest -= 1
-        seen += 1
-    return -1
-
-
-@njit(**INLINE)
-def count_play_actions(s, pr):
-    """How many actions nth_play_action can index (0: use legal_actions instead)."""
-    per_cell = _placements_per_cell(s, pr)
-    if per_cell <= 0:
-        return 0
-    cells = 0
-    for j in range(s[SC_NFRONT]):
-        if fits_table(s, pr, s[pr.o_front + j]):
-            cells += 1
-    return cells * per_cell
+                princesses += 1
+    return per_cell, princesses
 
 
 @njit(cache=True)
@@ -586,27 +538,6 @@ def _card_on_cell(s, pr, p, rest, x):
                 rest -= 1
             rest -= 1
     return np.int32(-1)
-
-
-@njit(**INLINE)
-def _play_shape(s, pr):
-    """At a play decision with match_sides=any: the box cards-and-turnings every fitting
-    cell admits, and the Princess types in hand that can be played (awake cats on the
-    table, R6.1); (-1, 0) at any other decision."""
-    if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
-        return -1, 0
-    p = s[SC_SEAT]
-    per_cell = 0
-    princesses = 0
-    for t in range(pr.ntypes):
-        if s[hand_at(pr, p, t)] > 0:
-            kind = kind_of(s, pr, t)
-            if kind == KIND_BOX:
-                m = s[pr.t_walls + t]
-                per_cell += 1 if turned(m) == m else 2
-            elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
-                princesses += 1
-    return per_cell, princesses
 
 
 @njit(cache=True)
