@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine.state import SC_NCATS, SC_NITEMS, SC_NPLACED
-from sim.engine.table import INLINE
+from sim.engine.table import CALLED, INLINE
 
 # ---------------------------------------------------------------- one box (R8.2-R8.4)
 
@@ -109,7 +109,7 @@ def pay_leaders(s, pr, x, out):
             out[q] += value
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def box_points(s, pr, out):
     """R8.1, R8.2: add each box's value to each of its leaders in out[seat]."""
     for i in range(s[SC_NPLACED]):
@@ -119,7 +119,7 @@ def box_points(s, pr, out):
         pay_leaders(s, pr, x, out)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def cat_bonus(s, pr, out):
     """R8.5: one point per awake cat on the table."""
     for i in range(s[SC_NCATS]):
@@ -143,7 +143,7 @@ def _root(s, pr, x):
     return x
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def table_scores(s, pr, out, roots):
     """R8 on the table as it stands, into out[seat] (zeroed first): the score trace's entry.
 

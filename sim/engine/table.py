@@ -33,7 +33,11 @@ INLINE = {"cache": True, "inline": "always"}
 # A card, an item or a cat is laid a few dozen times a game: these are compiled once and
 # called (numba inlines an "always" function's code anew at every call site, which costs
 # compile time), with every argument an int64 so that one signature serves every caller.
-ONCE = {"cache": True}
+# They allocate nothing, so they are compiled without numba's reference counting
+# (_nrt=False): otherwise every call increments and decrements the count of each array
+# and record passed in (the state buffer, the parameters), which was about a sixth of
+# the random kernel's time. A function compiled so cannot call one that allocates.
+CALLED = {"cache": True, "_nrt": False}
 
 
 @njit(**INLINE)
@@ -137,7 +141,7 @@ def _union(s, pr, a, b):
     return a
 
 
-@njit(**ONCE)
+@njit(**CALLED)
 def place_card(s, pr, x, mask):
     """Lay a card with walls `mask` on empty cell x; open seams merge boxes (R1.6, R1.7)."""
     s[pr.o_walls + x] = mask
@@ -208,7 +212,7 @@ def seam_free(s, pr, x, dside):
     return s[seam_slot(pr, x, dside)] < 0 and seam_open(s, pr, x, dside)
 
 
-@njit(**ONCE)
+@njit(**CALLED)
 def place_item(s, pr, x, dside, t):
     """Lay item card type t (a toy or a sprayer) across seam (x, dside) (R5.1)."""
     s[seam_slot(pr, x, dside)] = t
@@ -250,7 +254,7 @@ def cat_spot_ok(s, pr, north, seat):
     return total == 0 or cats_of(s, pr, root, seat) > 0
 
 
-@njit(**ONCE)
+@njit(**CALLED)
 def place_cat(s, pr, north, seat):
     """Lay seat's awake cat on north and its southern neighbour (R4)."""
     south = north + offset(pr, DIR_S)
@@ -263,7 +267,7 @@ def place_cat(s, pr, north, seat):
     s[SC_NCATS] = n + 1
 
 
-@njit(**ONCE)
+@njit(**CALLED)
 def place_sleeping(s, pr, x, mask, seat):
     """R3.2: a sleeping-cat card is a layout card carrying seat's sleeping cat."""
     root = place_card(s, pr, x, mask)
@@ -272,7 +276,7 @@ def place_sleeping(s, pr, x, mask, seat):
     return root
 
 
-@njit(**ONCE)
+@njit(**CALLED)
 def evict_with_princess(s, pr, i):
     """R6.1: the Princess takes awake cat i's two cards; returns the evicted cat's owner."""
     north = s[pr.o_cat_cell + i]

@@ -87,6 +87,7 @@ from sim.engine.state import (
     TRIGGER_NONE,
 )
 from sim.engine.table import (
+    CALLED,
     INLINE,
     can_place,
     cat_spot_ok,
@@ -165,7 +166,7 @@ def log(s, pr, kind, seat, a, b, c, d):
         )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _record(s, pr, kind, seat, a, b, c, d):
     """Append one event record (kind, seat, a, b, c, d) to the state's event buffer."""
     at = pr.o_events + s[SC_NEVENTS] * EV_WIDTH
@@ -344,7 +345,7 @@ def sleeping_possible(s, pr, p):
     return False
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _advance(s, pr, step):
     """Run automatic steps (draws, wasted items, turn changes, skips) up to the next decision."""
     while step != STEP_DONE:
@@ -370,7 +371,7 @@ def _begin_turn(s, pr):
     return STEP_DRAW
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _begin_final_turn(s, pr, p):
     """R7.2, R7.3: a final-phase turn goes to the next seat from p with cards, or ends the game."""
     while True:
@@ -438,18 +439,21 @@ def _draw(s, pr):
 @njit(**INLINE)
 def _placements(s, pr, p, out, n):
     """Box cards from hand x empty cells x turnings (R1.3-R1.5), in cell, type, turn order."""
-    types = np.empty(pr.hand_size + 2, np.int64)
-    n_types = 0
+    # The box types in hand lie between lo and hi; walking that range (rather than
+    # collecting the types in an array) keeps this loop free of allocation.
+    lo = pr.ntypes
+    hi = -1
     for t in range(pr.ntypes):
         if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
-            types[n_types] = t
-            n_types += 1
+            lo = min(lo, t)
+            hi = t
     for i in range(s[SC_NFRONT]):
         x = s[pr.o_front + i]
         if not fits_table(s, pr, x):  # R1.5, the same for every card
             continue
-        for j in range(n_types):
-            t = types[j]
+        for t in range(lo, hi + 1):
+            if s[hand_at(pr, p, t)] <= 0 or kind_of(s, pr, t) != KIND_BOX:
+                continue
             m = s[pr.t_walls + t]
             m2 = turned(m)
             if pr.match_sides == 0 or sides_match(s, pr, x, m):
@@ -482,7 +486,7 @@ def _play_shape(s, pr):
     return per_cell, princesses
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def legal_actions(s, pr, out):
     """Fill out[:n] with the legal actions at the current decision; return n."""
     dec = s[SC_DECISION]
@@ -540,7 +544,7 @@ def _card_on_cell(s, pr, p, rest, x):
     return np.int32(-1)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _princess_action(s, pr, p, j):
     """The j-th Princess action of seat p, in legal_actions' order (by type, then cat);
     called, not inlined: a draw lands here rarely, and each inlined copy costs compile time."""
@@ -586,7 +590,7 @@ def random_legal_action(s, pr, stream, buf):
     return buf[randint(stream, n)]
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def sleeping_placements(s, pr, out, n):
     """R3.2: where the sleeping-cat card may go, appended to out from n; returns the new n."""
     m = pr.sleep_walls
@@ -629,7 +633,7 @@ def _can_cat(s, pr, p, x):
 # ---------------------------------------------------------------- effects
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def apply_action(s, pr, a):
     """Carry out a legal action and every automatic step up to the next decision."""
     s[SC_DECISIONS] += 1

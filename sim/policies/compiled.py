@@ -35,7 +35,7 @@ from sim.engine.state import (
     SC_ITEM,
     SC_SEAT,
 )
-from sim.engine.table import INLINE, find, offset, turned
+from sim.engine.table import CALLED, INLINE, find, offset, turned
 from sim.engine.turns import (
     A_CAT,
     A_PLACE,
@@ -196,7 +196,7 @@ def _bumped_majority(s, pr, r, q, seat_bump, bump):
     return box_majority(s, pr, r, q) + (bump if q == seat_bump else 0)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _credit_root(s, pr, r, value, seat_bump, bump, sign, w):
     """Add sign*value to the leaders of root r (seat_bump's awake cats changed by bump).
 
@@ -224,7 +224,7 @@ def led_by_rival(s, pr, r, me):
     return False
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _item_delta(s, pr, x, t, w):
     """Score change per seat if item type t went on a seam of x's box."""
     _clear_delta(pr, w)
@@ -236,7 +236,7 @@ def _item_delta(s, pr, x, t, w):
     _credit_root(s, pr, np.int64(r), np.int64(new - old), np.int64(-1), np.int64(0), np.int64(1), w)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _cat_delta(s, pr, north, seat, bump, w):
     """Score change per seat if seat's awake cats in north's box changed by bump (+1 or -1)."""
     _clear_delta(pr, w)
@@ -280,7 +280,7 @@ def score_change(s, pr, a, me, w, flags):
     _other_delta(s, pr, a, me, w)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _other_delta(s, pr, a, me, w):
     """The score change of an action that lays no card (a Princess, a cat, an item, and the
     rest, which change nothing), placement flags zeroed: one compiled home for
@@ -301,7 +301,7 @@ def _other_delta(s, pr, a, me, w):
         _clear_delta(pr, w)  # discards, no cat, the box action: nothing changes
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _prepare_cell(s, pr, x, w):
     """Cache what every card laid on x shares: its neighbours' boxes and their values."""
     c = w_cache(pr)
@@ -452,7 +452,7 @@ def _sleep_delta(s, pr, x, mask, me, w, flags):
     _sleep_delta_once(s, pr, np.int64(x), np.int64(mask), np.int64(me), w, np.bool_(flags))
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _sleep_delta_once(s, pr, x, mask, me, w, flags):
     """Score change per seat (and with `flags`, the placement flags) of me's sleeping-cat card
     with walls `mask` on x."""
@@ -494,7 +494,7 @@ def _no_item_near(s, pr, x):
     return True
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def objectives(s, pr, buf, lo, n, me, w):
     """Greedy's objective of each candidate buf[lo:n] into w[w_values + i] (after
     current_scores): what _evaluate finds for it, computed here, the one compiled home of that
@@ -543,7 +543,7 @@ def objectives(s, pr, buf, lo, n, me, w):
         w[o_v + i] = _objective(pr, w, me)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def choose_greedy(s, pr, stream, buf, w, ban):
     """One-ply greedy: maximise own minus best opponent's score as if scored now; ties at random.
 

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine.state import DEC_CHOOSE, SC_DECISION, SC_SEAT
-from sim.engine.table import turned
+from sim.engine.table import CALLED, turned
 from sim.engine.turns import action_arg1, action_arg2, legal_actions, sleeping_placements
 from sim.policies.compiled import (
     _clear_delta,
@@ -33,7 +33,7 @@ from sim.policies.heuristic import _rival, _table_features, action_value
 from sim.specs import FEAT_SLEEPING_USED, N_FEATURES
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def decision_features(s, pr, w, buf, unit, x, alt, greedy):
     """Fill x[:rows] (one feature row each), alt[:rows] (the legal action's index each row
     belongs to) and greedy[:n] (greedy's objective of each legal action) for the pending

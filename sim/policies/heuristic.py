@@ -24,7 +24,7 @@ from sim.engine.state import (
     SC_ITEM,
     SC_SEAT,
 )
-from sim.engine.table import INLINE, find, turned
+from sim.engine.table import CALLED, INLINE, find, turned
 from sim.engine.turns import (
     A_CAT,
     A_PRINCESS,
@@ -61,7 +61,7 @@ from sim.specs import (
 )
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _rival(pr, w, me):
     """The opponent with the highest current score (lowest seat on ties)."""
     cur = w[w_cur(pr) : w_cur(pr) + pr.players]
@@ -119,7 +119,7 @@ def action_value(s, pr, a, me, rival, weights, w):
     return v
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def _pick(values, n, temperature, stream):
     """Argmax with uniform ties, or a softmax draw when temperature > 0."""
     best = values[0]
@@ -146,7 +146,7 @@ def _pick(values, n, temperature, stream):
     return pick
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def choose_heuristic(s, pr, stream, buf, w, params, values):
     """Weighted features, argmax or softmax (params: weights then temperature), among the
     actions the seat's ban word allows."""

@@ -58,6 +58,7 @@ from sim.engine.state import (
     CardTypes,
     Params,
 )
+from sim.engine.table import CALLED
 from sim.version import ENGINE_VERSION
 
 TABLES = ("games", "players", "cards", "turns")
@@ -111,7 +112,7 @@ SEAT_COLUMNS = (
 assert len(SEAT_COLUMNS) == P_RANK and len(GAME_COLUMNS) == G_WINNERS
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def summarize_game(s, pr, g, seats, cards):
     """Fill game row g, seat rows seats[p] and card rows cards[p, t] from a finished state."""
     g[G_TURNS] = s[SC_TURNS]
@@ -185,7 +186,7 @@ def trace_scratch(pr):
     return np.empty(pr.ndeck, np.int32)
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def record_rounds(s, pr, trace, done, roots):
     """After an action: write each seat's table score (R8) for every round completed since
     `done` rounds were recorded; returns the rounds recorded. Round k is the game's turns
@@ -197,7 +198,7 @@ def record_rounds(s, pr, trace, done, roots):
     return done
 
 
-@njit(cache=True)
+@njit(**CALLED)
 def finish_rounds(s, pr, trace, done, roots):
     """At the end of a game: the last, partial round's scores (the final scores); returns the
     game's number of rounds. Its last row is then always the final score (R8)."""
