@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from sim.config import GameConfig, StudyConfig
 from sim.engine.game import Game
 from sim.engine.rng import WORD_SEAT0, game_words
+from sim.engine.turns import key_order
 from sim.runs.lineup import engine_for
 
 ROOTS = [
@@ -95,3 +97,30 @@ def test_changing_a_count_moves_only_that_kind():
     a = Game(engine_for(GameConfig.model_validate(base)), 42).setup_event()["deck"]
     b = Game(engine_for(GameConfig.model_validate(more)), 42).setup_event()["deck"]
     assert [c for c in a if c != "toy:yarn"] == [c for c in b if c != "toy:yarn"]
+
+
+@njit(cache=True)
+def _compiled_argsort(keys):
+    return np.argsort(keys)
+
+
+def test_the_shuffles_key_order_is_argsorts():
+    """R2.2: setup orders the deck by key_order, which must be exactly the order the
+    compiled np.argsort gives (the golden games depend on it): for spread keys, for keys
+    crowded into one group of top bits, and for keys that tie (where numba's quicksort is
+    unstable and key_order hands over to it)."""
+    rng = np.random.default_rng(7)
+    cases = [np.zeros(0, np.uint64), np.array([5], np.uint64)]
+    for n in (2, 3, 63, 64, 65, 100, 257):
+        cases.append(rng.integers(0, 2**64, n, dtype=np.uint64))  # spread, like hashes
+        cases.append(rng.integers(0, 1000, n, dtype=np.uint64))  # one group: all top bits 0
+        cases.append(rng.integers(0, 4, n, dtype=np.uint64) << np.uint64(62))  # ties
+    ties_unstable = False
+    for keys in cases:
+        expected = _compiled_argsort(keys)
+        got = key_order(keys)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        stable = np.argsort(keys, kind="stable")
+        ties_unstable |= not np.array_equal(expected, stable)
+    assert ties_unstable  # the tie cases do reach an order a stable sort would not give
