@@ -20,6 +20,19 @@ COMPILED = (
 )
 
 
+def _optimisation_level() -> None:
+    """Have numba's LLVM optimise at level 2 (its default is 3), unless NUMBA_OPT is set.
+
+    Measured pairwise on the base study's loop, all-greedy games and the random kernel,
+    level 2 plays as fast as level 3 (0.87-1.09, within the machine's noise) and compiles
+    the base study about 12% faster (59 s against 67 s on an idle core). The optimisation
+    level cannot change a result: the engine is integer code, and without fastmath LLVM
+    keeps every floating-point operation exact at any level. numba reads the variable when
+    it is first imported, so this runs before anything imports it.
+    """
+    os.environ.setdefault("NUMBA_OPT", "2")
+
+
 def _compile_cache_dir() -> None:
     """Key numba's compile cache by every compiled source file.
 
@@ -32,6 +45,9 @@ def _compile_cache_dir() -> None:
         return
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
+    # Machine code of another optimisation level is as correct, but a fresh cache per level
+    # makes sure the tests run the code this level compiles.
+    digest.update(b"NUMBA_OPT=" + os.environ.get("NUMBA_OPT", "").encode())
     for path in sorted(path for pattern in COMPILED for path in here.glob(pattern)):
         digest.update(path.name.encode() + path.read_bytes())
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ifitfits-sim"
@@ -41,6 +57,7 @@ def _compile_cache_dir() -> None:
         sys.modules["numba"].config.CACHE_DIR = str(cache)
 
 
+_optimisation_level()
 _compile_cache_dir()
 
 
