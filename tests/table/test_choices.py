@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import BASE, two_player_study
+from table_helpers import BASE, two_player_study
 
 from sim.config import load_study
 from sim.errors import SimError

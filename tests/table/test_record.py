@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import BASE, two_player_study
+from table_helpers import BASE, two_player_study
 
 from sim.cli import main
 from sim.config import load_study

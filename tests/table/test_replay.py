@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import two_player_study
 from page_helpers import check_fits, measure
+from table_helpers import two_player_study
 
 from sim.cli import main
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, StateView

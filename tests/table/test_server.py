@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import BASE, ROOT
+from table_helpers import BASE, ROOT
 
 from sim.cli import main
 

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import BASE, perturb_hidden, two_player_study
+from table_helpers import BASE, perturb_hidden, two_player_study
 
 from sim.config import load_study
 from sim.engine.reference import is_open_seam

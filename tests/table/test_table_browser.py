@@ -10,7 +10,7 @@ import time
 
 import playwright.sync_api as playwright
 import pytest
-from conftest import two_player_study
+from table_helpers import two_player_study
 
 from sim.table.logfile import check_log
 from sim.table.pages import replay_command
