@@ -1,6 +1,7 @@
-"""Shared pieces of the single-game tests (tests/table/) that a test imports by name: kept
-out of tests/table/conftest.py, as a plain `from conftest import` finds whichever folder's
-conftest was imported first when other folders' tests are collected beside these."""
+"""Shared pieces of the single-game tests (tests/table/) and the hidden-information test
+that a test imports by name: kept out of tests/table/conftest.py, as a plain `from conftest
+import` finds whichever folder's conftest was imported first when other folders' tests are
+collected beside these."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from table_helpers import perturb_hidden
 
 from sim.config import GameConfig
 from sim.engine.game import Game, PlayerView
@@ -48,28 +49,6 @@ def test_view_holds_no_deck_order_and_no_other_hands():
     assert all(not isinstance(getattr(view, f), list) for f in fields)
 
 
-def _shuffle_hidden(game, rng):
-    """Re-deal the deck and the other seats' hands at random, keeping every public count."""
-    v = StateView(game.s, game.pr)
-    me = game.seat
-    pos, end = game.s[SC_DECK_POS], game.s[SC_DECK_LEN]
-    pool = list(v.deck[pos:end])
-    sizes = []
-    for p in range(game.pr.players):
-        if p == me:
-            continue
-        for t, n in enumerate(v.hands[p]):
-            pool += [t] * int(n)
-        sizes.append((p, int(v.hands[p].sum())))
-        v.hands[p] = 0
-    rng.shuffle(pool)
-    for p, n in sizes:
-        for t in pool[:n]:
-            v.hands[p, t] += 1
-        pool = pool[n:]
-    v.deck[pos:end] = pool
-
-
 @pytest.mark.parametrize("policy", sorted(POLICIES))
 @pytest.mark.parametrize("steps", [3, 17, 40, 60])
 def test_choice_unchanged_when_hidden_cards_are_reshuffled(policy, steps):
@@ -82,7 +61,7 @@ def test_choice_unchanged_when_hidden_cards_are_reshuffled(policy, steps):
     before_view = game.view(game.seat)
     first = scratch.choose(code, game.s, game.pr, stream.copy(), game.buf, params)
     for _ in range(4):
-        _shuffle_hidden(game, rng)
+        perturb_hidden(game, game.seat, rng)  # the deck, the other hands, their draws
         assert game.view(game.seat) == before_view
         again = scratch.choose(code, game.s, game.pr, stream.copy(), game.buf, params)
         assert again == first
