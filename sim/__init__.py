@@ -24,7 +24,7 @@ def _optimisation_level() -> None:
     """Have numba's LLVM optimise at level 2 (its default is 3), unless NUMBA_OPT is set.
 
     Measured pairwise on the base study's loop, all-greedy games and the random kernel,
-    level 2 plays as fast as level 3 (0.87-1.09, within the machine's noise) and compiles
+    level 2 plays as fast as level 3 (0.87-1.10, within the machine's noise) and compiles
     the base study about 12% faster (59 s against 67 s on an idle core). The optimisation
     level cannot change a result: the engine is integer code, and without fastmath LLVM
     keeps every floating-point operation exact at any level. numba reads the variable when

@@ -33,10 +33,12 @@ INLINE = {"cache": True, "inline": "always"}
 # A card, an item or a cat is laid a few dozen times a game: these are compiled once and
 # called (numba inlines an "always" function's code anew at every call site, which costs
 # compile time), with every argument an int64 so that one signature serves every caller.
-# They allocate nothing, so they are compiled without numba's reference counting
-# (_nrt=False): otherwise every call increments and decrements the count of each array
-# and record passed in (the state buffer, the parameters), which was about a sixth of
-# the random kernel's time. A function compiled so cannot call one that allocates.
+# Every function compiled with CALLED (these, and the turn steps, legal actions, scoring
+# and the cheap policies' choices that call them) allocates nothing, so it is compiled
+# without numba's reference counting (_nrt=False): otherwise every call increments and
+# decrements, atomically, the count of each array passed in (the state buffer, the work
+# arrays), which was about a sixth of the random kernel's time in perf. A function
+# compiled so cannot call one that allocates.
 CALLED = {"cache": True, "_nrt": False}
 
 
