@@ -59,6 +59,10 @@ from sim.engine.state import (
     SC_ITEM,
     SC_LAST_SEAT,
     SC_LOG,
+    SC_MAXC,
+    SC_MAXR,
+    SC_MINC,
+    SC_MINR,
     SC_NCATS,
     SC_NDISCARD,
     SC_NEVENTS,
@@ -593,6 +597,23 @@ def _princess_action(s, pr, p, j):
     return np.int32(-1)
 
 
+@njit(**CALLED)
+def _free_seam_action(s, pr, k):
+    """At an item decision, the k-th action of legal_actions' list (the free seams of the
+    placed cards in order, east before south), walking the cards only up to it."""
+    for i in range(s[SC_NPLACED]):
+        x = s[pr.o_placed + i]
+        if seam_free(s, pr, x, DIR_E):
+            if k == 0:
+                return action(A_ITEM, DIR_E, x)
+            k -= 1
+        if seam_free(s, pr, x, DIR_S):
+            if k == 0:
+                return action(A_ITEM, DIR_S, x)
+            k -= 1
+    return np.int32(-1)
+
+
 @njit(**INLINE)
 def random_legal_action(s, pr, stream, buf):
     """A uniformly random legal action; at a play decision (match_sides=any), without
@@ -601,26 +622,40 @@ def random_legal_action(s, pr, stream, buf):
     There legal_actions lists every fitting cell's cards-and-turnings, then each playable
     Princess's awake cats: one pass over the front puts the fitting cells into buf, and
     the draw picks a card on a cell or a Princess's cat (the same action the list would
-    give at that index, so the same game)."""
+    give at that index, so the same game). At an item decision the count of free seams
+    is kept (SC_FREE_SEAMS), so the draw comes first and the walk stops at its seam."""
     per_cell, princesses = _play_shape(s, pr)
     if per_cell >= 0:
+        # A front cell touches a card, so it lies at most one step outside the bounding
+        # rectangle: while the rectangle is two short of the table's size both ways, every
+        # front cell fits (R1.5) and the front itself is the list of fitting cells.
+        whole_front = (
+            s[SC_MAXR] - s[SC_MINR] < pr.rows - 1 and s[SC_MAXC] - s[SC_MINC] < pr.cols - 1
+        )
         cells = 0
         if per_cell > 0:
-            for j in range(s[SC_NFRONT]):
-                x = s[pr.o_front + j]
-                if fits_table(s, pr, x):  # R1.5
-                    buf[cells] = x
-                    cells += 1
+            if whole_front:
+                cells = s[SC_NFRONT]
+            else:
+                for j in range(s[SC_NFRONT]):
+                    x = s[pr.o_front + j]
+                    if fits_table(s, pr, x):  # R1.5
+                        buf[cells] = x
+                        cells += 1
         placements = cells * per_cell
         n = placements + princesses * s[SC_NCATS]
         if n > 1:
             i = randint(stream, n)
             if i < placements:
                 cell = i // per_cell
-                return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, buf[cell])
+                x = s[pr.o_front + cell] if whole_front else buf[cell]
+                return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, x)
             return _princess_action(s, pr, s[SC_SEAT], i - placements)
     elif s[SC_DECISION] == DEC_CHOOSE:  # legal_actions' two, the box action first
         return action(A_BOX, 0, 0) if randint(stream, 2) == 0 else action(A_SLEEP_CHOICE, 0, 0)
+    elif s[SC_DECISION] == DEC_ITEM:  # the free seams are counted as they open and fill
+        n = s[SC_FREE_SEAMS]
+        return _free_seam_action(s, pr, randint(stream, n) if n > 1 else np.int64(0))
     n = legal_actions(s, pr, buf)
     if n == 1:
         return buf[0]
