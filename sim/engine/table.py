@@ -86,6 +86,14 @@ def fits_table(s, pr, x):
 
 
 @njit(**INLINE)
+def whole_front_fits(s, pr):
+    """R1.5 for every front cell at once: a front cell touches a card, so it lies at most one
+    step outside the bounding rectangle; while that rectangle is two short of the table's
+    size both ways, every front cell fits."""
+    return s[SC_MAXR] - s[SC_MINR] < pr.rows - 1 and s[SC_MAXC] - s[SC_MINC] < pr.cols - 1
+
+
+@njit(**INLINE)
 def sides_match(s, pr, x, mask):
     """Variant match_sides=matching: every touching pair is open-open or wall-wall."""
     for d in range(4):

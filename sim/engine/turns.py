@@ -59,10 +59,6 @@ from sim.engine.state import (
     SC_ITEM,
     SC_LAST_SEAT,
     SC_LOG,
-    SC_MAXC,
-    SC_MAXR,
-    SC_MINC,
-    SC_MINR,
     SC_NCATS,
     SC_NDISCARD,
     SC_NEVENTS,
@@ -105,6 +101,7 @@ from sim.engine.table import (
     seam_free,
     sides_match,
     turned,
+    whole_front_fits,
 )
 
 # Action kinds.
@@ -626,12 +623,7 @@ def random_legal_action(s, pr, stream, buf):
     is kept (SC_FREE_SEAMS), so the draw comes first and the walk stops at its seam."""
     per_cell, princesses = _play_shape(s, pr)
     if per_cell >= 0:
-        # A front cell touches a card, so it lies at most one step outside the bounding
-        # rectangle: while the rectangle is two short of the table's size both ways, every
-        # front cell fits (R1.5) and the front itself is the list of fitting cells.
-        whole_front = (
-            s[SC_MAXR] - s[SC_MINR] < pr.rows - 1 and s[SC_MAXC] - s[SC_MINC] < pr.cols - 1
-        )
+        whole_front = whole_front_fits(s, pr)  # then the front is the list of fitting cells
         cells = 0
         if per_cell > 0:
             if whole_front:
