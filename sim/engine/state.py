@@ -102,14 +102,15 @@ EV_SETUP, EV_TURN, EV_DRAW, EV_ITEM, EV_WASTED, EV_PLACE = 0, 1, 2, 3, 4, 5
 EV_CAT, EV_SLEEPING, EV_PRINCESS, EV_DISCARD, EV_TRIGGER, EV_END = 6, 7, 8, 9, 10, 11
 EV_WIDTH = 6
 
-# Params holds only ints; the state is one int32 buffer. A compiled call then
-# moves a single array, which keeps numba's reference counting (atomic
-# increments per array argument) off the hot path: that alone was a 17x
-# speed-up over a tuple of arrays. The buffer holds the parts of LAYOUT in
-# order (scalar slots, the mutable parts of the game, then a constant lookup
-# table: per card type its kind, walls, toy index and name salt; per physical
-# card its type and copy number; per cell its row and column), and with a
-# log, the event records after them.
+# Params holds only ints (compiled code gets them as one record, ParamsRecord);
+# the state is one int32 buffer. A compiled call then moves a single array and
+# a pointer, which keeps numba's reference counting (atomic increments per
+# array argument) off the hot path: that alone was a 17x speed-up over a tuple
+# of arrays. The buffer holds the parts of LAYOUT in order (scalar slots, the
+# mutable parts of the game, then a constant lookup table: per card type its
+# kind, walls, toy index and name salt; per physical card its type and copy
+# number; per cell its row and column), and with a log, the event records
+# after them.
 
 
 class Dims(NamedTuple):
@@ -201,6 +202,28 @@ Params = namedtuple(
 )
 
 
+class ParamsRecord(np.record):
+    """Params as the compiled code receives them: a record, passed as one pointer.
+
+    A namedtuple is passed by value, every field an argument: a call of a compiled function
+    copied all of them onto the stack (in perf, about a tenth of a random game went into
+    those copies at the call of apply_action). Python code reads a field as a plain int."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name):
+        value = np.record.__getattribute__(self, name)
+        return int(value) if type(value) is np.int64 else value
+
+
+PARAMS_DTYPE = np.dtype((ParamsRecord, [(name, np.int64) for name in Params._fields]), align=True)
+
+
+def as_record(params: Params) -> ParamsRecord:
+    """The engine's parameters in the form every compiled function takes."""
+    return np.array([tuple(params)], dtype=PARAMS_DTYPE)[0]
+
+
 def _size(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
@@ -277,7 +300,7 @@ def _lookup_table(
     return offsets, tab
 
 
-def _make_params(settings: Mapping[str, Any]) -> tuple[Params, list[int]]:
+def _make_params(settings: Mapping[str, Any]) -> tuple[ParamsRecord, list[int]]:
     """Compile a validated game's settings into the engine's flat parameters and lookup table."""
     types = CardTypes(settings["deck"])
     rows, cols = settings["table"]["rows"], settings["table"]["columns"]
@@ -303,7 +326,7 @@ def _make_params(settings: Mapping[str, Any]) -> tuple[Params, list[int]]:
         offsets[part.offset] = at
         at += _size(part.shape(dims))
     rules = settings["rules"]
-    return Params(
+    params = Params(
         players=players,
         rows=rows,
         cols=cols,
@@ -328,10 +351,11 @@ def _make_params(settings: Mapping[str, Any]) -> tuple[Params, list[int]]:
         o_events=at,
         state_size=at,
         **offsets,
-    ), tab
+    )
+    return as_record(params), tab
 
 
-def _dims(pr: Params) -> Dims:
+def _dims(pr: ParamsRecord) -> Dims:
     return Dims(pr.ncells, pr.players, pr.ntypes, pr.ntoys, pr.ndeck, pr.max_cats, 0)
 
 
@@ -345,7 +369,7 @@ class Engine:
 
     settings: Mapping[str, Any]
     types: CardTypes
-    pr: Params
+    pr: ParamsRecord
     blank: np.ndarray  # an empty state with the lookup table filled in
 
     @property
@@ -381,7 +405,7 @@ class StateView:
     """Named numpy views into a state buffer, for Python code and tests (not the hot path):
     one attribute per named part of LAYOUT, shaped, plus `events`."""
 
-    def __init__(self, s: np.ndarray, pr: Params) -> None:
+    def __init__(self, s: np.ndarray, pr: ParamsRecord) -> None:
         dims = _dims(pr)
         for part in LAYOUT:
             if part.view is not None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.state import Params
+from sim.engine.state import ParamsRecord
 from sim.policies.compiled import choose_greedy, choose_random, work_size
 from sim.policies.heuristic import choose_heuristic
 from sim.policies.ismcts import T_WIDTH, choose_ismcts, tree_rows
@@ -48,7 +48,7 @@ def policy_set_names(present: tuple) -> str:
     return ", ".join(names[c] for c, mark in enumerate(present) if mark is not None)
 
 
-def scratch_arrays(pr: Params) -> tuple[np.ndarray, ...]:
+def scratch_arrays(pr: ParamsRecord) -> tuple[np.ndarray, ...]:
     """Policies' work arrays: greedy's, candidate values, a rollout state and buffer, a pool,
     and the ismcts tree (about 0.6 MB, its pages touched only by the nodes a search uses).
     Made in Python, for the compiled loop and for driving a policy from Python alike."""
@@ -74,7 +74,7 @@ class PolicyScratch:
     tree: np.ndarray
 
     @classmethod
-    def for_params(cls, pr: Params) -> PolicyScratch:
+    def for_params(cls, pr: ParamsRecord) -> PolicyScratch:
         """Scratch sized for one game shape."""
         return cls(*scratch_arrays(pr))
 
@@ -82,7 +82,7 @@ class PolicyScratch:
         self,
         code: int,
         s: np.ndarray,
-        pr: Params,
+        pr: ParamsRecord,
         stream: np.ndarray,
         buf: np.ndarray,
         params: np.ndarray | None = None,

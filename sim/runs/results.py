@@ -56,7 +56,7 @@ from sim.engine.state import (
     STAT_NAMES,
     TRIGGER_NAMES,
     CardTypes,
-    Params,
+    ParamsRecord,
 )
 from sim.engine.table import CALLED
 from sim.version import ENGINE_VERSION
@@ -342,7 +342,7 @@ class ChunkArrays:
         return equal_turn_scores(self.trace, taken).astype(np.int16)
 
 
-def empty_arrays(count: int, pr: Params) -> tuple[np.ndarray, ...]:
+def empty_arrays(count: int, pr: ParamsRecord) -> tuple[np.ndarray, ...]:
     """Zeroed games, seats, cards, trace and rounds arrays for `count` games (filled by
     summarize_game, record_rounds and finish_rounds). Made in Python and handed to the
     compiled loop: numba compiles its allocation code once per shape and type."""
