@@ -125,6 +125,11 @@ class Dims(NamedTuple):
     ntab: int
 
 
+def seam_words(ncells: int) -> int:
+    """Words of the free-seam bits: two seams per card, at most one card per cell."""
+    return (2 * ncells + 31) // 32
+
+
 class Part(NamedTuple):
     """One part of the state buffer: where its offset lives in Params, how StateView names
     it (None: internal bookkeeping), its shape, and its value in a blank state."""
@@ -151,6 +156,9 @@ LAYOUT: tuple[Part, ...] = (
     Part("o_supply_sleep", "asleep", lambda d: (d.players,)),
     Part("o_stats", "stats", lambda d: (d.players, d.ntypes, N_ST)),
     Part("o_seat_stats", "seat_stats", lambda d: (d.players, N_PS)),
+    # the free seams by placement: bit 2i the east seam of the i-th card laid, 2i+1 its south
+    # seam (legal_actions' order), 32 to a word
+    Part("o_seam_bits", None, lambda d: (seam_words(d.ncells),)),
     Part("o_scratch", None, lambda d: (0,)),  # marks the end of what a new game resets
     Part("o_parent", "parent", lambda d: (d.ncells,)),
     Part("o_open", "box_open", lambda d: (d.ncells,)),
@@ -161,6 +169,7 @@ LAYOUT: tuple[Part, ...] = (
     Part("o_sleep", "box_sleep", lambda d: (d.ncells, d.players)),
     Part("o_front", "front", lambda d: (d.ncells,)),
     Part("o_placed", "placed", lambda d: (d.ncells,)),
+    Part("o_ppos", None, lambda d: (d.ncells,)),  # a laid card's index in placed
     Part("o_cat_cell", "cat_cell", lambda d: (d.max_cats,)),
     Part("o_cat_owner", "cat_owner", lambda d: (d.max_cats,)),
     Part("o_princess", "princess_cell", lambda d: (d.ndeck + 1,)),

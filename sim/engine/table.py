@@ -9,6 +9,7 @@ All functions work on the flat state buffer `s` with the offsets in `pr`.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim.engine.state import (
@@ -167,6 +168,7 @@ def place_card(s, pr, x, mask):
     _front_remove(s, pr, x)
     n = s[SC_NPLACED]
     s[pr.o_placed + n] = x
+    s[pr.o_ppos + x] = n
     s[SC_NPLACED] = n + 1
     r = cell_row(s, pr, x)
     c = cell_col(s, pr, x)
@@ -197,6 +199,10 @@ def place_card(s, pr, x, mask):
         if mine_open and theirs_open:
             root = _union(s, pr, find(s, pr, root), ry)  # an open seam joins the boxes (R1.6)
             s[SC_FREE_SEAMS] += 1
+            if d == DIR_E or d == DIR_S:  # the seam is x's own
+                _seam_bit_flip(s, pr, x, d)
+            else:  # the seam is y's: its east one (y west of x) or its south one (y north)
+                _seam_bit_flip(s, pr, y, d ^ 2)
     return root
 
 
@@ -222,11 +228,41 @@ def seam_free(s, pr, x, dside):
     return s[seam_slot(pr, x, dside)] < 0 and seam_open(s, pr, x, dside)
 
 
+@njit(**INLINE)
+def _seam_bit_flip(s, pr, x, dside):
+    """Flip the free-seam bit of seam (x, dside): set as it opens, cleared as an item fills it."""
+    b = 2 * s[pr.o_ppos + x] + (0 if dside == DIR_E else 1)
+    # the word's 32 bits in an int64, stored back truncated to the int32 slot
+    s[pr.o_seam_bits + (b >> 5)] = seam_word(s, pr, b >> 5) ^ (1 << (b & 31))
+
+
+@njit(**INLINE)
+def popcount32(v):
+    """Set bits of a 32-bit word held in an int64 (the usual SWAR count)."""
+    v = v - ((v >> 1) & 0x55555555)
+    v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F
+    return ((v * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@njit(**INLINE)
+def seam_word(s, pr, j):
+    """The j-th word of free-seam bits, as a non-negative int64."""
+    return np.int64(s[pr.o_seam_bits + j]) & 0xFFFFFFFF
+
+
+@njit(**INLINE)
+def seam_of_bit(s, pr, b):
+    """Cell and side (DIR_E or DIR_S) of free-seam bit b."""
+    return s[pr.o_placed + (b >> 1)], DIR_E if (b & 1) == 0 else DIR_S
+
+
 @njit(**CALLED)
 def place_item(s, pr, x, dside, t):
     """Lay item card type t (a toy or a sprayer) across seam (x, dside) (R5.1)."""
     s[seam_slot(pr, x, dside)] = t
     s[SC_FREE_SEAMS] -= 1
+    _seam_bit_flip(s, pr, x, dside)
     n = s[SC_NITEMS]
     s[pr.o_items + n] = x  # both cards of an open seam are in one box (R1.6)
     s[SC_NITEMS] = n + 1

@@ -54,6 +54,7 @@ from sim.engine.state import (
     ST_DISCARDED,
     ST_WASTED,
     StateView,
+    seam_words,
 )
 from sim.engine.turns import (
     A_BOX,
@@ -553,6 +554,19 @@ def check_boxes(game: Game) -> None:
             ):
                 free += 1
     assert int(game.s[SC_FREE_SEAMS]) == free
+    # the free-seam bits: seam e (east 0, south 1) of the i-th card laid is bit 2i + e
+    bits = []
+    for i, x in enumerate(view.placed[: game.s[SC_NPLACED]]):
+        r, c = game.cell(x)
+        for e, other in enumerate(((r, c + 1), (r + 1, c))):
+            if (
+                reference.is_open_seam(pos, (r, c), other)
+                and frozenset(((r, c), other)) not in used
+            ):
+                bits.append(2 * i + e)
+    words = game.s[pr.o_seam_bits : pr.o_seam_bits + seam_words(pr.ncells)]
+    held = [32 * j + k for j, w in enumerate(words) for k in range(32) if (int(w) >> k) & 1]
+    assert held == bits
     assert int(game.s[SC_NCATS]) == len(pos.cats)
 
 
