@@ -123,6 +123,7 @@ class Dims(NamedTuple):
     ndeck: int
     max_cats: int
     ntab: int
+    width: int  # the grid's columns (2 * table columns + 1); ncells // width rows
 
 
 def seam_words(ncells: int) -> int:
@@ -159,6 +160,8 @@ LAYOUT: tuple[Part, ...] = (
     # the free seams by placement: bit 2i the east seam of the i-th card laid, 2i+1 its south
     # seam (legal_actions' order), 32 to a word
     Part("o_seam_bits", None, lambda d: (seam_words(d.ncells),)),
+    # front cells per grid row, then per grid column (R1.5 excludes whole outer lines)
+    Part("o_front_lines", None, lambda d: (d.ncells // d.width + d.width,)),
     Part("o_scratch", None, lambda d: (0,)),  # marks the end of what a new game resets
     Part("o_parent", "parent", lambda d: (d.ncells,)),
     Part("o_open", "box_open", lambda d: (d.ncells,)),
@@ -329,7 +332,7 @@ def _make_params(settings: Mapping[str, Any]) -> tuple[ParamsRecord, list[int]]:
     ntoys = max(1, len(types.toy_kinds))
     tab_offsets, tab = _lookup_table(types, deck_types, deck_copies, rows, cols)
     max_cats = players * cats + 1
-    dims = Dims(ncells, players, ntypes, ntoys, ndeck, max_cats, len(tab))
+    dims = Dims(ncells, players, ntypes, ntoys, ndeck, max_cats, len(tab), width)
     offsets, at = {}, 0
     for part in LAYOUT:
         offsets[part.offset] = at
@@ -365,7 +368,7 @@ def _make_params(settings: Mapping[str, Any]) -> tuple[ParamsRecord, list[int]]:
 
 
 def _dims(pr: ParamsRecord) -> Dims:
-    return Dims(pr.ncells, pr.players, pr.ntypes, pr.ntoys, pr.ndeck, pr.max_cats, 0)
+    return Dims(pr.ncells, pr.players, pr.ntypes, pr.ntoys, pr.ndeck, pr.max_cats, 0, pr.width)
 
 
 @dataclass(frozen=True, eq=False)

@@ -113,12 +113,26 @@ def can_place(s, pr, x, mask):
 
 
 @njit(**INLINE)
+def front_row_slot(pr, r):
+    """Where the count of front cells in row r is kept (rows -rows..rows of the grid)."""
+    return pr.o_front_lines + r + pr.rows
+
+
+@njit(**INLINE)
+def front_col_slot(pr, c):
+    """Where the count of front cells in column c is kept, after the rows' counts."""
+    return pr.o_front_lines + 2 * pr.rows + 1 + c + pr.cols
+
+
+@njit(**INLINE)
 def _front_add(s, pr, y):
     if s[pr.o_fpos + y] < 0:
         n = s[SC_NFRONT]
         s[pr.o_front + n] = y
         s[pr.o_fpos + y] = n
         s[SC_NFRONT] = n + 1
+        s[front_row_slot(pr, cell_row(s, pr, y))] += 1
+        s[front_col_slot(pr, cell_col(s, pr, y))] += 1
 
 
 @njit(**INLINE)
@@ -131,6 +145,34 @@ def _front_remove(s, pr, x):
         s[pr.o_fpos + y] = i
         s[pr.o_fpos + x] = -1
         s[SC_NFRONT] = last
+        s[front_row_slot(pr, cell_row(s, pr, x))] -= 1
+        s[front_col_slot(pr, cell_col(s, pr, x))] -= 1
+
+
+@njit(**INLINE)
+def fitting_front_cells(s, pr):
+    """How many front cells fit (R1.5), from the kept counts per line. A front cell touches a
+    card, so it lies at most one line outside the bounding rectangle, and never outside both
+    its rows and its columns; a card there fits unless the rectangle already spans the
+    table that way, and then the two lines just outside it are the ones that do not."""
+    n = s[SC_NFRONT]
+    if s[SC_MAXR] - s[SC_MINR] == pr.rows - 1:
+        n -= s[front_row_slot(pr, s[SC_MINR] - 1)] + s[front_row_slot(pr, s[SC_MAXR] + 1)]
+    if s[SC_MAXC] - s[SC_MINC] == pr.cols - 1:
+        n -= s[front_col_slot(pr, s[SC_MINC] - 1)] + s[front_col_slot(pr, s[SC_MAXC] + 1)]
+    return n
+
+
+@njit(**INLINE)
+def nth_fitting_front_cell(s, pr, k):
+    """The k-th front cell that fits (R1.5), in front order."""
+    for j in range(s[SC_NFRONT]):
+        x = s[pr.o_front + j]
+        if fits_table(s, pr, x):
+            if k == 0:
+                return x
+            k -= 1
+    return -1
 
 
 @njit(**INLINE)

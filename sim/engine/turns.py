@@ -91,6 +91,8 @@ from sim.engine.table import (
     cat_spot_ok,
     evict_with_princess,
     fits_table,
+    fitting_front_cells,
+    nth_fitting_front_cell,
     offset,
     place_card,
     place_cat,
@@ -616,30 +618,24 @@ def random_legal_action(s, pr, stream, buf):
     listing them.
 
     There legal_actions lists every fitting cell's cards-and-turnings, then each playable
-    Princess's awake cats: one pass over the front puts the fitting cells into buf, and
-    the draw picks a card on a cell or a Princess's cat (the same action the list would
-    give at that index, so the same game). At an item decision the count of free seams
-    is kept (SC_FREE_SEAMS), so the draw comes first and the walk stops at its seam."""
+    Princess's awake cats: the fitting cells are counted from the front's kept counts per
+    line, and the draw picks a card on a cell (found by a walk that stops there) or a
+    Princess's cat (the same action the list would give at that index, so the same game).
+    At an item decision the count of free seams is kept (SC_FREE_SEAMS), so the draw comes
+    first and the free-seam bits give its seam."""
     per_cell, princesses = _play_shape(s, pr)
     if per_cell >= 0:
         whole_front = whole_front_fits(s, pr)  # then the front is the list of fitting cells
         cells = 0
         if per_cell > 0:
-            if whole_front:
-                cells = s[SC_NFRONT]
-            else:
-                for j in range(s[SC_NFRONT]):
-                    x = s[pr.o_front + j]
-                    if fits_table(s, pr, x):  # R1.5
-                        buf[cells] = x
-                        cells += 1
+            cells = s[SC_NFRONT] if whole_front else fitting_front_cells(s, pr)
         placements = cells * per_cell
         n = placements + princesses * s[SC_NCATS]
         if n > 1:
             i = randint(stream, n)
             if i < placements:
                 cell = i // per_cell
-                x = s[pr.o_front + cell] if whole_front else buf[cell]
+                x = s[pr.o_front + cell] if whole_front else nth_fitting_front_cell(s, pr, cell)
                 return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, x)
             return _princess_action(s, pr, s[SC_SEAT], i - placements)
     elif s[SC_DECISION] == DEC_CHOOSE:  # legal_actions' two, the box action first

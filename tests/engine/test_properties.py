@@ -56,6 +56,7 @@ from sim.engine.state import (
     StateView,
     seam_words,
 )
+from sim.engine.table import fitting_front_cells
 from sim.engine.turns import (
     A_BOX,
     A_CAT,
@@ -535,6 +536,18 @@ def check_boxes(game: Game) -> None:
     cards = pos.cards
     front = {tuple(game.cell(x)) for x in view.front[: game.s[SC_NFRONT]]}
     assert front == {(r + dr, c + dc) for r, c in cards for dr, dc, _, _ in STEPS} - set(cards)
+    # the front's kept counts per grid row and column, and the count of its cells that fit
+    height = 2 * pr.rows + 1
+    lines = [int(v) for v in game.s[pr.o_front_lines : pr.o_front_lines + height + pr.width]]
+    assert lines[:height] == [sum(r == rr for r, _ in front) for rr in range(-pr.rows, pr.rows + 1)]
+    assert lines[height:] == [sum(c == cc for _, c in front) for cc in range(-pr.cols, pr.cols + 1)]
+    rows_at, cols_at = [r for r, _ in cards], [c for _, c in cards]
+    fitting = sum(
+        max(rows_at + [r]) - min(rows_at + [r]) < pr.rows
+        and max(cols_at + [c]) - min(cols_at + [c]) < pr.cols
+        for r, c in front
+    )
+    assert fitting_front_cells(game.s, pr) == fitting
     assert int(game.s[SC_NPLACED]) == len(cards)
     assert (int(game.s[SC_MINR]), int(game.s[SC_MAXR])) == (
         min(r for r, _ in cards),
