@@ -107,8 +107,6 @@ def choose_random(s, pr, stream, buf, ban):
 #   awake [P]   the box a placement would make: awake cats per seat
 #   sleep [P]   ... sleeping cats per seat
 #   toys  [K]   ... toys per kind
-#   sealed[4]   per distinct neighbouring box: its open sides the card seals
-#   merged[4]   ... 1 if an open seam joins it to the card
 #   flags [2]   the heuristic's placement flags (F_CLOSES_OWN, F_FEEDS_RIVAL)
 #   cache [C_SIZE]  the per-cell cache (C_* below)
 #   values[max_actions]  greedy's objective per candidate (`objectives`)
@@ -140,18 +138,8 @@ def w_toys(pr):
 
 
 @njit(**INLINE)
-def w_sealed(pr):
-    return 4 * pr.players + pr.ntoys
-
-
-@njit(**INLINE)
-def w_merged(pr):
-    return w_sealed(pr) + 4
-
-
-@njit(**INLINE)
 def w_flags(pr):
-    return w_merged(pr) + 4
+    return 4 * pr.players + pr.ntoys
 
 
 @njit(**INLINE)
@@ -162,16 +150,17 @@ def w_cache(pr):
 F_CLOSES_OWN = 0  # boxes the deciding seat leads that a placement closes (R1.8)
 F_FEEDS_RIVAL = 1  # 1 if a placement joins a box a rival leads and the seat does not
 
-# The per-cell cache: the cell, then per side its neighbour's root (-1: empty),
-# whether that side of the neighbour is open and the root's index among the
-# distinct roots; then the count of distinct roots and, per distinct root
-# (C_ROOT_WIDTH slots from C_ROOTS): its root, open sides, value, leader
-# bitmask and best toy count. C_WORTHLESS: no neighbouring box holds a toy or
-# a sprayer, so no card on this cell can change a score (every box involved is
-# worth 0).
-C_CELL, C_ROOT, C_OPEN_SIDE, C_INDEX, C_NROOTS, C_WORTHLESS, C_ROOTS = 0, 1, 5, 9, 13, 14, 15
-R_ROOT, R_OPEN, R_VALUE, R_LEADERS, R_BEST = range(5)
-C_ROOT_WIDTH = 5
+# The per-cell cache: the cell, the bitmask of its sides that touch no card,
+# the count of distinct neighbouring roots and, per distinct root (C_ROOT_WIDTH
+# slots from C_ROOTS): its root, open sides, value, leader bitmask, best toy
+# count, the bitmask of the cell's sides where that box's open side touches it
+# (a card open there joins the box, R1.6), and how many such sides there are
+# (the box's open sides any card on the cell seals, R1.8). C_WORTHLESS: no
+# neighbouring box holds a toy or a sprayer, so no card on this cell can change
+# a score (every box involved is worth 0).
+C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_ROOTS = 0, 1, 2, 3, 4
+R_ROOT, R_OPEN, R_VALUE, R_LEADERS, R_BEST, R_SIDES, R_SEALED = range(7)
+C_ROOT_WIDTH = 7
 C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
 
 
@@ -308,32 +297,42 @@ def _prepare_cell(s, pr, x, w):
     w[c + C_CELL] = x
     nroots = 0
     worthless = 1
+    empty = 0
     for dd in range(4):
         y = x + offset(pr, dd)
         wy = s[pr.o_walls + y]
         if wy < 0:
-            w[c + C_ROOT + dd] = -1
+            empty |= 1 << dd
             continue
         r = find(s, pr, y)
-        w[c + C_ROOT + dd] = r
-        w[c + C_OPEN_SIDE + dd] = 1 - ((wy >> (dd ^ 2)) & 1)
         j = 0
         while j < nroots and w[c + C_ROOTS + C_ROOT_WIDTH * j + R_ROOT] != r:
             j += 1
-        w[c + C_INDEX + dd] = j
+        base = c + C_ROOTS + C_ROOT_WIDTH * j
         if j == nroots:
-            base = c + C_ROOTS + C_ROOT_WIDTH * j
             best = best_toy(s, pr, r, -1)
             w[base + R_ROOT] = r
             w[base + R_OPEN] = s[pr.o_open + r]
             w[base + R_VALUE] = value_of(best, s[pr.o_spray + r], s[pr.o_open + r])
             w[base + R_LEADERS] = leader_mask(s, pr, r)
             w[base + R_BEST] = best
+            w[base + R_SIDES] = 0
+            w[base + R_SEALED] = 0
             nroots += 1
             if best > 0 or s[pr.o_spray + r] > 0:
                 worthless = 0
+        if ((wy >> (dd ^ 2)) & 1) == 0:  # the neighbour's side facing x is open
+            w[base + R_SIDES] |= 1 << dd
+            w[base + R_SEALED] += 1
+    w[c + C_EMPTY] = empty
     w[c + C_NROOTS] = nroots
     w[c + C_WORTHLESS] = worthless
+
+
+@njit(**INLINE)
+def popcount4(m):
+    """Set bits of a 4-bit side mask."""
+    return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
 
 
 @njit(**INLINE)
@@ -367,8 +366,6 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
     o_awake = w_awake(pr)
     o_sleep = w_sleep(pr)
     o_toys = w_toys(pr)
-    o_sealed = w_sealed(pr)
-    o_merged = w_merged(pr)
     o_flags = w_flags(pr)
     _clear_delta(pr, w)
     w[o_flags + F_CLOSES_OWN] = 0
@@ -376,27 +373,16 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
     if w[c + C_WORTHLESS] and not flags:
         return
     nroots = w[c + C_NROOTS]
-    for j in range(nroots):
-        w[o_sealed + j] = 0
-        w[o_merged + j] = 0
-    open_sides = 0
-    for dd in range(4):
-        mine_open = ((mask >> dd) & 1) == 0
-        if w[c + C_ROOT + dd] < 0:
-            open_sides += mine_open  # an open side touching no card (R1.8)
-        elif w[c + C_OPEN_SIDE + dd]:
-            j = w[c + C_INDEX + dd]
-            w[o_sealed + j] += 1  # their open side now touches a card
-            if mine_open:
-                w[o_merged + j] = 1  # an open seam joins the boxes (R1.6)
+    mine_open = ~mask & 15  # the card's open sides
+    open_sides = popcount4(w[c + C_EMPTY] & mine_open)  # open sides touching no card (R1.8)
     spray = 0
     any_merged = False
     for j in range(nroots):
         base = c + C_ROOTS + C_ROOT_WIDTH * j
         r, open_r = w[base + R_ROOT], w[base + R_OPEN]
         value_r, leaders_r = w[base + R_VALUE], w[base + R_LEADERS]
-        sealed = w[o_sealed + j]
-        if w[o_merged + j] == 0:
+        sealed = w[base + R_SEALED]  # its open sides that now touch a card
+        if (w[base + R_SIDES] & mine_open) == 0:  # no open seam joins it to the card (R1.6)
             # A box this card only touches changes only if the card seals its
             # last open sides (R1.8); its leaders stay.
             if sealed > 0 and open_r == sealed:
