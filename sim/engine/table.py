@@ -265,14 +265,9 @@ def seam_open(s, pr, x, dside):
 
 
 @njit(**INLINE)
-def seam_free(s, pr, x, dside):
-    """R5.1, R5.2: an open seam without an item."""
-    return s[seam_slot(pr, x, dside)] < 0 and seam_open(s, pr, x, dside)
-
-
-@njit(**INLINE)
 def _seam_bit_flip(s, pr, x, dside):
-    """Flip the free-seam bit of seam (x, dside): set as it opens, cleared as an item fills it."""
+    """Flip the free-seam bit of seam (x, dside), an open seam without an item (R5.1, R5.2):
+    set as the seam opens, cleared as an item fills it."""
     b = 2 * s[pr.o_ppos + x] + (0 if dside == DIR_E else 1)
     # the word's 32 bits in an int64, stored back truncated to the int32 slot
     s[pr.o_seam_bits + (b >> 5)] = seam_word(s, pr, b >> 5) ^ (1 << (b & 31))
