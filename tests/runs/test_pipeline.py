@@ -109,5 +109,8 @@ def test_the_runner_bench_says_how_many_cores_one_worker_kept_busy(capsys):
     assert [r["lineup"] for r in rows] == ["config", "all random", "all greedy"]
     for row in rows:
         assert min(row["bare"], row["runner_1"], row["runner_2"]) > 0
-        assert 0.3 < row["cores_1"] < 2.5  # between idle and both cores of this machine
+        # CPU time over wall time: above 0 (the finishing thread's time counts), below both
+        # cores of this machine; a busy machine can give a worker well under one core, so no
+        # tighter lower bound (it once failed at 0.27 while the rest of the suite ran)
+        assert 0 < row["cores_1"] < 2.5
     assert "cores 1" in capsys.readouterr().out
