@@ -289,8 +289,15 @@ def seam_word(s, pr, j):
 
 
 @njit(**INLINE)
-def seam_of_bit(s, pr, b):
-    """Cell and side (DIR_E or DIR_S) of free-seam bit b."""
+def seam_words_laid(s):
+    """How many words of free-seam bits the cards laid so far use (two bits a card)."""
+    return (2 * s[SC_NPLACED] + 31) >> 5
+
+
+@njit(**INLINE)
+def lowest_free_seam(s, pr, j, w):
+    """Cell and side (DIR_E or DIR_S) of the lowest set bit of w, a value of seam word j."""
+    b = 32 * j + popcount32((w & -w) - 1)  # the bit's index: the zeros below it, counted
     return s[pr.o_placed + (b >> 1)], DIR_E if (b & 1) == 0 else DIR_S
 
 

@@ -61,7 +61,6 @@ from sim.engine.state import (
     SC_NDISCARD,
     SC_NEVENTS,
     SC_NFRONT,
-    SC_NPLACED,
     SC_PHASE,
     SC_PLACED,
     SC_SEAT,
@@ -92,6 +91,7 @@ from sim.engine.table import (
     evict_with_princess,
     fits_table,
     fitting_front_cells,
+    lowest_free_seam,
     nth_fitting_front_cell,
     offset,
     place_card,
@@ -99,8 +99,8 @@ from sim.engine.table import (
     place_item,
     place_sleeping,
     popcount32,
-    seam_of_bit,
     seam_word,
+    seam_words_laid,
     sides_match,
     turned,
     whole_front_fits,
@@ -537,10 +537,10 @@ def legal_actions(s, pr, out):
         out[1] = action(A_SLEEP_CHOICE, 0, 0)
         return 2
     if dec == DEC_ITEM:  # the free seams of the placed cards in order, east before south
-        for j in range((2 * s[SC_NPLACED] + 31) >> 5):
+        for j in range(seam_words_laid(s)):
             w = seam_word(s, pr, j)
             while w != 0:
-                x, side = seam_of_bit(s, pr, 32 * j + popcount32((w & -w) - 1))
+                x, side = lowest_free_seam(s, pr, j, w)
                 out[n] = action(A_ITEM, side, x)
                 n += 1
                 w &= w - 1
@@ -600,13 +600,13 @@ def _free_seam_action(s, pr, k):
     """At an item decision, the k-th action of legal_actions' list (the free seams of the
     placed cards in order, east before south): counted off the free-seam bits a word at a
     time, with no walk over the cards."""
-    for j in range((2 * s[SC_NPLACED] + 31) >> 5):
+    for j in range(seam_words_laid(s)):
         w = seam_word(s, pr, j)
         c = popcount32(w)
         if k < c:
             for _ in range(k):
                 w &= w - 1  # drop the lowest set bit
-            x, side = seam_of_bit(s, pr, 32 * j + popcount32((w & -w) - 1))
+            x, side = lowest_free_seam(s, pr, j, w)
             return action(A_ITEM, side, x)
         k -= c
     return np.int32(-1)
