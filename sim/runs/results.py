@@ -276,30 +276,36 @@ def tension_arrays(trace, rounds, comeback_points, open_points):
 def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
     (within the chunk), seat, card type, and the counts one stat per row of a 2-D array.
-    Two passes (count, then fill), so that nothing larger than the result is allocated."""
+    Rows come seat by seat, then by card type, then by game: the order the cards part is
+    written in (`sim.runs.storage._parquet_bytes`), so nothing sorts them again. Two
+    passes (count, then fill), so that nothing larger than the result is allocated."""
     count, players, ntypes, _ = cards.shape
-    rows = count * players * ntypes
-    flat = cards.reshape(rows * N_ST)
-    kept = np.empty(rows, np.bool_)
-    for r in range(rows):
-        any_count = flat[r * N_ST]
-        for k in range(1, N_ST):  # N_ST is a compile-time constant: the loop unrolls
-            any_count |= flat[r * N_ST + k]
-        kept[r] = any_count != 0
-    n = kept.sum()
+    n = 0
+    for g in range(count):
+        for p in range(players):
+            for t in range(ntypes):
+                any_count = cards[g, p, t, 0]
+                for k in range(1, N_ST):  # N_ST is a compile-time constant: the loop unrolls
+                    any_count |= cards[g, p, t, k]
+                n += any_count != 0
     game = np.empty(n, np.int64)
     seat = np.empty(n, np.int8)
     card = np.empty(n, np.int8)
     counts = np.empty((N_ST, n), cards.dtype)
     i = 0
-    for r in range(rows):
-        if kept[r]:
-            game[i] = r // (players * ntypes)
-            seat[i] = r // ntypes % players
-            card[i] = r % ntypes
-            for k in range(N_ST):
-                counts[k, i] = flat[r * N_ST + k]
-            i += 1
+    for p in range(players):
+        for t in range(ntypes):
+            for g in range(count):
+                any_count = cards[g, p, t, 0]
+                for k in range(1, N_ST):
+                    any_count |= cards[g, p, t, k]
+                if any_count != 0:
+                    game[i] = g
+                    seat[i] = p
+                    card[i] = t
+                    for k in range(N_ST):
+                        counts[k, i] = cards[g, p, t, k]
+                    i += 1
     return game, seat, card, counts
 
 
@@ -419,11 +425,9 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     # cards: only the rows with a non-zero count (more than a quarter of rows are all
     # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading,
     # in game, seat and card order
+    # rows by seat, then card type, then game: a type's counters resemble each other, so
+    # the part is about a fifth smaller than in game order; readers never rely on the order
     game, seat, card, counts = nonzero_card_rows(chunk.cards)
-    # card-major rows (by card type, then game and seat): a type's counters resemble each
-    # other, so the part is about a fifth smaller; readers never rely on the rows' order
-    order = np.argsort(card, kind="stable")
-    game, seat, card, counts = game[order], seat[order], card[order], counts[:, order]
     c = {
         "game": game + chunk.first,
         "seat": seat,
@@ -443,17 +447,32 @@ def trace_columns(chunk: ChunkArrays) -> dict[str, np.ndarray]:
     """The `turns` table: one row per game, seat and round (in that order, so that delta
     encoding packs each seat's slowly changing score into a few bits), `score` the seat's
     table score after that round; a game's last round holds its final scores."""
-    count, most, players = chunk.trace.shape
-    shape = (count, players, most)
-    keep = np.arange(most)[None, None, :] < chunk.rounds[:, None, None].astype(np.int64)
-    keep = np.broadcast_to(keep, shape)
-    index = np.arange(chunk.first, chunk.first + count)
-    return {
-        "game": np.broadcast_to(index[:, None, None], shape)[keep],
-        "seat": np.broadcast_to(np.arange(players, dtype=np.int8)[None, :, None], shape)[keep],
-        "round": np.broadcast_to(np.arange(1, most + 1, dtype=np.int16), shape)[keep],
-        "score": chunk.trace.transpose(0, 2, 1)[keep],
-    }
+    game, seat, round_, score = _trace_rows(chunk.trace, chunk.rounds, chunk.first)
+    return {"game": game, "seat": seat, "round": round_, "score": score}
+
+
+@njit(cache=True)
+def _trace_rows(trace, rounds, first):
+    """trace_columns' four columns in one pass (numpy's masks over the padded trace took
+    four passes and a mask as large as the trace)."""
+    count, _, players = trace.shape
+    n = 0
+    for g in range(count):
+        n += np.int64(rounds[g]) * players
+    game = np.empty(n, np.int64)
+    seat = np.empty(n, np.int8)
+    round_ = np.empty(n, np.int16)
+    score = np.empty(n, trace.dtype)
+    i = 0
+    for g in range(count):
+        for p in range(players):
+            for r in range(np.int64(rounds[g])):
+                game[i] = first + g
+                seat[i] = p
+                round_[i] = r + 1
+                score[i] = trace[g, r, p]
+                i += 1
+    return game, seat, round_, score
 
 
 def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:

@@ -142,17 +142,18 @@ def _parquet_bytes(table: pa.Table, name: str = "") -> pa.Buffer:
 
 
 def _by_seat(cards: pa.Table) -> list[pa.Table]:
-    """The cards rows seat by seat (card, then game, within a seat: a stable sort of the
-    card-major rows), one table per seat. Each seat's row group gets its own dictionaries,
+    """The cards rows seat by seat, one table per seat (slices: `arrow_tables` writes the
+    rows in seat, card and game order). Each seat's row group gets its own dictionaries,
     and a seat's turns are every n-th (R2.5), so its `first_turn` values are a quarter of
     the table's at four players: two bits a row fewer, and `seat` costs nothing. Readers
     put rows in game, seat and card order (`with_zero_card_rows`)."""
     seats = cards.column("seat").to_numpy()
-    order = np.argsort(seats, kind="stable")
-    rows = cards.take(pa.array(order))
-    ends = np.flatnonzero(np.diff(seats[order])) + 1
-    bounds = [0, *ends.tolist(), len(order)]
-    return [rows.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    if (np.diff(seats) < 0).any():  # not the order arrow_tables writes: a stable sort
+        cards = cards.take(pa.array(np.argsort(seats, kind="stable")))
+        seats = cards.column("seat").to_numpy()
+    ends = np.flatnonzero(np.diff(seats)) + 1
+    bounds = [0, *ends.tolist(), len(seats)]
+    return [cards.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def check_chunk(run_dir: Path, first: int, count: int) -> tuple[str, bool] | None:
