@@ -44,6 +44,15 @@ CALLED = {"cache": True, "_nrt": False}
 
 
 @njit(**INLINE)
+def copy_state(dst, src, pr):
+    """dst[:state_size] = src[:state_size] (a search's private copy of the state) as a plain
+    loop, which LLVM turns into a vector copy: numba's slice assignment copied one clamped
+    index at a time, about a sixth of the look-ahead's time in perf."""
+    for j in range(pr.state_size):
+        dst[j] = src[j]
+
+
+@njit(**INLINE)
 def turned(mask):
     """Walls of a card turned by 180 degrees: N<->S, E<->W (R1.3)."""
     return ((mask & 3) << 2) | ((mask >> 2) & 3)

@@ -35,6 +35,7 @@ from numba import njit
 from sim.engine.rng import next_u64
 from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_LOG, SC_SEAT, SC_TURNS
+from sim.engine.table import copy_state
 from sim.engine.turns import apply_action
 from sim.policies.compiled import (
     allowed_actions,
@@ -185,7 +186,7 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     nodes = 1
     turns0 = s[SC_TURNS]
     for _ in range(budget):
-        s2[: pr.state_size] = s[: pr.state_size]
+        copy_state(s2, s, pr)
         s2[SC_LOG] = 0
         determinize(s2, pr, me, streams[pr.players], counts, cards)
         for q in range(pr.players):

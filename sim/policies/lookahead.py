@@ -36,6 +36,7 @@ from sim.engine.state import (
     ST_PLAYED,
     ST_WASTED,
 )
+from sim.engine.table import copy_state
 from sim.engine.turns import apply_action
 from sim.policies.compiled import (
     allowed_actions,
@@ -173,7 +174,7 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     for c in range(k):
         total = 0.0
         for r in range(rollouts):
-            s2[: pr.state_size] = s[: pr.state_size]
+            copy_state(s2, s, pr)
             s2[SC_LOG] = 0
             streams[pr.players, 0] = seeds[r]
             for q in range(pr.players):
