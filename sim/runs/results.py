@@ -272,6 +272,15 @@ def tension_arrays(trace, rounds, comeback_points, open_points):
     return changes, decided, comeback, open_
 
 
+@njit(cache=True, inline="always")
+def _any_count(cards, g, p, t):
+    """Does seat p's row for card type t in game g hold a non-zero count?"""
+    any_count = cards[g, p, t, 0]
+    for k in range(1, N_ST):  # N_ST is a compile-time constant: the loop unrolls
+        any_count |= cards[g, p, t, k]
+    return any_count != 0
+
+
 @njit(cache=True)
 def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
@@ -284,10 +293,7 @@ def nonzero_card_rows(cards):
     for g in range(count):
         for p in range(players):
             for t in range(ntypes):
-                any_count = cards[g, p, t, 0]
-                for k in range(1, N_ST):  # N_ST is a compile-time constant: the loop unrolls
-                    any_count |= cards[g, p, t, k]
-                n += any_count != 0
+                n += _any_count(cards, g, p, t)
     game = np.empty(n, np.int64)
     seat = np.empty(n, np.int8)
     card = np.empty(n, np.int8)
@@ -296,10 +302,7 @@ def nonzero_card_rows(cards):
     for p in range(players):
         for t in range(ntypes):
             for g in range(count):
-                any_count = cards[g, p, t, 0]
-                for k in range(1, N_ST):
-                    any_count |= cards[g, p, t, k]
-                if any_count != 0:
+                if _any_count(cards, g, p, t):
                     game[i] = g
                     seat[i] = p
                     card[i] = t
@@ -423,10 +426,9 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     p["equal_turn_score"] = chunk.equal_turn_scores.reshape(-1)
 
     # cards: only the rows with a non-zero count (more than a quarter of rows are all
-    # zero: a seat never held that card); `with_zero_card_rows` puts them back on reading,
-    # in game, seat and card order
-    # rows by seat, then card type, then game: a type's counters resemble each other, so
-    # the part is about a fifth smaller than in game order; readers never rely on the order
+    # zero: a seat never held that card; `with_zero_card_rows` puts them back on reading),
+    # by seat, then card type, then game: a type's counters resemble each other, so the part
+    # is about a fifth smaller than in game order; readers never rely on the order
     game, seat, card, counts = nonzero_card_rows(chunk.cards)
     c = {
         "game": game + chunk.first,

@@ -148,9 +148,6 @@ def _by_seat(cards: pa.Table) -> list[pa.Table]:
     the table's at four players: two bits a row fewer, and `seat` costs nothing. Readers
     put rows in game, seat and card order (`with_zero_card_rows`)."""
     seats = cards.column("seat").to_numpy()
-    if (np.diff(seats) < 0).any():  # not the order arrow_tables writes: a stable sort
-        cards = cards.take(pa.array(np.argsort(seats, kind="stable")))
-        seats = cards.column("seat").to_numpy()
     ends = np.flatnonzero(np.diff(seats)) + 1
     bounds = [0, *ends.tolist(), len(seats)]
     return [cards.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
