@@ -129,11 +129,12 @@ def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: 
     return _finish_chunk(index, study, play_arrays(study, first, count), folder, columns)
 
 
-def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=None):
+def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=None, spare=None):
     """A played chunk's tables and partial results (moments); both written where this
     process sees the run folder (a local worker, or a Dask worker on a shared file
     system), else returned. Also returns seat 0's mean win share, for the progress bar,
-    and with `columns` (a study run until decided) those per-game values."""
+    and with `columns` (a study run until decided) those per-game values. A `spare` thread
+    writes the largest table meanwhile (`write_chunk`)."""
     first, count = chunk.first, len(chunk.games)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
@@ -142,7 +143,7 @@ def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=N
     watched = None if columns is None else watched_columns(values, columns)
     if not _sees_folder(folder, study):
         return index, first, count, seat0, parts, moments, watched
-    write_chunk(folder, first, parts)
+    write_chunk(folder, first, parts, spare)
     save_moments(folder, first, moments)
     return index, first, count, seat0, None, None, watched
 
@@ -151,20 +152,23 @@ def _played_here(points: Sequence[Point], todo, columns):
     """The chunks `todo` played in this process (one worker), in order, each finished by a
     thread while the next one plays: the compiled loop releases the GIL, and finishing a
     chunk of cheap games (tables, values, Parquet) costs about half its play (README,
-    Engine notes). A stop (Ctrl-C, an error, a decided study) still lets the chunk being
-    finished be written whole."""
+    Engine notes). The last chunk, which no play overlaps, is finished here with the
+    finisher's help (`write_chunk`). A stop (Ctrl-C, an error, a decided study) still lets
+    the chunk being finished be written whole."""
     try:
         with ThreadPoolExecutor(1, thread_name_prefix="sim-finish") as finisher:
             pending = None
-            for i, first, count in todo:
+            for k, (i, first, count) in enumerate(todo):
                 p = points[i]
                 chunk = play_arrays(p.study, first, count)
                 if pending is not None:
                     yield pending.result()
+                    pending = None
                 folder = p.folder.absolute()
-                pending = finisher.submit(_finish_chunk, i, p.study, chunk, folder, columns)
-            if pending is not None:
-                yield pending.result()
+                if k == len(todo) - 1:
+                    yield _finish_chunk(i, p.study, chunk, folder, columns, spare=finisher)
+                else:
+                    pending = finisher.submit(_finish_chunk, i, p.study, chunk, folder, columns)
     except SystemError as exc:  # numba's word for a Ctrl-C inside compiled code
         raise interrupt_in(exc) or exc from None
 
