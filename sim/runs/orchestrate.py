@@ -151,24 +151,26 @@ def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=N
 def _played_here(points: Sequence[Point], todo, columns):
     """The chunks `todo` played in this process (one worker), in order, each finished by a
     thread while the next one plays: the compiled loop releases the GIL, and finishing a
-    chunk of cheap games (tables, values, Parquet) costs about half its play (README,
-    Engine notes). The last chunk, which no play overlaps, is finished here with the
-    finisher's help (`write_chunk`). A stop (Ctrl-C, an error, a decided study) still lets
-    the chunk being finished be written whole."""
+    chunk of cheap games (tables, values, Parquet) costs about as much as its play (README,
+    Engine notes). The last chunk, which no play overlaps, gets the pool's second thread as
+    well, for its largest table (`write_chunk`'s spare; at most one chunk is finished at a
+    time, so that thread is free). A stop (Ctrl-C, an error, a decided study) still lets the
+    chunk being finished be written whole: the pool's exit waits for its threads."""
     try:
-        with ThreadPoolExecutor(1, thread_name_prefix="sim-finish") as finisher:
+        with ThreadPoolExecutor(2, thread_name_prefix="sim-finish") as finisher:
             pending = None
             for k, (i, first, count) in enumerate(todo):
                 p = points[i]
                 chunk = play_arrays(p.study, first, count)
                 if pending is not None:
                     yield pending.result()
-                    pending = None
+                spare = finisher if k == len(todo) - 1 else None
                 folder = p.folder.absolute()
-                if k == len(todo) - 1:
-                    yield _finish_chunk(i, p.study, chunk, folder, columns, spare=finisher)
-                else:
-                    pending = finisher.submit(_finish_chunk, i, p.study, chunk, folder, columns)
+                pending = finisher.submit(
+                    _finish_chunk, i, p.study, chunk, folder, columns, spare=spare
+                )
+            if pending is not None:
+                yield pending.result()
     except SystemError as exc:  # numba's word for a Ctrl-C inside compiled code
         raise interrupt_in(exc) or exc from None
 

@@ -138,3 +138,33 @@ def test_a_chunk_written_with_a_spare_thread_is_the_same_chunk(study, tmp_path):
         assert (alone / name).read_bytes() == (helped / name).read_bytes(), name
     manifest = json.loads(next((helped / "chunks").iterdir()).read_text())
     assert list(manifest["tables"]) == list(parts)
+
+
+def test_a_ctrl_c_while_the_last_chunk_is_finished_still_writes_it_whole(
+    study, uninterrupted, tmp_path, monkeypatch
+):
+    """The last chunk is finished on the pool's two threads while the main thread waits: a
+    Ctrl-C then (sent from the finishing thread itself, mid-write) stops the run, and the
+    pool's exit still lets the chunk be written whole, its largest table written by the
+    spare thread."""
+    import signal
+    import threading
+
+    size = uninterrupted.meta["chunk_games"]
+    last = GAMES - size
+    real, spares = orchestrate.write_chunk, []
+
+    def write(folder, first, parts, spare=None):
+        if first == last:
+            spares.append(spare)
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        return real(folder, first, parts, spare)
+
+    monkeypatch.setattr(orchestrate, "write_chunk", write)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        run(study, jobs=1, out=out, quiet=True)
+    assert spares and spares[0] is not None  # the last chunk had the spare thread
+    for first in range(0, GAMES, size):
+        assert check_chunk(out, first, size) is None, first
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
