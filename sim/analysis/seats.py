@@ -174,22 +174,17 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
     seat term and a term per policy. `attrs`: interaction_p, the test that the
     edge is the same for every policy (NaN with one policy).
     """
-    import statsmodels.formula.api as smf
+    from statsmodels.regression.linear_model import OLS
 
-    data = pd.DataFrame(
-        {
-            "win": players["win_share"].to_numpy(float),
-            "policy": players["policy"].astype(str).to_numpy(),
-            "here": (players["seat"].to_numpy() == seat).astype(float),
-            "game": players["game"].to_numpy(),
-        }
-    )
-    policies = sorted(data["policy"].unique())
-    cluster = {"groups": data["game"].to_numpy()}
+    win = players["win_share"].to_numpy(float)
+    policy_of = players["policy"].astype(str).to_numpy()  # each row's
+    here = (players["seat"].to_numpy() == seat).astype(float)
+    policies = sorted(set(policy_of))
+    cluster = {"groups": players["game"].to_numpy()}
     several = len(policies) > 1
-    by_policy = smf.ols(
-        "win ~ C(policy) + C(policy):here - 1" if several else "win ~ here", data
-    ).fit(cov_type="cluster", cov_kwds=cluster)
+    by_policy = OLS(win, seat_design(policy_of, here, policies, pooled=False)).fit(
+        cov_type="cluster", cov_kwds=cluster
+    )
     rows = []
     names = []
     for policy in policies:
@@ -198,7 +193,9 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
         rows.append(_coef_row(by_policy, name, policy))
     interaction = float("nan")
     if several:
-        pooled = smf.ols("win ~ C(policy) + here", data).fit(cov_type="cluster", cov_kwds=cluster)
+        pooled = OLS(win, seat_design(policy_of, here, policies, pooled=True)).fit(
+            cov_type="cluster", cov_kwds=cluster
+        )
         rows.append(_coef_row(pooled, "here", None))
         contrasts = np.zeros((len(policies) - 1, len(by_policy.params)))
         index = list(by_policy.params.index)
@@ -210,6 +207,24 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     out.attrs.update(seat=seat, interaction_p=interaction)
     return out
+
+
+def seat_design(policy: np.ndarray, here: np.ndarray, policies: list[str], pooled: bool):
+    """The design matrices of `seat_effects`, named as the formulas' terms would be (statsmodels
+    with patsy: its formula parsing and design building took about a fifth of a base run's
+    report). With several policies: per policy, its level and its seat term ("win ~
+    C(policy) + C(policy):here - 1"), or, pooled, an intercept, treatment levels against the
+    first policy and one seat term ("win ~ C(policy) + here"); with one policy, an intercept
+    and the seat term ("win ~ here")."""
+    level = {p: (policy == p).astype(float) for p in policies}
+    if len(policies) == 1:
+        return pd.DataFrame({"Intercept": np.ones(len(here)), "here": here})
+    if pooled:
+        treat = {f"C(policy)[T.{p}]": level[p] for p in policies[1:]}
+        return pd.DataFrame({"Intercept": np.ones(len(here)), **treat, "here": here})
+    levels = {f"C(policy)[{p}]": level[p] for p in policies}
+    seats = {f"C(policy)[{p}]:here": level[p] * here for p in policies}
+    return pd.DataFrame({**levels, **seats})
 
 
 def _coef_row(fit, name: str, policy: str | None) -> dict:

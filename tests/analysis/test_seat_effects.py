@@ -1,0 +1,74 @@
+"""`seat_effects` builds its design matrices itself (`seat_design`) rather than through
+statsmodels' formulas (patsy), which took about a fifth of a base run's report. The fits must
+be the formulas' fits: the same terms, in the same order, and the same numbers, for one,
+two and three policies, with and without a real seat edge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.analysis.seats import seat_effects
+
+
+def _players(policies: list[str], edge: float, games: int = 400, seed: int = 3) -> pd.DataFrame:
+    """Four seats a game, policies dealt round the table; seat 0 wins `edge` more often."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(games):
+        for s in range(4):
+            p = policies[(g + s) % len(policies)]
+            win = float(rng.random() < 0.25 + (edge if s == 0 else 0) + 0.05 * policies.index(p))
+            rows.append({"game": g, "seat": s, "policy": p, "win_share": win})
+    return pd.DataFrame(rows)
+
+
+def _by_formulas(players: pd.DataFrame, seat: int) -> tuple[list, list, float]:
+    """The formulas `seat_effects` used to fit: (rows, params names, interaction p)."""
+    import statsmodels.formula.api as smf
+
+    data = pd.DataFrame({"win": players["win_share"].to_numpy(float),
+                         "policy": players["policy"].astype(str).to_numpy(),
+                         "here": (players["seat"].to_numpy() == seat).astype(float)})  # fmt: skip
+    cluster = {"groups": players["game"].to_numpy()}
+    policies = sorted(data["policy"].unique())
+    several = len(policies) > 1
+    fit = smf.ols("win ~ C(policy) + C(policy):here - 1" if several else "win ~ here", data)
+    by_policy = fit.fit(cov_type="cluster", cov_kwds=cluster)
+    names = [f"C(policy)[{p}]:here" if several else "here" for p in policies]
+    ci = by_policy.conf_int()
+    rows = [(by_policy.params[n], *ci.loc[n], by_policy.pvalues[n]) for n in names]
+    p_int = float("nan")
+    if several:
+        pooled = smf.ols("win ~ C(policy) + here", data).fit(cov_type="cluster", cov_kwds=cluster)
+        rows.append((pooled.params["here"], *pooled.conf_int().loc["here"], pooled.pvalues["here"]))
+        index = list(by_policy.params.index)
+        contrasts = np.zeros((len(policies) - 1, len(index)))
+        for r in range(len(policies) - 1):
+            contrasts[r, index.index(names[r])] = 1
+            contrasts[r, index.index(names[-1])] = -1
+        test = by_policy.wald_test(contrasts, scalar=True)
+        from scipy.stats import chi2
+
+        p_int = float(chi2.sf(float(test.statistic), len(policies) - 1))
+    return rows, names, p_int
+
+
+@pytest.mark.parametrize("policies", [["random"], ["greedy", "random"], ["a", "b", "c"]])
+@pytest.mark.parametrize("edge", [0.0, 0.1])
+@pytest.mark.parametrize("seat", [0, 2])
+def test_the_explicit_design_fits_what_the_formulas_fitted(policies, edge, seat):
+    players = _players(policies, edge)
+    rows, _, p_int = _by_formulas(players, seat)
+    got = seat_effects(players, seat)
+    assert list(got["policy"][: len(policies)]) == policies
+    assert len(got) == (len(policies) + 1 if len(policies) > 1 else 1)  # then the adjusted row
+    expected = np.array(rows, float)
+    np.testing.assert_allclose(got[["edge", "lo", "hi", "p"]].to_numpy(float), expected,
+                               rtol=1e-9, atol=1e-12)  # fmt: skip
+    assert (got["n"] == len(players)).all()
+    if len(policies) > 1:
+        assert got.attrs["interaction_p"] == pytest.approx(p_int, rel=1e-9, abs=1e-15)
+    else:
+        assert np.isnan(got.attrs["interaction_p"])
