@@ -210,12 +210,14 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
 
 
 def seat_design(policy: np.ndarray, here: np.ndarray, policies: list[str], pooled: bool):
-    """The design matrices of `seat_effects`, named as the formulas' terms would be (statsmodels
-    with patsy: its formula parsing and design building took about a fifth of a base run's
-    report). With several policies: per policy, its level and its seat term ("win ~
-    C(policy) + C(policy):here - 1"), or, pooled, an intercept, treatment levels against the
-    first policy and one seat term ("win ~ C(policy) + here"); with one policy, an intercept
-    and the seat term ("win ~ here")."""
+    """The design matrices of `seat_effects`, named as the formulas' terms would be.
+
+    statsmodels' formulas (patsy) took 0.37 s of each call on a 10,000-game base run, 0.05 s
+    now, about a second of its report. With several policies: per policy, its level and its
+    seat term ("win ~ C(policy) + C(policy):here - 1"), or, pooled, an intercept, treatment
+    levels against the first policy and one seat term ("win ~ C(policy) + here"); with one
+    policy, an intercept and the seat term ("win ~ here").
+    """
     level = {p: (policy == p).astype(float) for p in policies}
     if len(policies) == 1:
         return pd.DataFrame({"Intercept": np.ones(len(here)), "here": here})

@@ -1,5 +1,5 @@
 """`seat_effects` builds its design matrices itself (`seat_design`) rather than through
-statsmodels' formulas (patsy), which took about a fifth of a base run's report. The fits must
+statsmodels' formulas (patsy), which took about a second of a base run's report. The fits must
 be the formulas' fits: the same terms, in the same order, and the same numbers, for one,
 two and three policies, with and without a real seat edge."""
 
