@@ -28,7 +28,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from sim.analysis.inference import ALPHA, chi2_sf
+from sim.analysis.inference import ALPHA, chi2_sf, normal_sf2
+from sim.analysis.intervals import Z95
 from sim.analysis.stats import t975
 
 
@@ -174,39 +175,83 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
     seat term and a term per policy. `attrs`: interaction_p, the test that the
     edge is the same for every policy (NaN with one policy).
     """
-    from statsmodels.regression.linear_model import OLS
-
     win = players["win_share"].to_numpy(float)
     policy_of = players["policy"].astype(str).to_numpy()  # each row's
     here = (players["seat"].to_numpy() == seat).astype(float)
     policies = sorted(set(policy_of))
-    cluster = {"groups": players["game"].to_numpy()}
+    _, game = np.unique(players["game"].to_numpy(), return_inverse=True)
     several = len(policies) > 1
-    by_policy = OLS(win, seat_design(policy_of, here, policies, pooled=False)).fit(
-        cov_type="cluster", cov_kwds=cluster
-    )
+    by_policy = ClusteredOLS(win, seat_design(policy_of, here, policies, pooled=False), game)
     rows = []
     names = []
     for policy in policies:
         name = f"C(policy)[{policy}]:here" if several else "here"
         names.append(name)
-        rows.append(_coef_row(by_policy, name, policy))
+        rows.append(by_policy.row(name, policy))
     interaction = float("nan")
     if several:
-        pooled = OLS(win, seat_design(policy_of, here, policies, pooled=True)).fit(
-            cov_type="cluster", cov_kwds=cluster
-        )
-        rows.append(_coef_row(pooled, "here", None))
-        contrasts = np.zeros((len(policies) - 1, len(by_policy.params)))
-        index = list(by_policy.params.index)
+        pooled = ClusteredOLS(win, seat_design(policy_of, here, policies, pooled=True), game)
+        rows.append(pooled.row("here", None))
+        contrasts = np.zeros((len(policies) - 1, len(by_policy.names)))
         for r in range(len(policies) - 1):
-            contrasts[r, index.index(names[r])] = 1
-            contrasts[r, index.index(names[-1])] = -1
-        test = by_policy.wald_test(contrasts, scalar=True)
-        interaction = float(chi2_sf(float(test.statistic), len(policies) - 1))
+            contrasts[r, by_policy.names.index(names[r])] = 1
+            contrasts[r, by_policy.names.index(names[-1])] = -1
+        interaction = chi2_sf(by_policy.wald(contrasts), len(policies) - 1)
     out = pd.DataFrame(rows)
     out.attrs.update(seat=seat, interaction_p=interaction)
     return out
+
+
+EXACT = 1e-12  # a win share's rounding: an edge or a standard error this small is none
+
+
+class ClusteredOLS:
+    """Least squares with a covariance clustered by group (CRV1, with the small-sample factor
+    G/(G-1) (n-1)/(n-k)) and normal-theory intervals and tests: what statsmodels'
+    `OLS(y, X).fit(cov_type="cluster", cov_kwds={"groups": g})` gives (tests compare the two
+    to 1e-12), without its import. statsmodels' linear model pulls in scipy.stats, about a
+    second of every `sim run`, and here it fitted two small models for the summary.
+    `group`: each row's group as 0..G-1."""
+
+    def __init__(self, y: np.ndarray, design: pd.DataFrame, group: np.ndarray):
+        x = design.to_numpy(float)
+        self.names = list(design.columns)
+        self.nobs, k = x.shape
+        pinv = np.linalg.pinv(x)  # as statsmodels' default ("pinv") fit
+        bread = pinv @ pinv.T
+        self.params = pinv @ y
+        scores = x * (y - x @ self.params)[:, None]
+        groups = int(group.max()) + 1 if len(group) else 0
+        summed = np.zeros((groups, k))
+        np.add.at(summed, group, scores)
+        factor = groups / (groups - 1.0) * ((self.nobs - 1.0) / (self.nobs - k))
+        self.cov = bread @ (summed.T @ summed) @ bread.T * factor
+
+    def row(self, name: str, policy: str | None) -> dict:
+        """One coefficient: its estimate, 95% interval and two-sided p, for a table row."""
+        j = self.names.index(name)
+        edge, se = float(self.params[j]), math.sqrt(max(float(self.cov[j, j]), 0.0))
+        if se <= EXACT:
+            # No spread at all (say, a policy that never wins, in any seat): the edge is
+            # exact, and rounding must not pass for evidence. statsmodels gives an edge of
+            # 1e-17 with a p of 1e-45 there.
+            edge = 0.0 if abs(edge) <= EXACT else edge
+            z = 0.0 if edge == 0.0 else math.copysign(math.inf, edge)
+        else:
+            z = edge / se
+        return {
+            "policy": policy,
+            "edge": edge,
+            "lo": edge - Z95 * se,
+            "hi": edge + Z95 * se,
+            "p": normal_sf2(z),
+            "n": int(self.nobs),
+        }
+
+    def wald(self, contrasts: np.ndarray) -> float:
+        """The Wald statistic (chi-square) that every contrast of the parameters is 0."""
+        d = contrasts @ self.params
+        return float(d @ np.linalg.pinv(contrasts @ self.cov @ contrasts.T) @ d)
 
 
 def seat_design(policy: np.ndarray, here: np.ndarray, policies: list[str], pooled: bool):
@@ -227,15 +272,3 @@ def seat_design(policy: np.ndarray, here: np.ndarray, policies: list[str], poole
     levels = {f"C(policy)[{p}]": level[p] for p in policies}
     seats = {f"C(policy)[{p}]:here": level[p] * here for p in policies}
     return pd.DataFrame({**levels, **seats})
-
-
-def _coef_row(fit, name: str, policy: str | None) -> dict:
-    lo, hi = fit.conf_int().loc[name]
-    return {
-        "policy": policy,
-        "edge": float(fit.params[name]),
-        "lo": float(lo),
-        "hi": float(hi),
-        "p": float(fit.pvalues[name]),
-        "n": int(fit.nobs),
-    }

@@ -72,3 +72,38 @@ def test_the_explicit_design_fits_what_the_formulas_fitted(policies, edge, seat)
         assert got.attrs["interaction_p"] == pytest.approx(p_int, rel=1e-9, abs=1e-15)
     else:
         assert np.isnan(got.attrs["interaction_p"])
+
+
+def test_games_out_of_order_and_a_policy_that_never_wins_fit_as_the_formulas_do():
+    """The clustered fit groups rows by game wherever they stand and whatever the games'
+    numbers; a policy that never wins (a constant column: zero spread, no interval to speak
+    of) has no edge and nothing to flag, where statsmodels finds p = 1e-45 in rounding."""
+    players = _players(["greedy", "random"], 0.1, games=300)
+    players.loc[players["policy"] == "random", "win_share"] = 0.0
+    players["game"] = players["game"] * 7 + 1000  # not 0..G-1
+    players = players.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    rows, _, p_int = _by_formulas(players, 0)
+    got = seat_effects(players, 0)
+    expected = np.array(rows, float)
+    assert expected[1, 3] < 1e-40  # statsmodels: rounding (an edge of 1e-17) passes for proof
+    expected[1] = [0.0, 0.0, 0.0, 1.0]  # here: no spread, no edge, nothing to flag
+    np.testing.assert_allclose(got[["edge", "lo", "hi", "p"]].to_numpy(float), expected,
+                               rtol=1e-9, atol=1e-12)  # fmt: skip
+    assert got.attrs["interaction_p"] == pytest.approx(p_int, rel=1e-9, abs=1e-15)
+
+
+def test_the_seat_model_needs_no_statsmodels_import():
+    """statsmodels' linear model imports scipy.stats, about a second of every `sim run`
+    (whose summary holds the seat model): `seat_effects` must not import it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tests.analysis.test_seat_effects import _players\n"
+        "from sim.analysis.seats import seat_effects\n"
+        "seat_effects(_players(['greedy', 'random'], 0.1))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('statsmodels', 'scipy.stats'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
