@@ -120,9 +120,7 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
     improvement, lo, hi, raw_p, raw_q, raw_flag, n_held, n_never; sorted by the
     adjusted impact. `attrs['family']` says how the flags were controlled.
     """
-    from statsmodels.regression.linear_model import OLS
-
-    from sim.analysis.inference import adjust, family_note, normal_sf2
+    from sim.analysis.inference import ClusteredOLS, adjust, family_note, normal_sf2
     from sim.analysis.stats import Z95
 
     data = with_outcomes(cards, players)
@@ -154,17 +152,14 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
         if 0 < held_.sum() < len(held_):
             x = base.iloc[idx].assign(held=held_)
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
+            _, game = np.unique(g["game"].to_numpy(), return_inverse=True)
             try:
-                fit = OLS(g["win_share"].to_numpy(float), x.to_numpy(float)).fit(
-                    method="qr", cov_type="cluster", cov_kwds={"groups": g["game"].to_numpy()}
-                )
+                fit = ClusteredOLS.of(g["win_share"].to_numpy(float), x, game, qr=True)
             except np.linalg.LinAlgError:  # collinear columns (a few games): not estimable
                 fit = None
         if fit is not None:
-            j = list(x.columns).index("held")
-            lo, hi = fit.conf_int()[j]
-            row.update(adjusted=float(fit.params[j]), adj_lo=float(lo), adj_hi=float(hi),
-                       adj_p=float(fit.pvalues[j]))  # fmt: skip
+            est, lo, hi, p = fit.coef("held")
+            row.update(adjusted=est, adj_lo=lo, adj_hi=hi, adj_p=p)
         else:
             row.update(adjusted=np.nan, adj_lo=np.nan, adj_hi=np.nan, adj_p=np.nan)
         se = (raw["hi"] - raw["lo"]) / (2 * Z95)

@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from sim.analysis.intervals import Z95
 from sim.metrics import exact_relations, family_of, metric, metrics_for, quiet_nan
 
 ALPHA = 0.05
@@ -55,18 +56,58 @@ def p_from_draws(estimate: np.ndarray, draws: np.ndarray) -> np.ndarray:
 
 
 def adjust(p: np.ndarray, method: str, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """Adjusted p-values and rejections within one family (NaN p-values stay out of it)."""
+    """Adjusted p-values and rejections within one family (NaN p-values stay out of it):
+    Holm's step-down or Benjamini-Hochberg's step-up, as statsmodels' `multipletests` computes
+    them (the tests compare the two exactly). Written here because importing statsmodels'
+    multitest (it pulls in scipy.stats and statsmodels' linear model) took about 0.9 s of
+    every report and study summary, for two short sorts."""
     p = np.asarray(p, float)
     adjusted = np.full(p.shape, np.nan)
     reject = np.zeros(p.shape, bool)
     ok = np.isfinite(p)
     if ok.any():
-        # statsmodels, imported here: seconds of import a plain run never needs
-        from statsmodels.stats.multitest import multipletests
-
-        rej, padj, _, _ = multipletests(p[ok], alpha=alpha, method=method)
-        adjusted[ok], reject[ok] = padj, rej
+        adjusted[ok], reject[ok] = _STEPS[method](p[ok], alpha)
     return adjusted, reject
+
+
+def _holm(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Holm: the k-th smallest p times (m - k + 1), made non-decreasing; rejections up to the
+    first p above alpha / (m - k + 1)."""
+    m = len(p)
+    order = np.argsort(p)
+    ranked = p[order]
+    factor = np.arange(m, 0, -1)
+    keep = ranked > alpha / factor
+    stop = int(np.argmax(keep)) if keep.any() else m
+    reject = np.arange(m) < stop
+    corrected = np.minimum(np.maximum.accumulate(ranked * factor), 1.0)
+    return _unsorted(order, corrected, reject)
+
+
+def _bh(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Benjamini-Hochberg: the k-th smallest p times m / k, made non-decreasing from the top;
+    rejections up to the largest k whose p is at most alpha k / m."""
+    m = len(p)
+    order = np.argsort(p)
+    ranked = p[order]
+    ecdf = np.arange(1, m + 1) / m
+    below = ranked <= ecdf * alpha
+    reject = np.zeros(m, bool)
+    if below.any():
+        reject[: int(np.nonzero(below)[0].max()) + 1] = True
+    corrected = np.minimum(np.minimum.accumulate((ranked / ecdf)[::-1])[::-1], 1.0)
+    return _unsorted(order, corrected, reject)
+
+
+def _unsorted(order: np.ndarray, corrected: np.ndarray, reject: np.ndarray):
+    """Values computed in sorted order, put back in the family's own order."""
+    out_p = np.empty_like(corrected)
+    out_r = np.empty_like(reject)
+    out_p[order], out_r[order] = corrected, reject
+    return out_p, out_r
+
+
+_STEPS = {"holm": _holm, "fdr_bh": _bh}
 
 
 def family_note(method: str, size: int, alpha: float = ALPHA) -> str:
@@ -163,3 +204,62 @@ def families_markdown(seats: int = 4, compare: tuple[int, ...] = (2, 3, 4, 5)) -
     ]
     lines += [f"* `{n}` = {rel}" for n, rel in implied.items()]
     return "\n".join(lines)
+
+
+EXACT = 1e-12  # a win share's rounding: an edge or a standard error this small is none
+
+
+class ClusteredOLS:
+    """Least squares with a covariance clustered by group (CRV1, with the small-sample factor
+    G/(G-1) (n-1)/(n-k)) and normal-theory intervals and tests: what statsmodels'
+    `OLS(y, X).fit(cov_type="cluster", cov_kwds={"groups": g})` gives (the tests compare the
+    two to 1e-9), without its import: statsmodels' linear model pulls in scipy.stats, about a
+    second of every `sim run` (whose summary holds the seat model) and of every report (the
+    card-impact model), for a few small fits. `group`: each row's group as 0..G-1; `names`:
+    the columns'; `qr`: statsmodels' method="qr" instead of its default, "pinv"."""
+
+    @classmethod
+    def of(cls, y: np.ndarray, design, group: np.ndarray, qr: bool = False) -> ClusteredOLS:
+        """The fit of a design given as a DataFrame, its columns the parameters' names."""
+        return cls(y, design.to_numpy(float), group, design.columns, qr)
+
+    def __init__(self, y: np.ndarray, x: np.ndarray, group: np.ndarray, names, qr=False):
+        self.names = list(names)
+        self.nobs, k = x.shape
+        if qr:  # statsmodels' method="qr"
+            q, r = np.linalg.qr(x)
+            diag = np.abs(np.diag(r))
+            if k and diag.min() <= 1e-10 * diag.max():
+                # collinear columns: statsmodels fits rounding noise there; here, no fit
+                raise np.linalg.LinAlgError("collinear columns")
+            bread = np.linalg.inv(r.T @ r)
+            self.params = np.linalg.solve(r, q.T @ y)
+        else:  # its default, "pinv"
+            pinv = np.linalg.pinv(x)
+            bread = pinv @ pinv.T
+            self.params = pinv @ y
+        scores = x * (y - x @ self.params)[:, None]
+        groups = int(group.max()) + 1 if len(group) else 0
+        summed = np.zeros((groups, k))
+        np.add.at(summed, group, scores)
+        factor = groups / (groups - 1.0) * ((self.nobs - 1.0) / (self.nobs - k))
+        self.cov = bread @ (summed.T @ summed) @ bread.T * factor
+
+    def coef(self, name: str) -> tuple[float, float, float, float]:
+        """One parameter: its estimate, 95% interval and two-sided p."""
+        j = self.names.index(name)
+        est, se = float(self.params[j]), math.sqrt(max(float(self.cov[j, j]), 0.0))
+        if se <= EXACT:
+            # No spread at all (say, a policy that never wins, in any seat): the estimate is
+            # exact, and rounding must not pass for evidence. statsmodels gives an edge of
+            # 1e-17 a p of 1e-45 there.
+            est = 0.0 if abs(est) <= EXACT else est
+            z = 0.0 if est == 0.0 else math.copysign(math.inf, est)
+        else:
+            z = est / se
+        return est, est - Z95 * se, est + Z95 * se, normal_sf2(z)
+
+    def wald(self, contrasts: np.ndarray) -> float:
+        """The Wald statistic (chi-square) that every contrast of the parameters is 0."""
+        d = contrasts @ self.params
+        return float(d @ np.linalg.pinv(contrasts @ self.cov @ contrasts.T) @ d)

@@ -28,8 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from sim.analysis.inference import ALPHA, chi2_sf, normal_sf2
-from sim.analysis.intervals import Z95
+from sim.analysis.inference import ALPHA, ClusteredOLS, chi2_sf
 from sim.analysis.stats import t975
 
 
@@ -181,17 +180,17 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
     policies = sorted(set(policy_of))
     _, game = np.unique(players["game"].to_numpy(), return_inverse=True)
     several = len(policies) > 1
-    by_policy = ClusteredOLS(win, seat_design(policy_of, here, policies, pooled=False), game)
+    by_policy = ClusteredOLS.of(win, seat_design(policy_of, here, policies, pooled=False), game)
     rows = []
     names = []
     for policy in policies:
         name = f"C(policy)[{policy}]:here" if several else "here"
         names.append(name)
-        rows.append(by_policy.row(name, policy))
+        rows.append(_coef_row(by_policy, name, policy))
     interaction = float("nan")
     if several:
-        pooled = ClusteredOLS(win, seat_design(policy_of, here, policies, pooled=True), game)
-        rows.append(pooled.row("here", None))
+        pooled = ClusteredOLS.of(win, seat_design(policy_of, here, policies, pooled=True), game)
+        rows.append(_coef_row(pooled, "here", None))
         contrasts = np.zeros((len(policies) - 1, len(by_policy.names)))
         for r in range(len(policies) - 1):
             contrasts[r, by_policy.names.index(names[r])] = 1
@@ -200,58 +199,6 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     out.attrs.update(seat=seat, interaction_p=interaction)
     return out
-
-
-EXACT = 1e-12  # a win share's rounding: an edge or a standard error this small is none
-
-
-class ClusteredOLS:
-    """Least squares with a covariance clustered by group (CRV1, with the small-sample factor
-    G/(G-1) (n-1)/(n-k)) and normal-theory intervals and tests: what statsmodels'
-    `OLS(y, X).fit(cov_type="cluster", cov_kwds={"groups": g})` gives (tests compare the two
-    to 1e-12), without its import. statsmodels' linear model pulls in scipy.stats, about a
-    second of every `sim run`, and here it fitted two small models for the summary.
-    `group`: each row's group as 0..G-1."""
-
-    def __init__(self, y: np.ndarray, design: pd.DataFrame, group: np.ndarray):
-        x = design.to_numpy(float)
-        self.names = list(design.columns)
-        self.nobs, k = x.shape
-        pinv = np.linalg.pinv(x)  # as statsmodels' default ("pinv") fit
-        bread = pinv @ pinv.T
-        self.params = pinv @ y
-        scores = x * (y - x @ self.params)[:, None]
-        groups = int(group.max()) + 1 if len(group) else 0
-        summed = np.zeros((groups, k))
-        np.add.at(summed, group, scores)
-        factor = groups / (groups - 1.0) * ((self.nobs - 1.0) / (self.nobs - k))
-        self.cov = bread @ (summed.T @ summed) @ bread.T * factor
-
-    def row(self, name: str, policy: str | None) -> dict:
-        """One coefficient: its estimate, 95% interval and two-sided p, for a table row."""
-        j = self.names.index(name)
-        edge, se = float(self.params[j]), math.sqrt(max(float(self.cov[j, j]), 0.0))
-        if se <= EXACT:
-            # No spread at all (say, a policy that never wins, in any seat): the edge is
-            # exact, and rounding must not pass for evidence. statsmodels gives an edge of
-            # 1e-17 with a p of 1e-45 there.
-            edge = 0.0 if abs(edge) <= EXACT else edge
-            z = 0.0 if edge == 0.0 else math.copysign(math.inf, edge)
-        else:
-            z = edge / se
-        return {
-            "policy": policy,
-            "edge": edge,
-            "lo": edge - Z95 * se,
-            "hi": edge + Z95 * se,
-            "p": normal_sf2(z),
-            "n": int(self.nobs),
-        }
-
-    def wald(self, contrasts: np.ndarray) -> float:
-        """The Wald statistic (chi-square) that every contrast of the parameters is 0."""
-        d = contrasts @ self.params
-        return float(d @ np.linalg.pinv(contrasts @ self.cov @ contrasts.T) @ d)
 
 
 def seat_design(policy: np.ndarray, here: np.ndarray, policies: list[str], pooled: bool):
@@ -272,3 +219,8 @@ def seat_design(policy: np.ndarray, here: np.ndarray, policies: list[str], poole
     levels = {f"C(policy)[{p}]": level[p] for p in policies}
     seats = {f"C(policy)[{p}]:here": level[p] * here for p in policies}
     return pd.DataFrame({**levels, **seats})
+
+
+def _coef_row(fit: ClusteredOLS, name: str, policy: str | None) -> dict:
+    edge, lo, hi, p = fit.coef(name)
+    return {"policy": policy, "edge": edge, "lo": lo, "hi": hi, "p": p, "n": fit.nobs}
