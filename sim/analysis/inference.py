@@ -242,6 +242,9 @@ class ClusteredOLS:
         groups = int(group.max()) + 1 if len(group) else 0
         summed = np.zeros((groups, k))
         np.add.at(summed, group, scores)
+        if groups < 2 or self.nobs <= k:  # one game, or no residual left: no interval
+            self.cov = np.full((k, k), np.nan)
+            return
         factor = groups / (groups - 1.0) * ((self.nobs - 1.0) / (self.nobs - k))
         self.cov = bread @ (summed.T @ summed) @ bread.T * factor
 

@@ -110,3 +110,11 @@ def test_card_impact_adjusted_is_statsmodels_fit_on_a_base_run():
     expected = np.array(sorted(fits.values(), key=lambda f: -f[0]), float)
     np.testing.assert_allclose(fitted[["adjusted", "adj_lo", "adj_hi", "adj_p"]].to_numpy(float),
                                expected, rtol=1e-9, atol=1e-12)  # fmt: skip
+
+
+def test_one_game_has_an_estimate_but_no_interval():
+    """One cluster leaves no spread between games to measure (statsmodels divides by zero)."""
+    x = np.column_stack([np.ones(4), [1.0, 0, 0, 0]])
+    fit = ClusteredOLS(np.array([1.0, 0, 0, 0]), x, np.zeros(4, int), ["c", "here"])
+    est, lo, hi, p = fit.coef("here")
+    assert est == pytest.approx(1.0) and np.isnan([lo, hi, p]).all()
