@@ -152,9 +152,9 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
         if 0 < held_.sum() < len(held_):
             x = base.iloc[idx].assign(held=held_)
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
-            _, game = np.unique(g["game"].to_numpy(), return_inverse=True)
             try:
-                fit = ClusteredOLS.of(g["win_share"].to_numpy(float), x, game, qr=True)
+                y = g["win_share"].to_numpy(float)
+                fit = ClusteredOLS.of(y, x, g["game"].to_numpy(), qr=True)
             except np.linalg.LinAlgError:  # collinear columns (a few games): not estimable
                 fit = None
         if fit is not None:

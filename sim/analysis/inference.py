@@ -215,7 +215,7 @@ class ClusteredOLS:
     `OLS(y, X).fit(cov_type="cluster", cov_kwds={"groups": g})` gives (the tests compare the
     two to 1e-9), without its import: statsmodels' linear model pulls in scipy.stats, about a
     second of every `sim run` (whose summary holds the seat model) and of every report (the
-    card-impact model), for a few small fits. `group`: each row's group as 0..G-1; `names`:
+    card-impact model), for a few small fits. `group`: each row's game (any labels); `names`:
     the columns'; `qr`: statsmodels' method="qr" instead of its default, "pinv"."""
 
     @classmethod
@@ -239,6 +239,7 @@ class ClusteredOLS:
             bread = pinv @ pinv.T
             self.params = pinv @ y
         scores = x * (y - x @ self.params)[:, None]
+        _, group = np.unique(group, return_inverse=True)
         groups = int(group.max()) + 1 if len(group) else 0
         summed = np.zeros((groups, k))
         np.add.at(summed, group, scores)

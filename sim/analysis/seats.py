@@ -178,7 +178,7 @@ def seat_effects(players: pd.DataFrame, seat: int = 0) -> pd.DataFrame:
     policy_of = players["policy"].astype(str).to_numpy()  # each row's
     here = (players["seat"].to_numpy() == seat).astype(float)
     policies = sorted(set(policy_of))
-    _, game = np.unique(players["game"].to_numpy(), return_inverse=True)
+    game = players["game"].to_numpy()
     several = len(policies) > 1
     by_policy = ClusteredOLS.of(win, seat_design(policy_of, here, policies, pooled=False), game)
     rows = []
