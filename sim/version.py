@@ -11,8 +11,10 @@ and the pins are taken again (`python -m tests.test_golden --pin`).
 
 History: 1 — up to issue 20; 2 — the same rules, bumped when the golden pins were
 introduced (version 1 had covered several changes of turn flow and policies unpinned, so
-folders written under it may hold games of different behaviour).
+folders written under it may hold games of different behaviour); 3 — greedy breaks a tie with
+one draw per decision, uniform among the tied actions as before, instead of one draw per tied
+action (the same rules and the same distribution of play, but other games under a given seed).
 """
 
 __version__ = "0.1.0"
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3

@@ -109,6 +109,7 @@ def choose_random(s, pr, stream, buf, ban):
 #   toys  [K]   ... toys per kind
 #   flags [2]   the heuristic's placement flags (F_CLOSES_OWN, F_FEEDS_RIVAL)
 #   cache [C_SIZE]  the per-cell cache (C_* below)
+#   memo  [M_SIZE]  `objectives`' objective per (merged boxes, closed) on the cached cell
 #   values[max_actions]  greedy's objective per candidate (`objectives`)
 
 
@@ -164,6 +165,17 @@ C_ROOT_WIDTH = 7
 C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
 
 
+# The memo: a placement's score change depends on its walls only through which of the cell's
+# neighbouring boxes it joins (a bitmask over the cache's root slots) and whether the box it
+# makes is closed (R8.4 doubles, whatever the count of open sides). Half the candidates on a
+# cell that can change a score share that key with an earlier one. Entry k (key k) is valid
+# while its stamp equals the epoch, which `_prepare_cell` and `objectives` advance.
+M_EPOCH, M_STAMPS = 0, 1
+M_KEYS = 32  # 4 root slots, and the closed bit
+M_VALUES = M_STAMPS + M_KEYS
+M_SIZE = M_VALUES + M_KEYS
+
+
 @njit(cache=True)
 def work_size(pr) -> int:
     """Length of the work array for this game shape."""
@@ -171,9 +183,14 @@ def work_size(pr) -> int:
 
 
 @njit(**INLINE)
+def w_memo(pr):
+    return w_cache(pr) + C_SIZE
+
+
+@njit(**INLINE)
 def w_values(pr):
     """Where `objectives` writes greedy's objective of each candidate (max_actions slots)."""
-    return w_cache(pr) + C_SIZE
+    return w_memo(pr) + M_SIZE
 
 
 # ---------------------------------------------------------------- box arithmetic
@@ -294,6 +311,7 @@ def _other_delta(s, pr, a, me, w):
 def _prepare_cell(s, pr, x, w):
     """Cache what every card laid on x shares: its neighbours' boxes and their values."""
     c = w_cache(pr)
+    w[w_memo(pr) + M_EPOCH] += 1  # the memo's entries were of another cell
     w[c + C_CELL] = x
     nroots = 0
     worthless = 1
@@ -446,6 +464,23 @@ def _sleep_delta_once(s, pr, x, mask, me, w, flags):
 
 
 @njit(**INLINE)
+def _memo_key(pr, w, mask):
+    """The memo key of walls `mask` on the cached cell: the root slots whose box the card joins
+    (an open side of the card meets an open side of that box, R1.6), and 16 if the box it makes
+    has no open side left (R1.8): what `_place_delta` reads of the mask, and nothing else."""
+    c = w_cache(pr)
+    mine_open = ~mask & 15
+    open_sides = popcount4(w[c + C_EMPTY] & mine_open)
+    merged = 0
+    for j in range(w[c + C_NROOTS]):
+        base = c + C_ROOTS + C_ROOT_WIDTH * j
+        if w[base + R_SIDES] & mine_open:
+            merged |= 1 << j
+            open_sides += w[base + R_OPEN] - w[base + R_SEALED]
+    return merged | (16 if open_sides == 0 else 0)
+
+
+@njit(**INLINE)
 def _evaluate(s, pr, a, me, w):
     """Greedy's objective for legal action a at the current decision."""
     score_change(s, pr, a, me, w, False)
@@ -488,10 +523,14 @@ def objectives(s, pr, buf, lo, n, me, w):
 
     Placements come cell by cell; a card on a cell next to no box with a toy or a sprayer
     changes no score (R8.3: every box involved is worth 0), so the cell's every card is worth
-    the table as it stands. Sleeping-cat placements (A_SLEEP, at the sleeping decision or, for
+    the table as it stands. Placements on one cell that join the same boxes and close or leave
+    open the box they make are worth the same (`_memo_key`): each is scored once. Sleeping-cat
+    placements (A_SLEEP, at the sleeping decision or, for
     `_choose_action_kind`, at the choice) share the placements' one inlined `_place_delta`:
     each inlined copy costs seconds of compile time."""
     o_v = w_values(pr)
+    o_m = w_memo(pr)
+    w[o_m + M_EPOCH] += 1  # the memo holds objectives of seat me only (and of this table)
     _clear_delta(pr, w)
     still = _objective(pr, w, me)  # the table as it stands
     dec = s[SC_DECISION]
@@ -503,6 +542,7 @@ def objectives(s, pr, buf, lo, n, me, w):
         a = buf[i]
         kind = action_kind(a)
         x = np.int64(-1)  # the cell of a placement or a sleeping-cat card, else -1
+        key = np.int64(-1)  # a placement's memo key (`_memo_key`), else -1
         if play and kind == A_PLACE:
             if action_arg2(a) != last:
                 last = action_arg2(a)
@@ -515,6 +555,12 @@ def objectives(s, pr, buf, lo, n, me, w):
             m = s[pr.t_walls + (code >> 1)]
             mask = np.int64(turned(m) if code & 1 else m)
             sleeper = np.int64(-1)
+            if w[w_cache(pr) + C_CELL] != x:
+                _prepare_cell(s, pr, x, w)
+            key = _memo_key(pr, w, mask)
+            if w[o_m + M_STAMPS + key] == w[o_m + M_EPOCH]:
+                w[o_v + i] = w[o_m + M_VALUES + key]
+                continue
         elif sleep and kind == A_SLEEP:
             x = np.int64(action_arg2(a))
             m = pr.sleep_walls
@@ -526,7 +572,11 @@ def objectives(s, pr, buf, lo, n, me, w):
             _other_delta(s, pr, a, me, w)
         if x >= 0:
             _place_delta(s, pr, x, mask, sleeper, me, w, False)
-        w[o_v + i] = _objective(pr, w, me)
+        v = _objective(pr, w, me)
+        w[o_v + i] = v
+        if key >= 0:
+            w[o_m + M_STAMPS + key] = w[o_m + M_EPOCH]
+            w[o_m + M_VALUES + key] = v
 
 
 @njit(**CALLED)
@@ -543,20 +593,25 @@ def choose_greedy(s, pr, stream, buf, w, ban):
         return _choose_action_kind(s, pr, me, stream, buf, w)
     objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(me), w)
     o_v = w_values(pr)
-    best = -(1 << 40)
-    ties = 0
-    pick = buf[0]
-    for i in range(n):
+    best = w[o_v]
+    ties = 1
+    for i in range(1, n):
         v = w[o_v + i]
         if v > best:
             best = v
             ties = 1
-            pick = buf[i]
         elif v == best:
             ties += 1
-            if randint(stream, ties) == 0:  # reservoir sampling: uniform among ties
-                pick = buf[i]
-    return pick
+    # One draw per decision, uniform among the ties: most candidates tie (a card on a cell
+    # next to no item changes no score), so a draw per tie (reservoir sampling) cost more
+    # than scoring them.
+    k = randint(stream, ties) if ties > 1 else 0
+    for i in range(n):
+        if w[o_v + i] == best:
+            if k == 0:
+                return buf[i]
+            k -= 1
+    return buf[0]
 
 
 @njit(**INLINE)
