@@ -487,6 +487,29 @@ def _placements(s, pr, p, out, n):
         if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
             lo = min(lo, t)
             hi = t
+    codes = 0  # the cards and turnings every fitting cell takes, packed (match_sides=any)
+    per_cell = 0
+    if pr.match_sides == 0 and hi < 32:  # codes 2t + turned fit six bits
+        for t in range(lo, hi + 1):
+            if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
+                m = s[pr.t_walls + t]
+                for code in range(2 * t, 2 * t + (2 if turned(m) != m else 1)):
+                    if per_cell < 10:  # ten codes fill 60 bits
+                        codes |= code << (6 * per_cell)
+                    per_cell += 1
+    if 0 < per_cell <= 10:
+        # Every fitting cell takes the same codes: packed once, written out per cell.
+        whole = whole_front_fits(s, pr)  # then every front cell fits (R1.5)
+        for i in range(s[SC_NFRONT]):
+            x = s[pr.o_front + i]
+            if not whole and not fits_table(s, pr, x):
+                continue
+            word = codes
+            for _ in range(per_cell):
+                out[n] = action(A_PLACE, word & 63, x)
+                n += 1
+                word >>= 6
+        return n
     for i in range(s[SC_NFRONT]):
         x = s[pr.o_front + i]
         if not fits_table(s, pr, x):  # R1.5, the same for every card
