@@ -140,7 +140,7 @@ def objectives_of(game: Game, w: np.ndarray, actions: list[int]) -> list[int]:
 
 def reference_objective(old: list[int], change: list[int], me: int) -> int:
     """Own score minus the best opponent's, from the reference scores and change."""
-    after = [o + c for o, c in zip(old, change)]
+    after = [o + c for o, c in zip(old, change, strict=True)]
     return after[me] - max(v for q, v in enumerate(after) if q != me)
 
 
