@@ -3,7 +3,7 @@
 One tree over the deciding seat's information sets. Each of `budget`
 iterations deals a fresh *determinization* from what the seat can see (the
 unseen cards, worked out from public counts by `unseen_counts`, re-dealt into
-the deck and the other hands, sizes kept; see `determinize`), then walks the
+the deck and the other hands, sizes kept; see `lookahead.determinize`), then walks the
 tree in that deal: at each node it lists the legal actions of the deal, keeps
 greedy's `candidates` best (move pruning: the branching factor of a play
 decision is in the hundreds), counts each kept child as *available*, and
@@ -45,7 +45,7 @@ from sim.policies.compiled import (
     objectives,
     w_values,
 )
-from sim.policies.lookahead import SCORE_WEIGHT, determinize
+from sim.policies.lookahead import SCORE_WEIGHT, hand_out, shuffle_unseen, unseen_counts
 from sim.specs import (
     MAX_BUDGET,
     P_BAN,
@@ -179,6 +179,7 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     k0 = top_actions(s, pr, me, buf, n, k, w, values)
     counts = pool[: pr.ntypes]
     cards = pool[pr.ntypes :]
+    unseen_counts(s, pr, me, counts)  # public counts: the same for every deal of this decision
     streams = np.empty((pr.players + 1, 1), np.uint64)  # per seat, then the deals'
     streams[pr.players, 0] = next_u64(stream)
     reward = np.zeros(pr.players, np.float64)
@@ -188,7 +189,7 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     for _ in range(budget):
         copy_state(s2, s, pr)
         s2[SC_LOG] = 0
-        determinize(s2, pr, me, streams[pr.players], counts, cards)
+        hand_out(s2, pr, me, cards, shuffle_unseen(counts, streams[pr.players], cards))
         for q in range(pr.players):
             streams[q, 0] = next_u64(streams[pr.players])
         node = 0

@@ -36,7 +36,7 @@ from sim.engine.state import (
     ST_PLAYED,
     ST_WASTED,
 )
-from sim.engine.table import copy_state
+from sim.engine.table import INLINE, copy_state
 from sim.engine.turns import apply_action
 from sim.policies.compiled import (
     allowed_actions,
@@ -96,14 +96,29 @@ def unseen_counts(s, pr, me, out):
 def determinize(s, pr, me, stream, counts, pool):
     """Re-deal the unseen cards at random into the other hands and the deck (sizes kept)."""
     unseen_counts(s, pr, me, counts)
+    hand_out(s, pr, me, pool, shuffle_unseen(counts, stream, pool))
+
+
+@njit(**INLINE)
+def shuffle_unseen(counts, stream, pool):
+    """pool[:n] = the unseen cards (counts per type) in a random order; returns n.
+
+    The one random part of a determinization: a search works out the counts once per
+    decision and shuffles per deal."""
     n = 0
-    for t in range(pr.ntypes):
+    for t in range(counts.shape[0]):
         for _ in range(counts[t]):
             pool[n] = t
             n += 1
     for i in range(n - 1, 0, -1):  # Fisher-Yates
         j = randint(stream, i + 1)
         pool[i], pool[j] = pool[j], pool[i]
+    return n
+
+
+@njit(**INLINE)
+def hand_out(s, pr, me, pool, n):
+    """Deal pool[:n] into the other hands, then the deck's undrawn slots (sizes kept)."""
     k = 0
     for p in range(pr.players):
         if p == me:
@@ -163,12 +178,19 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     candidates = np.empty(k, np.int32)
     for c in range(k):
         candidates[c] = buf[order[c]]
-    seeds = np.empty(rollouts, np.uint64)
-    for r in range(rollouts):
-        seeds[r] = next_u64(stream)
+    # Every candidate plays the same `rollouts` deals with the same seat streams (common
+    # random numbers), so each deal is shuffled once, here, and only handed out per playout.
     counts = scratch[: pr.ntypes]
-    pool = scratch[pr.ntypes :]
+    unseen_counts(s, pr, me, counts)
+    deals = np.empty((rollouts, pr.ndeck), np.int64)
+    seat_seeds = np.empty((rollouts, pr.players), np.uint64)
     streams = np.empty((pr.players + 1, 1), np.uint64)
+    hidden = 0
+    for r in range(rollouts):
+        streams[pr.players, 0] = next_u64(stream)
+        for q in range(pr.players):
+            seat_seeds[r, q] = next_u64(streams[pr.players])
+        hidden = shuffle_unseen(counts, streams[pr.players], deals[r])
     best = -1e300
     pick = candidates[0]
     for c in range(k):
@@ -176,10 +198,9 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
         for r in range(rollouts):
             copy_state(s2, s, pr)
             s2[SC_LOG] = 0
-            streams[pr.players, 0] = seeds[r]
             for q in range(pr.players):
-                streams[q, 0] = next_u64(streams[pr.players])
-            determinize(s2, pr, me, streams[pr.players], counts, pool)
+                streams[q, 0] = seat_seeds[r, q]
+            hand_out(s2, pr, me, deals[r], hidden)
             apply_action(s2, pr, candidates[c])
             while s2[SC_DECISION] != DEC_OVER:
                 if horizon > 0 and s2[SC_TURNS] - s[SC_TURNS] >= horizon:
