@@ -17,9 +17,7 @@ from sim.engine.rng import randint
 from sim.engine.scoring import (
     best_toy,
     box_majority,
-    box_points,
     box_value,
-    cat_bonus,
     leader_mask,
     leads,
     majority,
@@ -33,6 +31,8 @@ from sim.engine.state import (
     DEC_SLEEP,
     SC_DECISION,
     SC_ITEM,
+    SC_NCATS,
+    SC_NITEMS,
     SC_SEAT,
 )
 from sim.engine.table import CALLED, INLINE, find, offset, turned
@@ -322,6 +322,23 @@ def _other_delta(s, pr, a, me, w):
         _clear_delta(pr, w)  # discards, no cat, the box action: nothing changes
 
 
+@njit(**INLINE)
+def _root_entry(s, pr, r, w):
+    """Where root r's entry in the per-root cache starts, read in if it was of another decision.
+
+    A box borders many cells of the front, and its best toy count, value and leaders stay put
+    while one decision looks at it."""
+    rb = w_roots(pr) + 1 + B_WIDTH * r
+    epoch = w[w_roots(pr)]
+    if w[rb + B_STAMP] != epoch or epoch == 0:
+        best = best_toy(s, pr, r, -1)
+        w[rb + B_STAMP] = epoch
+        w[rb + B_BEST] = best
+        w[rb + B_VALUE] = value_of(best, s[pr.o_spray + r], s[pr.o_open + r])
+        w[rb + B_LEADERS] = leader_mask(s, pr, r)
+    return rb
+
+
 @njit(**CALLED)
 def _prepare_cell(s, pr, x, w):
     """Cache what every card laid on x shares: its neighbours' boxes and their values."""
@@ -343,14 +360,7 @@ def _prepare_cell(s, pr, x, w):
             j += 1
         base = c + C_ROOTS + C_ROOT_WIDTH * j
         if j == nroots:
-            rb = w_roots(pr) + 1 + B_WIDTH * r
-            epoch = w[w_roots(pr)]
-            if w[rb + B_STAMP] != epoch or epoch == 0:
-                best = best_toy(s, pr, r, -1)
-                w[rb + B_STAMP] = epoch
-                w[rb + B_BEST] = best
-                w[rb + B_VALUE] = value_of(best, s[pr.o_spray + r], s[pr.o_open + r])
-                w[rb + B_LEADERS] = leader_mask(s, pr, r)
+            rb = _root_entry(s, pr, r, w)
             best = w[rb + B_BEST]
             w[base + R_ROOT] = r
             w[base + R_OPEN] = s[pr.o_open + r]
@@ -512,13 +522,31 @@ def _evaluate(s, pr, a, me, w):
 
 @njit(**INLINE)
 def current_scores(s, pr, w):
-    """Start a decision: the scores as the table stands, and an empty cell cache."""
-    cur = w[w_cur(pr) : w_cur(pr) + pr.players]
-    cur[:] = 0
-    box_points(s, pr, cur)
-    cat_bonus(s, pr, cur)
+    """Start a decision: the scores as the table stands, and empty cell and root caches.
+
+    The scores are R8's, read from the boxes that hold an item (a box without toys or
+    sprayers is worth 0, R8.3), each box once: its entry in the root cache, read in at its
+    first item, marks it as counted. The entries stay for `_prepare_cell`."""
+    o_cur = w_cur(pr)
+    for q in range(pr.players):
+        w[o_cur + q] = 0
     w[w_cache(pr) + C_CELL] = -1
-    w[w_roots(pr)] += 1  # a new decision: the per-root cache was of another table
+    w[w_roots(pr)] += 1  # a new decision: the root cache's entries were of another table
+    epoch = w[w_roots(pr)]
+    for i in range(s[SC_NITEMS]):
+        r = s[pr.o_items + i]
+        while s[pr.o_parent + r] != r:  # read only: scoring leaves the state as it is
+            r = s[pr.o_parent + r]
+        if w[w_roots(pr) + 1 + B_WIDTH * r + B_STAMP] == epoch:
+            continue  # counted at an earlier item of this box
+        rb = _root_entry(s, pr, r, w)
+        value, leaders = w[rb + B_VALUE], w[rb + B_LEADERS]
+        if value != 0:
+            for q in range(pr.players):
+                if (leaders >> q) & 1:
+                    w[o_cur + q] += value
+    for i in range(s[SC_NCATS]):  # R8.5: a point per awake cat
+        w[o_cur + s[pr.o_cat_owner + i]] += 1
 
 
 @njit(**INLINE)
