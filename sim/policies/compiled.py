@@ -680,3 +680,35 @@ def _choose_action_kind(s, pr, me, stream, buf, w):
     if best > box or (best == box and randint(stream, 2) == 1):
         return buf[1]
     return buf[0]
+
+
+@njit(cache=True)
+def top_actions(s, pr, mover, buf, n, k, w, values):
+    """Keep greedy's k best of buf[:n] in buf[:k], best first (ties in enumeration order),
+    and return k (at most n): the search players' candidates. `values` is float scratch."""
+    if n <= 1:
+        return n
+    current_scores(s, pr, w)
+    objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(mover), w)
+    o_v = w_values(pr)
+    # One pass keeping the k best so far in buf[:kept], best first, a newcomer placed after
+    # every kept action at least as good (so ties keep their enumeration order): what a
+    # stable sort by value, best first, would put in buf[:k], with no work for the actions
+    # that do not beat the k-th (most of them, at a play decision).
+    k = min(k, n)
+    kept = 0
+    for i in range(n):
+        v = w[o_v + i]
+        if kept == k and v <= values[k - 1]:
+            continue
+        a = buf[i]  # read before it is overwritten: writes land at kept <= i or below
+        j = min(kept, k - 1)
+        while j > 0 and values[j - 1] < v:
+            buf[j] = buf[j - 1]
+            values[j] = values[j - 1]
+            j -= 1
+        buf[j] = a
+        values[j] = v
+        if kept < k:
+            kept += 1
+    return k

@@ -37,14 +37,7 @@ from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_LOG, SC_SEAT, SC_TURNS
 from sim.engine.table import copy_state
 from sim.engine.turns import apply_action
-from sim.policies.compiled import (
-    allowed_actions,
-    choose_greedy,
-    choose_random,
-    current_scores,
-    objectives,
-    w_values,
-)
+from sim.policies.compiled import allowed_actions, choose_greedy, choose_random, top_actions
 from sim.policies.lookahead import SCORE_WEIGHT, hand_out, shuffle_unseen, unseen_counts
 from sim.specs import (
     MAX_BUDGET,
@@ -65,31 +58,6 @@ T_WIDTH = 8
 def tree_rows() -> int:
     """Rows of the tree array: the root plus one node per iteration at the largest budget."""
     return MAX_BUDGET + 1
-
-
-@njit(cache=True)
-def top_actions(s, pr, mover, buf, n, k, w, values):
-    """Keep greedy's k best of buf[:n] in buf[:k], best first (ties in enumeration order)."""
-    if n <= 1:
-        return n
-    current_scores(s, pr, w)
-    objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(mover), w)
-    o_v = w_values(pr)
-    for i in range(n):
-        values[i] = w[o_v + i]
-    k = min(k, n)
-    for j in range(k):
-        best = j
-        for i in range(j + 1, n):
-            if values[i] > values[best]:
-                best = i
-        a, v = buf[best], values[best]
-        for i in range(best, j, -1):  # shift rather than swap: ties keep their order
-            buf[i] = buf[i - 1]
-            values[i] = values[i - 1]
-        buf[j] = a
-        values[j] = v
-    return k
 
 
 @njit(cache=True)

@@ -38,14 +38,7 @@ from sim.engine.state import (
 )
 from sim.engine.table import INLINE, copy_state
 from sim.engine.turns import apply_action
-from sim.policies.compiled import (
-    allowed_actions,
-    choose_greedy,
-    choose_random,
-    current_scores,
-    objectives,
-    w_values,
-)
+from sim.policies.compiled import allowed_actions, choose_greedy, choose_random, top_actions
 from sim.specs import (
     P_BAN,
     P_CANDIDATES,
@@ -165,19 +158,11 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     n = allowed_actions(s, pr, buf, ban)
     if n == 1:
         return buf[0]
-    k = min(n, max(1, int(params[P_CANDIDATES])))
     rollouts = max(1, int(params[P_ROLLOUTS]))
     rollout_greedy = int(params[P_ROLLOUT_POLICY]) == POLICY_GREEDY
     horizon = int(params[P_HORIZON])
-    current_scores(s, pr, w)
-    objectives(s, pr, buf, np.int64(0), np.int64(n), np.int64(me), w)
-    o_v = w_values(pr)
-    for i in range(n):
-        values[i] = w[o_v + i]
-    order = np.argsort(-values[:n], kind="mergesort")[:k]  # stable: enumeration order on ties
-    candidates = np.empty(k, np.int32)
-    for c in range(k):
-        candidates[c] = buf[order[c]]
+    k = top_actions(s, pr, me, buf, n, max(1, int(params[P_CANDIDATES])), w, values)
+    candidates = buf[:k].copy()  # buf is the caller's: the rollouts list into buf2
     # Every candidate plays the same `rollouts` deals with the same seat streams (common
     # random numbers), so each deal is shuffled once, here, and only handed out per playout.
     counts = scratch[: pr.ntypes]

@@ -17,8 +17,9 @@ from sim import run
 from sim.analysis import wilson
 from sim.config import GameConfig, load_study
 from sim.engine.game import Game
+from sim.policies.compiled import current_scores, objectives, top_actions, w_values
 from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
-from sim.policies.ismcts import T_AVAIL, T_CHILD, T_MOVER, T_SIBLING, T_VISITS, top_actions
+from sim.policies.ismcts import T_AVAIL, T_CHILD, T_MOVER, T_SIBLING, T_VISITS
 from sim.runs import run_chunk
 from sim.runs.lineup import engine_for
 from sim.runs.results import TABLES
@@ -79,6 +80,25 @@ def test_one_candidate_plays_greedys_first_ranked_action():
     buf = game.legal()
     k = top_actions(game.s, game.pr, game.seat, buf, len(buf), 1, scratch.w, scratch.values)
     assert k == 1 and a == buf[0]
+
+
+@pytest.mark.parametrize("steps", [4, 17, 30, 45])
+def test_top_actions_are_a_stable_sort_by_greedys_objective(steps):
+    """The search players' candidates: greedy's objectives sorted best first, ties in legal
+    order (numpy's stable argsort of the same objectives), cut at k, for every k."""
+    game, scratch = _mid_game(4, 11, steps)
+    pr, w = game.pr, scratch.w
+    legal = game.legal()
+    current_scores(game.s, pr, w)
+    objectives(game.s, pr, legal, np.int64(0), np.int64(len(legal)), np.int64(game.seat), w)
+    values = w[w_values(pr) : w_values(pr) + len(legal)].copy()
+    order = legal[np.argsort(-values, kind="stable")]
+    assert len(set(values.tolist())) < len(values)  # ties are there to be ordered
+    for k in sorted({1, 2, 3, 6, len(legal) // 2, len(legal)}):
+        buf = legal.copy()
+        got = top_actions(game.s, pr, game.seat, buf, len(buf), k, w, scratch.values)
+        assert got == min(k, len(legal))
+        assert np.array_equal(buf[:got], order[:got])
 
 
 def test_same_seed_same_games_for_any_number_of_workers(tmp_path):
