@@ -155,7 +155,11 @@ def test_plugin_missing_on_dask_workers(tmp_path):
     config = tmp_path / "cfg" / "study.yaml"
     config.write_text(BASE.replace(GREEDY, '  - {policy: "only_here:P"}', 1))
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        # any free port for its HTTP server: test files run in parallel
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
     ) as cluster:
         done = subprocess.run(
             [
@@ -320,7 +324,11 @@ def test_a_hung_plugin_ends_within_its_limit_on_dask(tmp_path):
     os.environ["PYTHONPATH"] = env["PYTHONPATH"]
     try:
         with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            # any free port for its HTTP server: test files run in parallel
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
         ) as cluster:
             t0 = time.perf_counter()
             done = subprocess.run(

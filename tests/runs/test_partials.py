@@ -168,7 +168,11 @@ def test_dask_workers_write_parts_and_partials_to_a_shared_folder(study, finishe
     distributed = pytest.importorskip("distributed")
     shared = tmp_path / "shared"
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        # any free port for its HTTP server: test files run in parallel
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
     ) as cluster:
         on_dask = run(
             study,

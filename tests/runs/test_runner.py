@@ -200,7 +200,11 @@ def test_dask_backend_gives_the_same_tables(small_study, one_worker, tmp_path):
     import distributed
 
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        # any free port for its HTTP server: test files run in parallel
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
     ) as cluster:
         on_dask = run(
             small_study,
