@@ -136,7 +136,7 @@ def final_scores(s, pr):
 
 
 @njit(**INLINE)
-def _root(s, pr, x):
+def read_root(s, pr, x):
     """Root of x's box, read only (no path halving: scoring leaves the state as it is)."""
     while s[pr.o_parent + x] != x:
         x = s[pr.o_parent + x]
@@ -154,7 +154,7 @@ def table_scores(s, pr, out, roots):
     out[:] = 0
     n = 0
     for i in range(s[SC_NITEMS]):
-        x = _root(s, pr, s[pr.o_items + i])
+        x = read_root(s, pr, s[pr.o_items + i])
         seen = False
         for j in range(n):
             if roots[j] == x:

@@ -21,6 +21,7 @@ from sim.engine.scoring import (
     leader_mask,
     leads,
     majority,
+    read_root,
     value_of,
 )
 from sim.engine.state import (
@@ -534,9 +535,7 @@ def current_scores(s, pr, w):
     w[w_roots(pr)] += 1  # a new decision: the root cache's entries were of another table
     epoch = w[w_roots(pr)]
     for i in range(s[SC_NITEMS]):
-        r = s[pr.o_items + i]
-        while s[pr.o_parent + r] != r:  # read only: scoring leaves the state as it is
-            r = s[pr.o_parent + r]
+        r = read_root(s, pr, s[pr.o_items + i])
         if w[w_roots(pr) + 1 + B_WIDTH * r + B_STAMP] == epoch:
             continue  # counted at an earlier item of this box
         rb = _root_entry(s, pr, r, w)
@@ -556,9 +555,7 @@ def _no_item_near(s, pr, x):
         y = x + offset(pr, d)
         if s[pr.o_walls + y] < 0:
             continue
-        r = y
-        while s[pr.o_parent + r] != r:
-            r = s[pr.o_parent + r]
+        r = read_root(s, pr, y)
         if s[pr.o_spray + r] > 0:
             return False
         for k in range(pr.ntoys):
