@@ -162,8 +162,10 @@ F_FEEDS_RIVAL = 1  # 1 if a placement joins a box a rival leads and the seat doe
 # (a card open there joins the box, R1.6), and how many such sides there are
 # (the box's open sides any card on the cell seals, R1.8). C_WORTHLESS: no
 # neighbouring box holds a toy or a sprayer, so no card on this cell can change
-# a score (every box involved is worth 0).
-C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_ROOTS = 0, 1, 2, 3, 4
+# a score (every box involved is worth 0). C_SEALS: the bitmask of the root slots
+# whose every open side touches the cell, so that any card laid there closes the
+# box if it does not join it (R1.8).
+C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_SEALS, C_ROOTS = 0, 1, 2, 3, 4, 5
 R_ROOT, R_OPEN, R_VALUE, R_LEADERS, R_BEST, R_SIDES, R_SEALED = range(7)
 C_ROOT_WIDTH = 7
 C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
@@ -376,9 +378,15 @@ def _prepare_cell(s, pr, x, w):
         if ((wy >> (dd ^ 2)) & 1) == 0:  # the neighbour's side facing x is open
             w[base + R_SIDES] |= 1 << dd
             w[base + R_SEALED] += 1
+    seals = 0
+    for j in range(nroots):
+        base = c + C_ROOTS + C_ROOT_WIDTH * j
+        if w[base + R_SEALED] > 0 and w[base + R_OPEN] == w[base + R_SEALED]:
+            seals |= 1 << j
     w[c + C_EMPTY] = empty
     w[c + C_NROOTS] = nroots
     w[c + C_WORTHLESS] = worthless
+    w[c + C_SEALS] = seals
 
 
 @njit(**INLINE)
@@ -515,6 +523,20 @@ def _memo_key(pr, w, mask):
 
 
 @njit(**INLINE)
+def _keeps_scores(pr, w, key):
+    """Does a card with memo key `key` on the cached cell leave every score as it is?
+
+    Yes if it joins no box, or one box that it leaves open (R1.6, R1.8), and closes no box it
+    only touches (C_SEALS): the box it joins keeps its toys, sprayers and cats, so its leaders,
+    and its value, which R8.4 doubles only once no open side is left, whatever their count. In
+    60 all-greedy base games this spared 82% of `_place_delta`'s calls (README, Engine notes)."""
+    merged = key & 15
+    if (w[w_cache(pr) + C_SEALS] & ~merged) != 0:
+        return False
+    return merged == 0 or ((merged & (merged - 1)) == 0 and key < 16)
+
+
+@njit(**INLINE)
 def _evaluate(s, pr, a, me, w):
     """Greedy's objective for legal action a at the current decision."""
     score_change(s, pr, a, me, w, False)
@@ -572,8 +594,10 @@ def objectives(s, pr, buf, lo, n, me, w):
 
     Placements come cell by cell; a card on a cell next to no box with a toy or a sprayer
     changes no score (R8.3: every box involved is worth 0), so the cell's every card is worth
-    the table as it stands. Placements on one cell that join the same boxes and close or leave
-    open the box they make are worth the same (`_memo_key`): each is scored once. Sleeping-cat
+    the table as it stands. So is a card that joins at most one box and leaves it open, and
+    closes no box it only touches (`_keeps_scores`). Placements on one cell that join the same
+    boxes and close or leave open the box they make are worth the same (`_memo_key`): each is
+    scored once. Sleeping-cat
     placements (A_SLEEP, at the sleeping decision or, for
     `_choose_action_kind`, at the choice) share the placements' one inlined `_place_delta`:
     each inlined copy costs seconds of compile time."""
@@ -606,9 +630,20 @@ def objectives(s, pr, buf, lo, n, me, w):
             sleeper = np.int64(-1)
             if w[w_cache(pr) + C_CELL] != x:
                 _prepare_cell(s, pr, x, w)
+                if w[w_cache(pr) + C_NROOTS] == 1 and w[w_cache(pr) + C_SEALS] == 0:
+                    # One box next to the cell, and no card closes it: every card joins
+                    # it and leaves it open, or is a box of its own (`_keeps_scores`)
+                    quiet = True
+                    w[o_v + i] = still
+                    continue
             key = _memo_key(pr, w, mask)
             if w[o_m + M_STAMPS + key] == w[o_m + M_EPOCH]:
                 w[o_v + i] = w[o_m + M_VALUES + key]
+                continue
+            if _keeps_scores(pr, w, key):
+                w[o_v + i] = still
+                w[o_m + M_STAMPS + key] = w[o_m + M_EPOCH]
+                w[o_m + M_VALUES + key] = still
                 continue
         elif sleep and kind == A_SLEEP:
             x = np.int64(action_arg2(a))
