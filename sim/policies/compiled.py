@@ -164,8 +164,11 @@ F_FEEDS_RIVAL = 1  # 1 if a placement joins a box a rival leads and the seat doe
 # neighbouring box holds a toy or a sprayer, so no card on this cell can change
 # a score (every box involved is worth 0). C_SEALS: the bitmask of the root slots
 # whose every open side touches the cell, so that any card laid there closes the
-# box if it does not join it (R1.8).
-C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_SEALS, C_ROOTS = 0, 1, 2, 3, 4, 5
+# box if it does not join it (R1.8), and whose closing changes a score (it has
+# leaders and a value that is not 0). C_INERT: the bitmask of the root slots whose box
+# holds no toy, no sprayer and no cat that counts for a majority (R8.2): joining it
+# changes nothing but the open sides.
+C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_SEALS, C_INERT, C_ROOTS = 0, 1, 2, 3, 4, 5, 6
 R_ROOT, R_OPEN, R_VALUE, R_LEADERS, R_BEST, R_SIDES, R_SEALED = range(7)
 C_ROOT_WIDTH = 7
 C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
@@ -379,14 +382,21 @@ def _prepare_cell(s, pr, x, w):
             w[base + R_SIDES] |= 1 << dd
             w[base + R_SEALED] += 1
     seals = 0
+    inert = 0
     for j in range(nroots):
         base = c + C_ROOTS + C_ROOT_WIDTH * j
-        if w[base + R_SEALED] > 0 and w[base + R_OPEN] == w[base + R_SEALED]:
+        best, leaders = w[base + R_BEST], w[base + R_LEADERS]
+        spray = s[pr.o_spray + w[base + R_ROOT]]
+        if best == 0 and spray == 0 and leaders == 0:
+            inert |= 1 << j
+        sealed = w[base + R_SEALED]
+        if sealed > 0 and w[base + R_OPEN] == sealed and leaders != 0 and best != spray:
             seals |= 1 << j
     w[c + C_EMPTY] = empty
     w[c + C_NROOTS] = nroots
     w[c + C_WORTHLESS] = worthless
     w[c + C_SEALS] = seals
+    w[c + C_INERT] = inert
 
 
 @njit(**INLINE)
@@ -526,14 +536,29 @@ def _memo_key(pr, w, mask):
 def _keeps_scores(pr, w, key):
     """Does a card with memo key `key` on the cached cell leave every score as it is?
 
-    Yes if it joins no box, or one box that it leaves open (R1.6, R1.8), and closes no box it
-    only touches (C_SEALS): the box it joins keeps its toys, sprayers and cats, so its leaders,
-    and its value, which R8.4 doubles only once no open side is left, whatever their count. In
-    60 all-greedy base games this spared 82% of `_place_delta`'s calls (README, Engine notes)."""
+    Yes if it joins no box but inert ones (C_INERT), or one more that it leaves open (R1.6,
+    R1.8), and closes no box it only touches whose closing changes a score (C_SEALS): the box it
+    joins keeps its toys, sprayers and counting cats, so its leaders, and its value, which R8.4
+    doubles only once no open side is left, whatever their count; a box of inert ones is worth
+    0 (R8.3). In 60 all-greedy base games this spared 82% of `_place_delta`'s calls (README,
+    Engine notes)."""
     merged = key & 15
     if (w[w_cache(pr) + C_SEALS] & ~merged) != 0:
         return False
-    return merged == 0 or ((merged & (merged - 1)) == 0 and key < 16)
+    live = merged & ~w[w_cache(pr) + C_INERT]
+    return live == 0 or ((live & (live - 1)) == 0 and key < 16)
+
+
+@njit(**INLINE)
+def _one_live_box(pr, w):
+    """Does every card on the cached cell keep every score (`_keeps_scores`)? Yes if at most
+    one neighbouring box is not inert, and no box's closing by a card there changes a score:
+    a card closes the one that is not inert only if it seals its last open sides (C_SEALS)."""
+    c = w_cache(pr)
+    if w[c + C_SEALS] != 0:
+        return False
+    live = ~w[c + C_INERT] & ((1 << w[c + C_NROOTS]) - 1)
+    return (live & (live - 1)) == 0
 
 
 @njit(**INLINE)
@@ -630,9 +655,9 @@ def objectives(s, pr, buf, lo, n, me, w):
             sleeper = np.int64(-1)
             if w[w_cache(pr) + C_CELL] != x:
                 _prepare_cell(s, pr, x, w)
-                if w[w_cache(pr) + C_NROOTS] == 1 and w[w_cache(pr) + C_SEALS] == 0:
-                    # One box next to the cell, and no card closes it: every card joins
-                    # it and leaves it open, or is a box of its own (`_keeps_scores`)
+                if _one_live_box(pr, w):
+                    # Every card joins at most one box that is not inert and leaves it
+                    # open, or closes one whose closing changes nothing (`_keeps_scores`)
                     quiet = True
                     w[o_v + i] = still
                     continue
