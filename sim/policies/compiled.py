@@ -167,8 +167,9 @@ F_FEEDS_RIVAL = 1  # 1 if a placement joins a box a rival leads and the seat doe
 # box if it does not join it (R1.8), and whose closing changes a score (it has
 # leaders and a value that is not 0). C_INERT: the bitmask of the root slots whose box
 # holds no toy, no sprayer and no cat that counts for a majority (R8.2): joining it
-# changes nothing but the open sides.
-C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_SEALS, C_INERT, C_ROOTS = 0, 1, 2, 3, 4, 5, 6
+# changes nothing but the open sides. Greedy's `objectives` fills these two
+# (`_classify_cell`) for the cell C_CLASSIFIED; the heuristic never reads them.
+C_CELL, C_EMPTY, C_NROOTS, C_WORTHLESS, C_SEALS, C_INERT, C_CLASSIFIED, C_ROOTS = range(8)
 R_ROOT, R_OPEN, R_VALUE, R_LEADERS, R_BEST, R_SIDES, R_SEALED = range(7)
 C_ROOT_WIDTH = 7
 C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
@@ -381,9 +382,18 @@ def _prepare_cell(s, pr, x, w):
         if ((wy >> (dd ^ 2)) & 1) == 0:  # the neighbour's side facing x is open
             w[base + R_SIDES] |= 1 << dd
             w[base + R_SEALED] += 1
+    w[c + C_EMPTY] = empty
+    w[c + C_NROOTS] = nroots
+    w[c + C_WORTHLESS] = worthless
+
+
+@njit(**INLINE)
+def _classify_cell(s, pr, w):
+    """C_SEALS and C_INERT of the cached cell (`_keeps_scores` reads them)."""
+    c = w_cache(pr)
     seals = 0
     inert = 0
-    for j in range(nroots):
+    for j in range(w[c + C_NROOTS]):
         base = c + C_ROOTS + C_ROOT_WIDTH * j
         best, leaders = w[base + R_BEST], w[base + R_LEADERS]
         spray = s[pr.o_spray + w[base + R_ROOT]]
@@ -392,11 +402,9 @@ def _prepare_cell(s, pr, x, w):
         sealed = w[base + R_SEALED]
         if sealed > 0 and w[base + R_OPEN] == sealed and leaders != 0 and best != spray:
             seals |= 1 << j
-    w[c + C_EMPTY] = empty
-    w[c + C_NROOTS] = nroots
-    w[c + C_WORTHLESS] = worthless
     w[c + C_SEALS] = seals
     w[c + C_INERT] = inert
+    w[c + C_CLASSIFIED] = w[c + C_CELL]
 
 
 @njit(**INLINE)
@@ -579,6 +587,7 @@ def current_scores(s, pr, w):
     for q in range(pr.players):
         w[o_cur + q] = 0
     w[w_cache(pr) + C_CELL] = -1
+    w[w_cache(pr) + C_CLASSIFIED] = -1
     w[w_roots(pr)] += 1  # a new decision: the root cache's entries were of another table
     epoch = w[w_roots(pr)]
     for i in range(s[SC_NITEMS]):
@@ -655,6 +664,8 @@ def objectives(s, pr, buf, lo, n, me, w):
             sleeper = np.int64(-1)
             if w[w_cache(pr) + C_CELL] != x:
                 _prepare_cell(s, pr, x, w)
+            if w[w_cache(pr) + C_CLASSIFIED] != x:
+                _classify_cell(s, pr, w)
                 if _one_live_box(pr, w):
                     # Every card joins at most one box that is not inert and leaves it
                     # open, or closes one whose closing changes nothing (`_keeps_scores`)
