@@ -628,13 +628,13 @@ def objectives(s, pr, buf, lo, n, me, w):
 
     Placements come cell by cell; a card on a cell next to no box with a toy or a sprayer
     changes no score (R8.3: every box involved is worth 0), so the cell's every card is worth
-    the table as it stands. So is a card that joins at most one box and leaves it open, and
-    closes no box it only touches (`_keeps_scores`). Placements on one cell that join the same
-    boxes and close or leave open the box they make are worth the same (`_memo_key`): each is
-    scored once. Sleeping-cat
-    placements (A_SLEEP, at the sleeping decision or, for
-    `_choose_action_kind`, at the choice) share the placements' one inlined `_place_delta`:
-    each inlined copy costs seconds of compile time."""
+    the table as it stands. So is a card that joins at most one box that is not inert and
+    leaves it open, and closes no box it only touches whose closing would change a score
+    (`_keeps_scores`; a whole cell where no card can do otherwise: `_one_live_box`).
+    Placements on one cell that join the same boxes and close or leave open the box they make
+    are worth the same (`_memo_key`): each is scored once. Sleeping-cat placements (A_SLEEP, at
+    the sleeping decision or, for `_choose_action_kind`, at the choice) share the placements'
+    one inlined `_place_delta`: each inlined copy costs seconds of compile time."""
     o_v = w_values(pr)
     o_m = w_memo(pr)
     w[o_m + M_EPOCH] += 1  # the memo holds objectives of seat me only (and of this table)
