@@ -388,19 +388,20 @@ def _prepare_cell(s, pr, x, w):
 
 
 @njit(**INLINE)
-def _classify_cell(s, pr, w):
+def _classify_cell(pr, w):
     """C_SEALS and C_INERT of the cached cell (`_keeps_scores` reads them)."""
     c = w_cache(pr)
     seals = 0
     inert = 0
     for j in range(w[c + C_NROOTS]):
         base = c + C_ROOTS + C_ROOT_WIDTH * j
-        best, leaders = w[base + R_BEST], w[base + R_LEADERS]
-        spray = s[pr.o_spray + w[base + R_ROOT]]
-        if best == 0 and spray == 0 and leaders == 0:
+        # The cached value is (best toy count - sprayers), doubled if closed (R8.3, R8.4): 0
+        # exactly when they are equal, so with no toy, exactly when there is no sprayer.
+        best, value, leaders = w[base + R_BEST], w[base + R_VALUE], w[base + R_LEADERS]
+        if best == 0 and value == 0 and leaders == 0:
             inert |= 1 << j
         sealed = w[base + R_SEALED]
-        if sealed > 0 and w[base + R_OPEN] == sealed and leaders != 0 and best != spray:
+        if sealed > 0 and w[base + R_OPEN] == sealed and leaders != 0 and value != 0:
             seals |= 1 << j
     w[c + C_SEALS] = seals
     w[c + C_INERT] = inert
@@ -665,7 +666,7 @@ def objectives(s, pr, buf, lo, n, me, w):
             if w[w_cache(pr) + C_CELL] != x:
                 _prepare_cell(s, pr, x, w)
             if w[w_cache(pr) + C_CLASSIFIED] != x:
-                _classify_cell(s, pr, w)
+                _classify_cell(pr, w)
                 if _one_live_box(pr, w):
                     # Every card joins at most one box that is not inert and leaves it
                     # open, or closes one whose closing changes nothing (`_keeps_scores`)
