@@ -70,7 +70,13 @@ class Moments:
     def of(cls, values: pd.DataFrame) -> Moments:
         """The moments of a game-values table (one row per game)."""
         columns = tuple(sorted(values.columns))
-        x = values.reindex(columns=list(columns)).to_numpy(float)
+        return cls.of_matrix(columns, values.reindex(columns=list(columns)).to_numpy(float))
+
+    @classmethod
+    def of_matrix(cls, columns: tuple[str, ...], x: np.ndarray) -> Moments:
+        """The moments of a matrix of per-game values, one row per game and one column per
+        name in `columns` (sorted). Column sums are pairwise (rounded alike for a table
+        and its chunks) when `x` is column-major, the layout a DataFrame gives."""
         n = x.shape[0]
         if n == 0:
             return cls.empty(columns)
@@ -78,9 +84,12 @@ class Moments:
         d = x - mean
         nonbinary = ((x != 0.0) & (x != 1.0)).sum(axis=0).astype(np.int64)
         m2 = gram(d)
-        d3 = d * d * d
+        power = d * d  # then d³ and d⁴ in place: a fresh matrix costs more than its sums
+        power *= d
+        m3 = power.sum(axis=0)
+        power *= d
         return cls(columns, int(n), mean, m2, nonbinary, x.min(axis=0), x.max(axis=0),
-                   d3.sum(axis=0), (d3 * d).sum(axis=0))  # fmt: skip
+                   m3, power.sum(axis=0))  # fmt: skip
 
     @classmethod
     def empty(cls, columns: tuple[str, ...] = ()) -> Moments:

@@ -57,6 +57,7 @@ from sim.runs.results import (
     summarize_game,
     trace_scratch,
 )
+from sim.runs.values import value_columns
 from sim.specs import PLUGIN, SeatError, load_plugin, policy_code
 
 
@@ -262,7 +263,9 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     note = f"first run after install or upgrade, about {COLD_START_S}"
     with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
         # and the compiled pieces that turn a chunk into tables, so forked workers have them
-        arrow_tables(study, play_arrays(study, 0, 0))
+        empty = play_arrays(study, 0, 0)
+        arrow_tables(study, empty)
+        value_columns(study, empty)
     return time.perf_counter() - t0
 
 

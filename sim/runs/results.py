@@ -272,6 +272,31 @@ def tension_arrays(trace, rounds, comeback_points, open_points):
     return changes, decided, comeback, open_
 
 
+@njit(cache=True)
+def card_sums(cards, item, share, dealt, drawn, discarded, wasted):
+    """Per game and card type, summed over seats in seat order (`sim.runs.values`):
+    had (seats that held one: an item drawn, another card dealt or drawn), had_win
+    (those seats' win shares), dead (items wasted, other cards discarded) and got (dealt
+    plus drawn). One pass over cards[game, seat, type, stat] instead of a dozen strided
+    whole-array copies; the same sums, added in the same order."""
+    count, players, ntypes, _ = cards.shape
+    had = np.zeros((count, ntypes))
+    had_win = np.zeros((count, ntypes))
+    dead = np.zeros((count, ntypes))
+    got = np.zeros((count, ntypes))
+    for g in range(count):
+        for p in range(players):
+            for t in range(ntypes):
+                on_deal = np.int64(cards[g, p, t, dealt])
+                on_draw = np.int64(cards[g, p, t, drawn])
+                held = 1.0 if (on_draw > 0 if item[t] else on_deal + on_draw > 0) else 0.0
+                had[g, t] += held
+                had_win[g, t] += held * share[g, p]
+                dead[g, t] += cards[g, p, t, wasted] if item[t] else cards[g, p, t, discarded]
+                got[g, t] += on_deal + on_draw
+    return had, had_win, dead, got
+
+
 @njit(cache=True, inline="always")
 def _any_count(cards, g, p, t):
     """Does seat p's row for card type t in game g hold a non-zero count?"""

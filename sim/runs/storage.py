@@ -22,7 +22,7 @@ import errno
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -90,12 +90,17 @@ def _manifest_path(run_dir: Path, first: int) -> Path:
 
 
 def write_chunk(
-    run_dir: Path, first: int, parts: dict[str, pa.Table], spare: Executor | None = None
+    run_dir: Path,
+    first: int,
+    parts: dict[str, pa.Table],
+    spare: Executor | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> None:
     """Write a chunk's tables, each atomically, then its manifest (rows, bytes and sha256 of
     each part): the chunk counts as done once the manifest is there and the parts match it.
     With a `spare` thread, the largest part is written there while this thread writes the
-    rest (Parquet encoding releases the GIL): for a chunk no play overlaps."""
+    rest (Parquet encoding releases the GIL): for a chunk no play overlaps. `meanwhile`
+    runs here once the largest part has gone to the spare thread, before the rest."""
 
     def write(name: str) -> dict:
         table = parts[name]
@@ -106,6 +111,8 @@ def write_chunk(
 
     largest = max(parts, key=lambda n: parts[n].num_rows * parts[n].num_columns)
     there = spare.submit(write, largest) if spare is not None else None
+    if meanwhile is not None:
+        meanwhile()
     tables = {name: write(name) for name in parts if there is None or name != largest}
     if there is not None:
         tables[largest] = there.result()

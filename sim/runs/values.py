@@ -3,9 +3,11 @@
 `sim.analysis.values.game_values` defines the per-game values on the result
 tables (any rows, any order: the definition every reader uses). A worker that has
 just played a chunk holds the same numbers as arrays, one row per game, seat and
-card type in order, so this computes them with a few numpy reductions instead of
-building the tables' DataFrames first: about a tenth of the time, which the
-runner would otherwise spend per chunk beside the play (README, Engine notes).
+card type in order, so this computes them with a few numpy reductions and one
+compiled pass over the card counters (`sim.runs.results.card_sums`) instead of
+building the tables' DataFrames first, and the chunk's moments from one matrix
+(`chunk_moments`) without a DataFrame at all: time the runner would otherwise
+spend per chunk beside the play (README, Engine notes).
 `tests/runs/test_chunk_values.py` checks it column for column against the
 definition on the written tables.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim.analysis.moments import Moments
 from sim.analysis.usage import is_item_name
 from sim.analysis.values import policy_shares
 from sim.config import StudyConfig
@@ -34,6 +37,7 @@ from sim.runs.results import (
     P_SCORE,
     P_SEAT_STATS,
     ChunkArrays,
+    card_sums,
 )
 
 _DEALT, _DRAWN = STAT_NAMES.index("dealt"), STAT_NAMES.index("drawn")
@@ -44,6 +48,34 @@ _DECK_EMPTY = TRIGGER_NAMES.index("deck_empty")
 def chunk_values(study: StudyConfig, chunk: ChunkArrays) -> pd.DataFrame:
     """The chunk's `game_values` (every column, in their order; index `game`), from the
     arrays."""
+    return values_frame(chunk, value_columns(study, chunk))
+
+
+def values_frame(chunk: ChunkArrays, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """A chunk's value columns (`value_columns`, or some of them) as a table, index `game`."""
+    index = pd.Index(np.arange(chunk.first, chunk.first + len(chunk.games)), name="game")
+    return pd.DataFrame(columns, index=index)
+
+
+def chunk_moments(study: StudyConfig, chunk: ChunkArrays) -> Moments:
+    """`Moments.of(chunk_values(study, chunk))` without the DataFrame: the columns are
+    copied once, in sorted order, into one column-major matrix (the layout `Moments.of`
+    reads, so every sum is rounded the same way). A per-chunk cost beside the play."""
+    return moments_of_columns(value_columns(study, chunk))
+
+
+def moments_of_columns(columns: dict[str, np.ndarray]) -> Moments:
+    """The moments of per-game value columns (name: one value per game)."""
+    names = tuple(sorted(columns))
+    count = len(next(iter(columns.values()))) if columns else 0
+    x = np.empty((count, len(names)), order="F")
+    for j, name in enumerate(names):
+        x[:, j] = columns[name]
+    return Moments.of_matrix(names, x)
+
+
+def value_columns(study: StudyConfig, chunk: ChunkArrays) -> dict[str, np.ndarray]:
+    """The chunk's per-game values as arrays by column name, in `game_values`' order."""
     count, players = chunk.slots.shape
     games, seats = chunk.games, chunk.seats
     share = chunk.win_shares()
@@ -89,8 +121,7 @@ def chunk_values(study: StudyConfig, chunk: ChunkArrays) -> pd.DataFrame:
     out["boxes_led"] = seats[:, :, P_BOXES_LED].sum(axis=1).astype(float)
 
     out.update(_card_values(study, chunk, share))
-    index = pd.Index(np.arange(chunk.first, chunk.first + count), name="game")
-    return pd.DataFrame(out, index=index)
+    return out
 
 
 def _card_values(study: StudyConfig, chunk: ChunkArrays, share: np.ndarray) -> dict:
@@ -99,17 +130,8 @@ def _card_values(study: StudyConfig, chunk: ChunkArrays, share: np.ndarray) -> d
     names = CardTypes(study.game.game_dict()["deck"]).names
     cards = chunk.cards  # [game, seat, card type, stat]
     item = np.array([is_item_name(n) for n in names])
-    dealt = cards[..., _DEALT].astype(np.int64)
-    drawn = cards[..., _DRAWN].astype(np.int64)
-    got = dealt + drawn
-    held = np.where(item, drawn > 0, got > 0).astype(float)  # `sim.analysis.cards.held`
-    dead = np.where(item, cards[..., _WASTED], cards[..., _DISCARDED]).astype(float)
-    parts = {
-        "had": held.sum(axis=1),
-        "had_win": (held * share[:, :, None]).sum(axis=1),
-        "dead": dead.sum(axis=1),
-        "got": got.sum(axis=1).astype(float),
-    }
+    sums = card_sums(cards, item, share, _DEALT, _DRAWN, _DISCARDED, _WASTED)
+    parts = dict(zip(("had", "had_win", "dead", "got"), sums, strict=True))
     order = sorted(range(len(names)), key=lambda c: names[c])
     out = {f"{what}:{names[c]}": sums[:, c] for what, sums in parts.items() for c in order}
     out["dead_cards"] = parts["dead"][:, ~item].sum(axis=1)

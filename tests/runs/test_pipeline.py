@@ -76,11 +76,11 @@ def test_a_stop_while_the_next_chunk_plays_writes_the_one_being_finished(
 def test_a_failure_while_finishing_stops_the_run_with_its_line(study, tmp_path, monkeypatch):
     real, calls = orchestrate.write_chunk, []
 
-    def write(folder, first, parts, spare=None):
+    def write(folder, first, parts, spare=None, meanwhile=None):
         calls.append(first)
         if len(calls) == 2:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(folder, first, parts, spare)
+        return real(folder, first, parts, spare, meanwhile)
 
     monkeypatch.setattr(orchestrate, "write_chunk", write)
     out = tmp_path / "run"
@@ -154,11 +154,11 @@ def test_a_ctrl_c_while_the_last_chunk_is_finished_still_writes_it_whole(
     last = GAMES - size
     real, spares = orchestrate.write_chunk, []
 
-    def write(folder, first, parts, spare=None):
+    def write(folder, first, parts, spare=None, meanwhile=None):
         if first == last:
             spares.append(spare)
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-        return real(folder, first, parts, spare)
+        return real(folder, first, parts, spare, meanwhile)
 
     monkeypatch.setattr(orchestrate, "write_chunk", write)
     out = tmp_path / "run"
