@@ -17,7 +17,8 @@ from sim.analysis.values import game_values
 from sim.config import load_study
 from sim.runs.play import play_arrays
 from sim.runs.results import ChunkArrays, tables
-from sim.runs.values import chunk_values
+from sim.analysis.moments import Moments
+from sim.runs.values import chunk_moments, chunk_values
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
@@ -54,6 +55,21 @@ def test_chunk_values_are_the_definitions_values_on_the_tables(name, study):
     # the columns that would hide a wrong index: every one of them moves
     for column in ("fpa", "turns", "final_phase", "lead_changes", "dead_cards", "level0"):
         assert got[column].nunique() > 1, column
+
+
+@pytest.mark.parametrize(
+    "name,study", list(_studies())[::3], ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_chunk_moments_are_the_moments_of_the_definitions_values(name, study):
+    """The worker's moments (one matrix, no DataFrame) are those of the table's values, bit
+    for bit: the same columns, and every sum added in the same order."""
+    chunk = play_arrays(study, 11, 300)
+    frames = tables(study, chunk)
+    expected = Moments.of(game_values(frames["games"], frames["players"], frames["cards"]))
+    got = chunk_moments(study, chunk)
+    assert got.columns == expected.columns and got.n == expected.n == 300
+    for part in ("mean", "m2", "nonbinary", "lo", "hi", "m3", "m4"):
+        np.testing.assert_array_equal(getattr(got, part), getattr(expected, part), err_msg=part)
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
