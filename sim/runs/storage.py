@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from queue import Empty, SimpleQueue
 
 import numpy as np
 import pandas as pd
@@ -98,9 +99,9 @@ def write_chunk(
 ) -> None:
     """Write a chunk's tables, each atomically, then its manifest (rows, bytes and sha256 of
     each part): the chunk counts as done once the manifest is there and the parts match it.
-    With a `spare` thread, the largest part is written there while this thread writes the
-    rest (Parquet encoding releases the GIL): for a chunk no play overlaps. `meanwhile`
-    runs here once the largest part has gone to the spare thread, before the rest."""
+    `meanwhile` runs here first. With a `spare` thread (a chunk no play overlaps), both
+    threads take the parts from one queue, largest first, so the spare thread starts on
+    the largest while this one runs `meanwhile` (Parquet encoding releases the GIL)."""
 
     def write(name: str) -> dict:
         table = parts[name]
@@ -109,13 +110,29 @@ def write_chunk(
         return {"rows": table.num_rows, "bytes": len(data),
                 "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
 
-    largest = max(parts, key=lambda n: parts[n].num_rows * parts[n].num_columns)
-    there = spare.submit(write, largest) if spare is not None else None
-    if meanwhile is not None:
-        meanwhile()
-    tables = {name: write(name) for name in parts if there is None or name != largest}
-    if there is not None:
-        tables[largest] = there.result()
+    if spare is None:
+        if meanwhile is not None:
+            meanwhile()
+        tables = {name: write(name) for name in parts}
+    else:
+        queue: SimpleQueue[str] = SimpleQueue()
+        for name in sorted(parts, key=lambda n: -parts[n].num_rows * parts[n].num_columns):
+            queue.put(name)
+
+        def drain() -> dict[str, dict]:
+            done = {}
+            try:
+                while True:
+                    name = queue.get_nowait()
+                    done[name] = write(name)
+            except Empty:
+                return done
+
+        there = spare.submit(drain)
+        if meanwhile is not None:
+            meanwhile()
+        tables = drain()
+        tables.update(there.result())
     tables = {name: tables[name] for name in parts}  # the manifest lists them in table order
     count = parts["games"].num_rows
     write_json(_manifest_path(run_dir, first), {"first": first, "count": count, "tables": tables})
