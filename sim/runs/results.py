@@ -208,7 +208,7 @@ def finish_rounds(s, pr, trace, done, roots):
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tension_arrays(trace, rounds, comeback_points, open_points):
     """`sim.analysis.tension.trace_summary` (the definition, in numpy) of a chunk's traces
     in one compiled pass per game instead of a dozen whole-array ones: lead changes, the
@@ -272,7 +272,7 @@ def tension_arrays(trace, rounds, comeback_points, open_points):
     return changes, decided, comeback, open_
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def card_sums(cards, item, share, dealt, drawn, discarded, wasted):
     """Per game and card type, summed over seats in seat order (`sim.runs.values`):
     had (seats that held one: an item drawn, another card dealt or drawn), had_win
@@ -306,19 +306,21 @@ def _any_count(cards, g, p, t):
     return any_count != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
     (within the chunk), seat, card type, and the counts one stat per row of a 2-D array.
     Rows come seat by seat, then by card type, then by game: the order the cards part is
     written in (`sim.runs.storage._parquet_bytes`), so nothing sorts them again. Two
-    passes (count, then fill), so that nothing larger than the result is allocated."""
+    passes: the first marks the rows to keep (one byte a row), the second fills them."""
     count, players, ntypes, _ = cards.shape
+    keep = np.empty((count, players, ntypes), np.bool_)
     n = 0
     for g in range(count):
         for p in range(players):
             for t in range(ntypes):
-                n += _any_count(cards, g, p, t)
+                keep[g, p, t] = _any_count(cards, g, p, t)
+                n += keep[g, p, t]
     game = np.empty(n, np.int64)
     seat = np.empty(n, np.int8)
     card = np.empty(n, np.int8)
@@ -327,7 +329,7 @@ def nonzero_card_rows(cards):
     for p in range(players):
         for t in range(ntypes):
             for g in range(count):
-                if _any_count(cards, g, p, t):
+                if keep[g, p, t]:
                     game[i] = g
                     seat[i] = p
                     card[i] = t
@@ -478,7 +480,7 @@ def trace_columns(chunk: ChunkArrays) -> dict[str, np.ndarray]:
     return {"game": game, "seat": seat, "round": round_, "score": score}
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _trace_rows(trace, rounds, first):
     """trace_columns' four columns in one pass (numpy's masks over the padded trace took
     four passes and a mask as large as the trace)."""
