@@ -270,17 +270,21 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
 
 
 def load_engines(studies: Iterable[StudyConfig], say: bool = True) -> float:
-    """`load_engine` once per distinct policy set of these studies (a ladder or a comparison
-    of line-ups plays several), so no worker compiles a loop on its own without a word;
-    the seconds it took."""
+    """`load_engine` for each policy set of these studies (a ladder or a comparison of
+    line-ups plays several) that this process has not loaded yet, so no worker compiles a
+    loop on its own without a word; the seconds it took."""
     from sim.policies.dispatch import policy_set
 
-    seen: set[tuple] = set()
     took = 0.0
     for study in studies:
         codes, _ = lineup_policies(study)
         key = policy_set(codes[codes != PLUGIN])
-        if key not in seen:
-            seen.add(key)
+        if key not in _LOADED:
             took += load_engine(study, say)
+            _LOADED.add(key)
     return took
+
+
+# The policy sets whose loop this process has loaded (forked workers inherit them): a
+# study that runs many times in one process (a tune, a sweep) loads each once.
+_LOADED: set = set()
