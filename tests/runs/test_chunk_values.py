@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim.analysis.moments import Moments
 from sim.analysis.tension import TENSION_COLUMNS, trace_summary
 from sim.analysis.values import game_values
 from sim.config import load_study
 from sim.runs.play import play_arrays
 from sim.runs.results import ChunkArrays, tables
-from sim.analysis.moments import Moments
 from sim.runs.values import chunk_moments, chunk_values
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
