@@ -75,8 +75,9 @@ class Moments:
     @classmethod
     def of_matrix(cls, columns: tuple[str, ...], x: np.ndarray) -> Moments:
         """The moments of a matrix of per-game values, one row per game and one column per
-        name in `columns` (sorted). Column sums are pairwise (rounded alike for a table
-        and its chunks) when `x` is column-major, the layout a DataFrame gives."""
+        name in `columns` (sorted). Give it column-major (the layout `of` gets from a
+        DataFrame): numpy then sums each column pairwise, and the moments are bit for bit
+        those of the same values read from a table."""
         n = x.shape[0]
         if n == 0:
             return cls.empty(columns)
