@@ -153,8 +153,10 @@ def _parquet_bytes(table: pa.Table, name: str = "") -> pa.Buffer:
     """One part, small and quick to write: the slowly changing integer columns
     delta-encoded, every other column dictionary-encoded (small counts take a few bits
     each), zstd pages (at level 1 it wrote as fast as snappy here and about 30% smaller),
-    no column statistics (they doubled the write time). A large cards part is written
-    one row group per seat (`_by_seat`)."""
+    no column statistics (they doubled the write time), and every column without a
+    missing value marked required (`_required`). A large cards part is written one row
+    group per seat (`_by_seat`)."""
+    table = _required(table)
     schema = table.schema
     ints = [f.name for f in schema if pa.types.is_integer(f.type)]
     delta = [n for n in ints if n in (TURNS_DELTA if name == "turns" else DELTA_COLUMNS)]
@@ -173,6 +175,16 @@ def _parquet_bytes(table: pa.Table, name: str = "") -> pa.Buffer:
     else:
         pq.write_table(table, sink, **options)
     return sink.getvalue()
+
+
+def _required(table: pa.Table) -> pa.Table:
+    """The table with each column that holds no missing value marked as never missing: Parquet
+    then stores no definition levels for it (one per row), which took 13% of the encoding
+    time of an all-random chunk and 1% of its bytes. Readers see the same columns and
+    dtypes. The same arrays, no copy."""
+    fields = [f.with_nullable(f.nullable and c.null_count > 0)
+              for f, c in zip(table.schema, table.columns, strict=True)]  # fmt: skip
+    return pa.Table.from_arrays(table.columns, schema=pa.schema(fields, table.schema.metadata))
 
 
 def _by_seat(cards: pa.Table) -> list[pa.Table]:
