@@ -72,19 +72,17 @@ def _key(record: dict | None) -> str:
 
 
 def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
-    """Write a chunk's moments, keyed by its manifest (written first), atomically. Not
-    compressed: the file lives until the run's chunks are merged (`run_moments`), and
-    compressing it took about as long as encoding the chunk's games table."""
-    key = _key(chunk_record(run_dir, first))
-    _save(stats_path(run_dir, first), moments, compress=False, key=key)
+    """Write a chunk's moments, keyed by its manifest (written first), atomically."""
+    _save(stats_path(run_dir, first), moments, key=_key(chunk_record(run_dir, first)))
 
 
-def _save(path: Path, moments: Moments, compress: bool = True, **labels) -> None:
-    """Moments and what they were computed from (`labels`, arrays of str), written
-    atomically."""
+def _save(path: Path, moments: Moments, **labels) -> None:
+    """Moments and what they were computed from (`labels`, arrays of str), compressed,
+    written atomically. (Uncompressed, a chunk's file would be written 0.9 ms sooner but
+    take twice the room, about 50 kB, in every folder whose chunks are not merged yet.)"""
     buf = io.BytesIO()
     arrays = {name: np.array(value) for name, value in labels.items()}
-    (np.savez_compressed if compress else np.savez)(buf, **arrays, **moments.to_arrays())
+    np.savez_compressed(buf, **arrays, **moments.to_arrays())
     write_bytes(path, buf.getvalue())
 
 
