@@ -385,6 +385,7 @@ def _prepare_cell(s, pr, x, w):
     w[c + C_EMPTY] = empty
     w[c + C_NROOTS] = nroots
     w[c + C_WORTHLESS] = worthless
+    w[c + C_CLASSIFIED] = -1  # the masks (`_classify_cell`) were of the cell before
 
 
 @njit(**INLINE)
@@ -588,7 +589,6 @@ def current_scores(s, pr, w):
     for q in range(pr.players):
         w[o_cur + q] = 0
     w[w_cache(pr) + C_CELL] = -1
-    w[w_cache(pr) + C_CLASSIFIED] = -1
     w[w_roots(pr)] += 1  # a new decision: the root cache's entries were of another table
     epoch = w[w_roots(pr)]
     for i in range(s[SC_NITEMS]):

@@ -6,7 +6,7 @@ just played a chunk holds the same numbers as arrays, one row per game, seat and
 card type in order, so this computes them with a few numpy reductions and one
 compiled pass over the card counters (`sim.runs.results.card_sums`) instead of
 building the tables' DataFrames first, and the chunk's moments from one matrix
-(`chunk_moments`) without a DataFrame at all: time the runner would otherwise
+(`moments_of_columns`) without a DataFrame at all: time the runner would otherwise
 spend per chunk beside the play (README, Engine notes).
 `tests/runs/test_chunk_values.py` checks it column for column against the
 definition on the written tables.
@@ -57,15 +57,11 @@ def values_frame(chunk: ChunkArrays, columns: dict[str, np.ndarray]) -> pd.DataF
     return pd.DataFrame(columns, index=index)
 
 
-def chunk_moments(study: StudyConfig, chunk: ChunkArrays) -> Moments:
-    """`Moments.of(chunk_values(study, chunk))` without the DataFrame: the columns are
-    copied once, in sorted order, into one column-major matrix (the layout `Moments.of`
-    reads, so every sum is rounded the same way). A per-chunk cost beside the play."""
-    return moments_of_columns(value_columns(study, chunk))
-
-
 def moments_of_columns(columns: dict[str, np.ndarray]) -> Moments:
-    """The moments of per-game value columns (name: one value per game)."""
+    """`Moments.of(values_frame(chunk, columns))` without the DataFrame: the per-game value
+    columns (name: one value per game) are copied once, in sorted order, into one
+    column-major matrix (the layout `Moments.of` reads, so every sum is rounded the same
+    way). A per-chunk cost beside the play."""
     names = tuple(sorted(columns))
     count = len(next(iter(columns.values()))) if columns else 0
     x = np.empty((count, len(names)), order="F")
