@@ -16,7 +16,7 @@ import pytest
 
 from sim import load_run, run
 from sim.config import load_study
-from sim.runs.orchestrate import CHUNKS_PER_WORKER, chunk_games
+from sim.runs.orchestrate import CHUNKS_PER_WORKER, CHUNKS_PER_WORKER_SHARED, chunk_games
 from sim.runs.results import TABLES
 from sim.specs import POLICIES
 
@@ -51,16 +51,22 @@ def test_chunk_size_follows_the_slowest_policy_and_the_workers(small_study):
         seats = [{"policy": p} for p in policies]
         return chunk_games([small_study.with_overrides(seats=seats, games=games)], workers)
 
+    assert CHUNK_GAMES["heuristic"] < CHUNK_GAMES["random"]  # else the second line tests nothing
     assert size(["random"] * 4) == CHUNK_GAMES["random"]
-    assert size(["random", "random", "greedy", "random"]) == CHUNK_GAMES["greedy"]
+    assert size(["random", "random", "heuristic", "random"]) == CHUNK_GAMES["heuristic"]
     assert size(["random", "lookahead", "greedy", "random"]) == CHUNK_GAMES["lookahead"]
-    # small runs are cut finer, so every worker gets several chunks
+    # small runs are cut finer: four chunks on one worker, two per worker on several
+    assert size(["random"] * 4, 10_000, 1) == 10_000 // CHUNKS_PER_WORKER
+    assert size(["random"] * 4, 10_000, 2) == 10_000 // (CHUNKS_PER_WORKER_SHARED * 2)
+    # ... into as many chunks for every worker: 20,000 games in 4,000-game chunks would be
+    # five, one worker playing three while the other waits
     games, workers = 20_000, 2
     n = size(["random"] * 4, games, workers)
-    assert -(-games // n) >= CHUNKS_PER_WORKER * workers
+    assert n < CHUNK_GAMES["random"] and -(-games // n) % workers == 0
+    assert -(-games // n) >= CHUNKS_PER_WORKER_SHARED * workers
     # ... counting the chunks of every study played together (a sweep's points)
     points = [small_study.with_overrides(seats=[{"policy": "random"}] * 4, games=games)] * 4
-    assert chunk_games(points, workers) == min(CHUNK_GAMES["random"], 4 * games // 8) > n
+    assert chunk_games(points, workers) == CHUNK_GAMES["random"] > n
 
 
 def test_a_resumed_run_keeps_the_chunk_size_it_started_with(small_study, tmp_path):
@@ -68,8 +74,8 @@ def test_a_resumed_run_keeps_the_chunk_size_it_started_with(small_study, tmp_pat
     size = first.meta["chunk_games"]
     for part in (tmp_path / "r" / "games.parquet").glob("part-*.parquet"):
         part.unlink()
-    resumed = run(None, resume=tmp_path / "r", jobs=2, quiet=True)
-    assert resumed.meta["chunk_games"] == size != chunk_games([small_study], 2)
+    resumed = run(None, resume=tmp_path / "r", jobs=3, quiet=True)  # six chunks, not four
+    assert resumed.meta["chunk_games"] == size != chunk_games([small_study], 3)
     firsts = sorted(int(p.stem[5:]) for p in (tmp_path / "r" / "cards.parquet").glob("part-*"))
     assert firsts == list(range(0, small_study.games, size))
 
