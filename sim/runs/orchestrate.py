@@ -117,11 +117,13 @@ def chunk_games(studies: Sequence[StudyConfig], workers: int) -> int:
     fine = -(-total // (per_worker * workers))
     fewest = -(-total // MAX_CHUNKS)  # huge runs: coarser, never too many
     chunk = min(games, max(1, fewest, min(size, fine, games)))
-    count = -(-total // chunk)
-    if workers > 1 and count % workers and chunk > fewest:
-        # 5 chunks on 2 workers leave one idle for a chunk's time: 6 smaller ones do not
-        count += workers - count % workers
-        chunk = max(fewest, -(-total // count))
+    # Each study is cut on its own: 5 chunks on 2 workers leave one idle for a chunk's
+    # time, 6 smaller ones do not
+    per_study = -(-games // chunk)
+    if workers > 1 and chunk > fewest:
+        while per_study * len(studies) % workers:
+            per_study += 1
+        chunk = max(fewest, -(-games // per_study))
     return chunk
 
 
