@@ -34,7 +34,13 @@ def study(tmp_path):
 
 
 def no_games(monkeypatch, *targets: str) -> None:
-    """Make playing a game fail the test: the refusal must come first."""
+    """Make playing a game fail the test: the refusal must come first. The studies are
+    imported first, so that a module imported during the test (the commands import theirs
+    late) never keeps the stand-in as its own `execute` after the test."""
+    import importlib
+
+    for name in ("advise", "tune", "value", "ladder", "luck", "compare", "sweep", "calibrate"):
+        importlib.import_module(f"sim.studies.{name}")
 
     def played(*args, **kwargs):
         raise AssertionError("a game was played before the refusal")

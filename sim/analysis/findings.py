@@ -143,7 +143,8 @@ def compare_findings(t: pd.DataFrame, limit: int = 10) -> list[str]:
     real = t[t["real"] & (t["group"] != "cards")].copy()
     real["size"] = (real["diff"] / real["width"]).abs()
     return [
-        f"{r.label}: {metric_text(r.metric, r.a)} ({la}) → {metric_text(r.metric, r.b)} ({lb}),"
+        f"{r.label}: {pair_text(r.metric, r.a, r.b)[0]} ({la}) → {pair_text(r.metric, r.a, r.b)[1]}"
+        f" ({lb}),"
         f" change {metric_text(r.metric, r.diff, True)} [{metric_text(r.metric, r.lo, True)},"
         f" {metric_text(r.metric, r.hi, True)}], adjusted p {r.p_adj:.2g} ({r.family})"
         for r in real.sort_values("size", ascending=False).head(limit).itertuples()
@@ -262,10 +263,36 @@ def _size(frame: pd.DataFrame, diff: str, lo: str, hi: str) -> pd.Series:
     return (frame[diff] / (frame[hi] - frame[lo])).abs()
 
 
-def _edge_trend(a: float, b: float, where_a: str, where_b: str, real: bool | None) -> str:
-    """'seat 0's edge goes from +3.7 pp at X to +2.0 pp at Y, a change within noise' (`real`
-    is the change's own verdict, not that of either edge)."""
-    tail = "" if real is None else ", a real change" if real else ", a change within noise"
+def call_of(real: bool, lo: float, hi: float, implied: bool = False) -> str:
+    """A difference's verdict in the one vocabulary of every page: 'real' (its family's
+    correction says so), 'within noise' (its interval holds 0), or 'within noise after the
+    correction' (its own interval clears 0, its family's correction does not). A row that is
+    an exact function of others (implied, not tested again) is called by its own interval."""
+    clear = (lo > 0 or hi < 0) if lo == lo and hi == hi else False
+    if implied:
+        return "real" if clear else "within noise"
+    if real:
+        return "real"
+    return "within noise after the correction" if clear else "within noise"
+
+
+def pair_text(metric: str, a: float, b: float) -> tuple[str, str]:
+    """Two values of a metric by its unit, with as many more digits as it takes for two
+    different values not to read the same ('11.6 → 11.6' becomes '11.62 → 11.61')."""
+    ta, tb = metric_text(metric, a), metric_text(metric, b)
+    if ta != tb or a == b or registry_metric(metric).unit == "share":
+        return ta, tb
+    for digits in range(3, 8):
+        ta, tb = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if ta != tb:
+            break
+    return ta, tb
+
+
+def _edge_trend(a: float, b: float, where_a: str, where_b: str, call: str | None) -> str:
+    """'seat 0's edge goes from +3.7 pp at X to +2.0 pp at Y, a change within noise' (`call`
+    is the change's own verdict, `call_of`, not that of either edge)."""
+    tail = "" if call is None else f", a change {call}" if call != "real" else ", a real change"
     return (
         f"seat 0's edge goes from {metric_text('first_player_advantage', a)} {where_a} to"
         f" {metric_text('first_player_advantage', b)} {where_b}{tail}"
@@ -312,8 +339,9 @@ def sweep_headline(
     fpa = t[t["metric"] == "first_player_advantage"].set_index("point")
     if len(fpa) and last > 0:
         r = fpa.loc[last]
+        call = call_of(bool(r["real"]), r["diff_lo"], r["diff_hi"])
         trend = _edge_trend(fpa.loc[0, "value"], r["value"], f"at {labels[0]}",
-                            f"at {labels[last]}", bool(r["real"]))  # fmt: skip
+                            f"at {labels[last]}", call)  # fmt: skip
         edge = f"With {lineup}, {trend}."
     return lead(first_sentence, edge) if first_sentence else lead(_cap(edge))
 
@@ -333,16 +361,17 @@ def compare_headline(t: pd.DataFrame, change: str, lineup: str) -> str:
     )
     if len(real):
         r = real.loc[_size(real, "diff", "lo", "hi").idxmax()]
-        first += (f"; the largest is {r['label']}, {metric_text(r['metric'], r['a'])} →"
-                  f" {metric_text(r['metric'], r['b'])}.")  # fmt: skip
+        ta, tb = pair_text(r["metric"], r["a"], r["b"])
+        first += f"; the largest is {r['label']}, {ta} → {tb}."
     else:
         first += "."
     edge = ""
     fpa = t[t["metric"] == "first_player_advantage"]
     if len(fpa):
         r = fpa.iloc[0]
+        call = call_of(bool(r["real"]), r["lo"], r["hi"], r["family"] == "implied")
         edge = f"With {lineup}, " + _edge_trend(r["a"], r["b"], f"in {la}", f"in {lb}",
-                                                bool(r["real"])) + "."  # fmt: skip
+                                                call) + "."  # fmt: skip
     return lead(first, edge)
 
 
@@ -497,61 +526,6 @@ def replay_headline(labels: list[str], scores: list[int], winners: list[int], tu
 # ---------------------------------------------------------------- sim advise
 
 
-def _edge(e: dict) -> str:
-    """A seat's edge with its interval, in percentage points: '+3.9 pp [+2.8, +5.0]'."""
-    return units.interval(e["estimate"], e["lo"], e["hi"], "share", diff=True)
-
-
-def _seat(name: str) -> str:
-    k = name.removeprefix("seat_edge.seat")
-    return "seat 0 (the first player)" if k == "0" else f"seat {k}"
-
-
-def seat_edges_text(targets: dict[str, dict]) -> str:
-    """Every seat's edge over a fair share at one level, flagging those outside the band."""
-    parts = []
-    for name, e in targets.items():
-        if not name.startswith("seat_edge."):
-            continue
-        flag = {"met": "", "missed": " (outside the band)", "unclear": " (unclear)"}
-        parts.append(f"{_seat(name).split(' (')[0]} {_edge(e)}{flag[e['verdict']]}")
-    return "; ".join(parts)
-
-
-def advice_lines(data: dict) -> list[str]:
-    """`sim advise`'s answer in a designer's words: fair or not between equal players, why,
-    the smallest confirmed fix of each problem (and what it does to the other seats), how to
-    see it, and how the game plays at each level."""
-    levels, bands = data["levels"], data["bands"]
-    band = next(iter(bands.values()), [-0.025, 0.025])
-    width = units.pp((band[1] - band[0]) / 2, signed=False)
-    name, status = data["name"], data["status"]
-    held = f"every seat held to within {width} of a fair share at {', '.join(levels)}"
-    head = {
-        "fair": f"{name}: fair between equal players ({held}). No change needed.",
-        "unclear": f"{name}: no seat is shown outside its band, but not every one is shown inside"
-        f" ({held}): more games would tell. No change proposed.",
-        "not fair": f"{name}: not fair between equal players ({held}).",
-    }[status]
-    lines = [head]
-    if people := people_line(data):
-        lines.append(f"  {people}")
-    shown: list[dict] = []  # fixes already written out in full
-    for f in data["findings"]:
-        if f["metric"] != "every seat":
-            lines += _finding_lines(f, levels, shown)
-    every = next((f for f in data["findings"] if f["metric"] == "every seat"), None)
-    if every is not None:
-        lines.append(f"  every seat inside the band at every level: {_every_text(every)}")
-    if data.get("unclear"):
-        shown = ", ".join(f"{_seat(u['metric']).split(' (')[0]} at {u['level']}"
-                          for u in data["unclear"])  # fmt: skip
-        lines.append(f"  unclear (inside the band by its estimate, more games would tell): {shown}")
-    for level in levels:
-        lines.append(f"  how it plays ({level}): {play_text(data['play'][level])}")
-    return lines
-
-
 def level_verdicts(targets: dict[str, dict], play: dict[str, dict]) -> dict[str, str]:
     """One level's verdicts in words, by finding: each seat's edge ('real' outside its band,
     'within the band', 'unclear') and each play target the config gives ('on target', 'off
@@ -582,80 +556,6 @@ def people_line(data: dict) -> str | None:
             " every verdict.")  # fmt: skip
 
 
-def _finding_lines(f: dict, levels: list[str], shown: list[dict]) -> list[str]:
-    """A seat problem: where it is off and by how much, why, its smallest fix, the fix's side
-    effects and the command that shows it (a fix already written out for another seat: only
-    what it does to this one)."""
-    name = f["metric"]
-    at = {lv: f["levels"][lv][name] for lv in levels}
-    off = [f"{'ahead' if at[lv]['estimate'] > 0 else 'behind'} at {lv} ({_edge(at[lv])})"
-           for lv in f["problem_at"]]  # fmt: skip
-    rest = [f"{lv} {_edge(at[lv])}" for lv in levels if lv not in f["problem_at"]]
-    lines = [f"  {_seat(name)} is {' and '.join(off)}" + (f"; {', '.join(rest)}" if rest else "")]
-    why = _why_line(f)
-    if why:
-        lines.append(f"    why: {why}")
-    fix = f["fix"]
-    if fix is None:
-        lines.append("    fix: no single change tried comes close enough to confirm")
-        return lines
-    after = {lv: t[name] for lv, t in fix["levels"].items()}
-    inside = [lv for lv, e in after.items() if e["verdict"] == "met"]
-    where = ("inside the band at every level" if len(inside) == len(after)
-             else f"inside the band at {', '.join(inside)} only" if inside
-             else "not shown inside the band at any level")  # fmt: skip
-    values = ", ".join(f"{units.pp(e['estimate'])} at {lv}" for lv, e in after.items())
-    if fix["changes"] in shown:
-        lines.append(f"    the same fix, {'; '.join(fix['text'])}: then {values}; {where}")
-        return lines
-    shown.append(fix["changes"])
-    lines.append(f"    smallest fix: {'; '.join(fix['text'])}: then {values}; {where}"
-                 " (confirmed on fresh games)")  # fmt: skip
-    side = sorted(((lv, n, e) for lv, t in fix["levels"].items() for n, e in t.items()
-                   if n != name and n.startswith("seat_edge.") and e["verdict"] != "met"),
-                  key=lambda x: -abs(x[2]["estimate"]))  # fmt: skip
-    if side:
-        worst = "; ".join(f"{_seat(n).split(' (')[0]} {_edge(e)} at {lv}" for lv, n, e in side[:2])
-        more = f" and {len(side) - 2} more" if len(side) > 2 else ""
-        lines.append(f"    but then: {worst}{more} not shown inside the band")
-    lines.append(f"    see it: {fix['command']}")
-    return lines
-
-
-def _every_text(every: dict) -> str:
-    fix = every["fix"]
-    if fix is None:
-        return "no single change tried comes close"
-    if fix["meets_band"]:
-        return f"{'; '.join(fix['text'])} does it (confirmed on fresh games)"
-    met = sum(e["verdict"] == "met" for t in fix["levels"].values() for n, e in t.items()
-              if n in every["targets"])  # fmt: skip
-    total = len(every["targets"]) * len(fix["levels"])
-    return (f"no single change tried does it; closest: {'; '.join(fix['text'])} ({met} of"
-            f" {total} seats and levels inside the band)")  # fmt: skip
-
-
-def _why_line(finding: dict) -> str | None:
-    """The extra turn's part of a seat's edge at the level where the edge is largest."""
-    name = finding["metric"]
-    seat = f"seat{name.removeprefix('seat_edge.seat')}"
-    worst = max(finding["levels"], key=lambda lv: abs(finding["levels"][lv][name]["estimate"]))
-    split = finding["cause"].get(worst, {}).get(seat)
-    if not split:
-        return None
-    turn = units.interval(split["turn_part"], split["turn_lo"], split["turn_hi"], "share", True)
-    equal = units.interval(split["equal_part"], split["equal_lo"], split["equal_hi"], "share",
-                           True)  # fmt: skip
-    extra = split["extra_share"]
-    if abs(split["turn_part"]) < abs(split["equal_part"]):
-        return f"mostly play at equal turns ({worst}): {equal}; the turns add {turn}"
-    if split["turn_part"] > 0:
-        return (f"it takes an extra turn in {units.pct(extra)} of games ({worst}): {turn} of its"
-                f" edge comes from that turn, {equal} from play at equal turns")  # fmt: skip
-    return (f"it takes fewer turns than the first seats ({worst}): {turn} of its edge comes from"
-            f" the turns it lacks, {equal} from play at equal turns")  # fmt: skip
-
-
 def play_text(play: dict[str, dict]) -> str:
     """How a game plays, in one line: length, spread, when it is decided, lead changes,
     comebacks, items wasted (a target's verdict where the config gives one)."""
@@ -669,40 +569,6 @@ def play_text(play: dict[str, dict]) -> str:
             text += f" ({e['verdict']})"
         parts.append(text)
     return ", ".join(parts)
-
-
-def advice_summary(data: dict) -> str:
-    """The advice in at most two short sentences (about 250 characters): the page's first
-    paragraph."""
-    levels = data["levels"]
-    if data["status"] == "fair":
-        return (f"Fair between equal players: at every level ({', '.join(levels)}) every seat"
-                " wins within its band of a fair share. No change needed.")  # fmt: skip
-    if data["status"] == "unclear":
-        return ("No seat is shown outside its band of a fair share, but not every one is shown"
-                " inside: more games would tell. No change proposed.")  # fmt: skip
-    seats = [f for f in data["findings"] if f["metric"] != "every seat"]
-    first = max(seats, key=lambda f: max(abs(f["levels"][lv][f["metric"]]["estimate"])
-                                         for lv in f["problem_at"]))  # fmt: skip
-    worst = max(first["problem_at"], key=lambda lv: abs(first["levels"][lv][first["metric"]][
-        "estimate"]))  # fmt: skip
-    e = first["levels"][worst][first["metric"]]
-    way = "ahead" if e["estimate"] > 0 else "behind"
-    why = _why_line(first) or ""
-    cause = ", from its extra turn" if "comes from that turn" in why else ""
-    more = len(seats) - 1
-    others = f" ({units.plural(more, 'more seat')} off)" if more else ""
-    seat = _seat(first["metric"]).split(" (")[0]
-    by = units.pp(abs(e["estimate"]), signed=False)
-    head = f"Not fair between equal players: {seat} is {way} by {by} at {worst}{cause}{others}."
-    fix = first["fix"]
-    if fix is not None and fix["meets_band"]:
-        tail = f"Smallest fix, confirmed at every level: {fix['text'][0]}."
-    elif fix is not None:
-        tail = f"Closest single change: {fix['text'][0]} (not at every level)."
-    else:
-        tail = "No single change tried brings it inside the band."
-    return f"{head} {tail}"
 
 
 # ---------------------------------------------------------------- sim calibrate

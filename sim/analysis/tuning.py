@@ -68,7 +68,9 @@ def parameter_effects(frame: pd.DataFrame, params: list[str]) -> pd.DataFrame:
     """
     rows = []
     y = frame["distance"].to_numpy(float)
-    total = float(((y - y.mean()) ** 2).sum()) if len(y) else 0.0
+    if not len(y):  # nothing searched (the start met every target)
+        return pd.DataFrame(columns=["parameter", "importance", "best_value", "levels"])
+    total = float(((y - y.mean()) ** 2).sum())
     for p in params:
         groups = frame.groupby(frame[p].astype(str))["distance"]
         means, sizes = groups.mean(), groups.size()

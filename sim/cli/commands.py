@@ -35,6 +35,12 @@ def validate(args: argparse.Namespace) -> int:
     from sim.config import extends_chain, load_study, study_changes, summarize
 
     study = load_study(args.config, args.set)
+    budgets = [("advise.budget", study.advise.too_small())]
+    if study.tune:
+        budgets.append(("tune.budget.games", study.tune.budget.too_small(study.tune.budget.games)))
+    for key, problem in budgets:
+        if problem:  # the studies ask too, where a --budget may replace the config's
+            raise SimError(f"{study.source}: {key}: {problem} (or give the study --budget)")
     print(summarize(study))
     chain = extends_chain(args.config)
     own = load_study(args.config) if args.set else study
@@ -381,6 +387,7 @@ def tune(args: argparse.Namespace) -> int:
         f"  {verdict.data['headline']}",
         *verdict.lines,
     ]
+    lines += _tune_cause(state.study, verdict.data)
     if verdict.data["pareto"]:
         lines.append("Pareto set (no other checked config is closer on every target): "
                      + ", ".join(verdict.data["pareto"]))  # fmt: skip
@@ -388,10 +395,31 @@ def tune(args: argparse.Namespace) -> int:
     return _said(lines, args, lambda: build_tune_report(state.out_dir, request.report, args.force))
 
 
+def _tune_cause(study, data: dict) -> list[str]:
+    """What a one-setting recommendation acts on, in sim advise's groups, and, when the tune
+    holds seats to a band, how its question differs from advise's (one sentence)."""
+    from sim.studies.fix_candidates import group_of
+
+    changed = data.get("recommended") or {}
+    out = []
+    if len(changed) == 1:
+        try:
+            out.append(f"  acts on: {group_of(study.with_overrides(tune=None), changed)}")
+        except SimError:
+            pass
+    seats = [n for n in data.get("targets", {}) if n.startswith(("seat_edge.", "first_player"))]
+    if seats:
+        out.append(
+            "  tune measures the config's own line-up; sim advise asks the same of"
+            " equal players at each skill level, with the same groups of changes"
+        )
+    return out
+
+
 def advise(args: argparse.Namespace) -> int:
     """`sim advise CONFIG`: fair or not between equal players at several skill levels, why,
     how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
-    from sim.analysis.findings import advice_summary
+    from sim.analysis.advice_words import advice_summary
     from sim.report.advise_report import build_advise_report
     from sim.runs.paths import folder_stem
     from sim.runs.storage import default_folder
@@ -472,7 +500,7 @@ def value(args: argparse.Namespace) -> int:
     from sim.report.causal_report import build_value_report
     from sim.studies.leads import value_lead
     from sim.studies.outputs import write_value_files
-    from sim.studies.value import run_value
+    from sim.studies.value import cause_lines, run_value
 
     check_resume(args, "value", "VALUE_DIR")
     _games_ok(args.games)
@@ -481,7 +509,8 @@ def value(args: argparse.Namespace) -> int:
     head, lines = write_value_files(result)
     text = [f"{result.study.name}: {len(result.points)} points on shared seeds"
             f" -> {result.out_dir}", f"  {value_lead(result)}", head, *lines,
-            *ablation_lines(result.ablation)]  # fmt: skip
+            *ablation_lines(result.ablation),
+            *cause_lines(result.study, result.ablation)]  # fmt: skip
     return _said(text, args, lambda: build_value_report(result, request.report, args.force))
 
 

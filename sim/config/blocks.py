@@ -110,6 +110,10 @@ DEFAULT_LEVELS: tuple[dict[str, Any], ...] = (
 )
 
 
+ADVISE_SHARPEN = 3  # a level with an unclear seat is played again on this many times the games
+ADVISE_SET = 2  # changes confirmed at most (the start is confirmed beside them)
+
+
 class AdviseBlock(Block):
     """advise: the skill levels of `sim advise`, and its games: per level for the diagnosis,
     per candidate fix screened (the best few get three times as many at every level),
@@ -121,10 +125,10 @@ class AdviseBlock(Block):
     # more level after the bots' (its verdicts are the ones the bots' are checked against)
     calibrated: dict[str, Any] | None = None
     games: int = Field(6000, ge=1)
-    budget: int = Field(250_000, ge=1)
+    budget: int = Field(450_000, ge=1)
     screen: int = Field(1000, ge=1)
-    finalists: int = Field(3, ge=1)
-    select: int = Field(3000, ge=1)
+    finalists: int = Field(4, ge=1)
+    select: int = Field(4000, ge=1)
     confirm: int = Field(6000, ge=1)
 
     def level_list(self) -> list[dict[str, Any]]:
@@ -145,7 +149,9 @@ class AdviseBlock(Block):
         """The fewest games that pay for the diagnosis at every level, one screened
         candidate, the selection and one confirmation."""
         n = len(self.level_list())
-        return n * (self.games + self.screen + self.finalists * self.select + self.confirm)
+        confirm = (min(ADVISE_SET, self.finalists) + 1) * self.confirm  # the set and the start
+        return n * (self.games * ADVISE_SHARPEN + self.screen + self.finalists * self.select
+                    + confirm)  # fmt: skip
 
     def too_small(self, budget: int | None = None) -> str | None:
         """Why the budget (this block's, or `budget`) cannot pay for an advice, or None."""
@@ -153,10 +159,11 @@ class AdviseBlock(Block):
         if games >= self.least():
             return None
         return (
-            f"{games:,} games is too small a budget: the diagnosis ({self.games:,} games at each"
-            f" of {len(self.level_list())} levels), one screened fix ({self.screen:,} each),"
-            f" the selection ({self.finalists} x {self.select:,} each) and the confirmation"
-            f" ({self.confirm:,} each) need at least {self.least():,}"
+            f"{games:,} games is too small a budget: the diagnosis (up to"
+            f" {ADVISE_SHARPEN * self.games:,} games at each of {len(self.level_list())} levels),"
+            f" one screened fix ({self.screen:,} each), the selection ({self.finalists} x"
+            f" {self.select:,} each) and the confirmation ({min(ADVISE_SET, self.finalists) + 1}"
+            f" x {self.confirm:,} each) need at least {self.least():,}"
         )
 
 
@@ -381,10 +388,9 @@ def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
     for key in keys[2:]:
         if key in raw:
             out[key] = _block_count(raw[key], where, ("advise", key), MAX_GAMES)
-    block = AdviseBlock(**out)
-    if problem := block.too_small():
-        fail(where, ("advise", "budget"), problem)
-    return block
+    # whether the budget can pay is asked when the advice starts (sim.studies.advise.plan),
+    # where a --budget on the command line replaces it
+    return AdviseBlock(**out)
 
 
 def _people_seat(raw: Any, where: str, levels: tuple | None) -> dict[str, Any]:

@@ -12,27 +12,23 @@ import yaml
 from markupsafe import Markup
 
 from sim import units
-from sim.analysis.findings import advice_summary, people_line, play_text
+from sim.analysis.advice_words import advice_summary
+from sim.analysis.findings import people_line, play_text
 from sim.report.html import render_template, table, text
 from sim.runs.paths import check_report_path, page_path
 from sim.runs.storage import write_text
-from sim.studies.advise import Advice
+from sim.studies.advice import Advice
 
 
-def _edge(e: dict) -> str:
-    mark = {"met": "", "missed": " ✗", "unclear": " ?"}[e["verdict"]]
-    return units.interval(e["estimate"], e["lo"], e["hi"], "share", diff=True) + mark
+def _cell(c: dict) -> str:
+    return units.interval(c["estimate"], c["lo"], c["hi"], "share", diff=True) + " " + c["mark"]
 
 
 def _seats_table(data: dict) -> Markup:
     """Seats down, levels across: each seat's edge over a fair share at each level."""
-    seats = [n for n in data["bands"] if n.startswith("seat_edge.")]
-    rows = []
-    for name in seats:
-        row = {"seat": name.removeprefix("seat_edge.seat")}
-        for level in data["levels"]:
-            row[level] = _edge(data["diagnosis"][level][name])
-        rows.append(row)
+    cells = {(c["seat"], c["level"]): c for c in data["cells"]}
+    seats = sorted({c["seat"] for c in data["cells"]})
+    rows = [{"seat": str(k), **{lv: _cell(cells[k, lv]) for lv in data["levels"]}} for k in seats]
     cols = [("seat", text("seat")), *((lv, text(lv)) for lv in data["levels"])]
     return table(pd.DataFrame(rows), cols)
 
@@ -54,22 +50,35 @@ def _why_table(data: dict) -> Markup:
 
 
 def _fix_table(data: dict) -> Markup | None:
+    """Each confirmed member of the set: its group, worst seat-level, cells inside, and
+    every seat at every level on the confirmation's fresh games."""
     rows = []
-    for f in data["findings"]:
-        fix = f["fix"]
-        if fix is None:
-            continue
-        problem, change = f["metric"].replace("seat_edge.", ""), "; ".join(fix["text"])
-        for level, targets in fix["levels"].items():
-            seats = {n: e for n, e in targets.items() if n.startswith("seat_edge.")}
-            after = "; ".join(
-                f"{n.removeprefix('seat_edge.')} {_edge(e)}" for n, e in seats.items()
-            )
-            rows.append({"problem": problem, "fix": change, "level": level, "after": after})
+    for f in data["fixes"]:
+        state = ("confirmed" if f["confirmed"] else "not every seat inside") if f["offered"] \
+            else "not offered"  # fmt: skip
+        after = "; ".join(f"{c['level']} s{c['seat']} {units.pp(c['estimate'])} {c['mark']}"
+                          for c in f["cells_detail"])  # fmt: skip
+        rows.append({"fix": "; ".join(f["text"]), "group": f["group"],
+                     "worst": f"{abs(f['worst_edge_pp']):.1f} pp ({f['worst_at']['level']},"
+                              f" seat {f['worst_at']['seat']})",
+                     "inside": f"{f['inside']} of {f['cells']}", "state": state,
+                     "after": after})  # fmt: skip
     if not rows:
         return None
-    cols = [("problem", text("problem")), ("fix", text("fix")), ("level", text("level")),
-            ("every seat after the fix (pp, ✗ outside the band)", text("after"))]  # fmt: skip
+    cols = [("change", text("fix")), ("acts on", text("group")),
+            ("worst seat-level", text("worst")), ("✓", text("inside")),
+            ("verdict", text("state")), ("every seat-level after it", text("after"))]  # fmt: skip
+    return table(pd.DataFrame(rows), cols)
+
+
+def _screen_table(data: dict) -> Markup | None:
+    rows = [{"change": r["label"], "group": r["group"], "games": f"{r['games']:,}",
+             "worst": "–" if r["worst_pp"] is None else f"{r['worst_pp']:+.1f}",
+             "fate": r["dropped"] or "finalist"} for r in data.get("screened", [])]  # fmt: skip
+    if not rows:
+        return None
+    cols = [("change", text("change")), ("acts on", text("group")), ("games", text("games")),
+            ("worst edge so far (pp)", text("worst")), ("fate", text("fate"))]  # fmt: skip
     return table(pd.DataFrame(rows), cols)
 
 
@@ -89,13 +98,17 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
         {"id": "seats", "title": "Is it fair between equal players?", "table": _seats_table(data),
          "intro": "Every seat plays the same policy, one skill level at a time, seats rotated;"
                   " each cell is the seat's win share minus a fair share, in percentage points,"
-                  " with its 95% interval (✗: outside the band, ?: unclear)."},
+                  " with its 95% interval (✓: inside the band, ✗: outside, ?: unclear)."},
         {"id": "why", "title": "Why", "table": _why_table(data),
          "intro": "Each seat's edge split into the part its extra turns add and the part at equal"
                   " turns (the engine's turn parity, R7)."},
-        {"id": "fix", "title": "The smallest fix", "table": _fix_table(data),
-         "intro": "For each problem, the one-setting change chosen on fresh games and confirmed"
-                  " on other fresh games; what it does to every seat."},
+        {"id": "fix", "title": "The fix, judged by the whole game", "table": _fix_table(data),
+         "intro": "The set of changes chosen on the screen's and the selection's games, each"
+                  " confirmed on other fresh games at every level: every seat-level's edge"
+                  " (✓ inside the band, ✗ outside, ? unclear). Best first."},
+        {"id": "screen", "title": "Every change tried", "table": _screen_table(data),
+         "intro": "The screen's race on common random numbers: how far each change got and"
+                  " why it stopped."},
         {"id": "play", "title": "How it plays", "table": _play_table(data)},
     ]  # fmt: skip
     context = {
@@ -103,7 +116,7 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
         "summary": advice_summary(data),
         "people": people_line(data),
         "flips": bool(data.get("flips")),
-        "lines": data["answer"],
+        "lines": data["lines"],
         "family": data["family"][:1].upper() + data["family"][1:],
         "facts": [
             ("Levels", ", ".join(data["levels"])),

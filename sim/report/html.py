@@ -25,7 +25,10 @@ def render_template(name: str, context: dict) -> str:
     """Fill one of the report templates (they share `_head.html.j2`, which carries
     REPORT_MARK, the line that tells a later run this file is a report it may replace)."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
-    return env.get_template(name).render(report_mark=Markup(REPORT_MARK), **context)
+    from sim.analysis.glossary import GLOSSARY
+
+    return env.get_template(name).render(report_mark=Markup(REPORT_MARK), glossary=GLOSSARY,
+                                         **context)  # fmt: skip
 
 
 Col = tuple[str, Callable[[dict], str]]

@@ -14,7 +14,13 @@ import pandas as pd
 from markupsafe import Markup
 
 from sim import units
-from sim.analysis.findings import compare_findings, metric_interval, metric_text, sweep_findings
+from sim.analysis.findings import (
+    call_of,
+    compare_findings,
+    metric_interval,
+    metric_text,
+    sweep_findings,
+)
 from sim.analysis.paired import (
     SweepStats,
     compare_runs,
@@ -311,10 +317,8 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
 
 
 def _call(r) -> str:
-    """A row's verdict after its family's correction ('implied': an exact function of others)."""
-    if r["family"] == "implied":
-        return "implied"
-    return "real" if r["real"] else "noise"
+    """A row's verdict in the one vocabulary (`sim.analysis.findings.call_of`)."""
+    return call_of(bool(r["real"]), r["lo"], r["hi"], r["family"] == "implied")
 
 
 def config_diff(a, b) -> str:

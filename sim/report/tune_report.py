@@ -58,7 +58,7 @@ def build_folder_report(
             return build_tune_report(folder, out_path, force=force)
         if kind == "advise":
             from sim.report.advise_report import build_advise_report
-            from sim.studies.advise import load_advice
+            from sim.studies.advice import load_advice
 
             return build_advise_report(load_advice(folder), out_path, force=force)
         if kind in causal_report.KINDS:
@@ -83,9 +83,12 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
     targets, params = tune.targets, list(tune.space)
     start = study.with_overrides(tune=None)
     chosen = start.with_overrides(**verdict["chosen_params"])
+    # no candidate at all when the start meets every target (nothing was searched): the
+    # frame keeps its columns so every table below is simply empty
     frame = pd.DataFrame(
         [{"id": c["id"], "first_distance": c["first_distance"], **c["params"]}
-         for c in meta["candidates"] if c["first_distance"] is not None]
+         for c in meta["candidates"] if c["first_distance"] is not None],
+        columns=["id", "first_distance", *params],
     )  # fmt: skip
     effects = parameter_effects(frame.rename(columns={"first_distance": "distance"}), params)
     trace = pd.DataFrame(meta["trace"])

@@ -33,7 +33,7 @@ from sim.studies.leads import ladder_lead, luck_lead, tune_lead, value_lead
 if TYPE_CHECKING:  # the study modules only for their result types: `sim run` imports none
     from sim.analysis.moments import Moments
     from sim.analysis.paired import SweepStats
-    from sim.studies.advise import Advice
+    from sim.studies.advice import Advice
     from sim.studies.calibrate import Calibration
     from sim.studies.ladder import LadderResult
     from sim.studies.luck import LuckResult

@@ -233,6 +233,8 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
         )
     if budget is not None:
         study = _with_budget(study, budget)
+    elif problem := study.tune.budget.too_small(study.tune.budget.games):
+        raise SimError(f"{study.source}: tune.budget.games: {problem} (or give --budget)")
     out_dir = new_folder(
         out, folder_stem("tune", study.name), "folder exists and is not empty; use another --out"
     )

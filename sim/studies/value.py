@@ -26,7 +26,7 @@ import pandas as pd
 
 from sim.analysis import restricted as R
 from sim.config import NO_BLOCKS, StudyConfig
-from sim.errors import SimError
+from sim.errors import ConfigError, SimError
 from sim.runs.options import Request, Workers
 from sim.runs.paths import check_page
 from sim.runs.storage import RunResult
@@ -80,8 +80,14 @@ def value_points(study: StudyConfig, games: int | None = None) -> list[ValuePoin
 
 def _without_one(study: StudyConfig, card: str) -> StudyConfig:
     """The study with one copy of `card` removed from the deck."""
-    deck = study.game.deck
     name = f"{study.name.removesuffix('[base]')}[{card} -1]"
+    return study.with_overrides(name=name, **one_fewer(study, card))
+
+
+def one_fewer(study: StudyConfig, card: str) -> dict:
+    """The setting change that removes one copy of `card` ('box:N', 'toy:yarn', 'princess',
+    'sprayer')."""
+    deck = study.game.deck
     if card.startswith("box:"):
         boxes = dict(deck.boxes)
         boxes[card[4:]] -= 1
@@ -93,7 +99,32 @@ def _without_one(study: StudyConfig, card: str) -> StudyConfig:
     else:
         key = {"princess": "deck.princesses", "sprayer": "deck.sprayers"}[card]
         change = {key: getattr(deck, key.split(".")[1]) - 1}
-    return study.with_overrides(name=name, **change)
+    return change
+
+
+def cause_lines(study: StudyConfig, ablation: pd.DataFrame) -> list[str]:
+    """The ablation grouped by what one copy fewer acts on (`sim.studies.fix_candidates
+    .group_of`, the groups `sim advise` names its fixes by): each group's cards and the range
+    of seat 0's win-share change they make, so a designer sees one cause, not ten cards."""
+    from sim.studies.fix_candidates import group_of
+
+    rows = ablation[ablation["measure"] == "first_player"] if len(ablation) else ablation
+    groups: dict[str, list] = {}
+    for r in rows.itertuples():
+        try:
+            groups.setdefault(group_of(study, one_fewer(study, r.card)), []).append(r)
+        except ConfigError:  # a deck the config refuses (too few cards to deal)
+            continue
+    out = []
+    for group, members in groups.items():
+        lo, hi = min(m.change for m in members), max(m.change for m in members)
+        real = sum(bool(m.real) for m in members)
+        span = f"{lo:+.1f} pp" if len(members) == 1 else f"{lo:+.1f} to {hi:+.1f} pp"
+        out.append(f"  {group}: {len(members)} card kind(s), seat 0's win share {span}"
+                   f" ({real} real)")  # fmt: skip
+    if out:
+        out.insert(0, "one copy fewer, by what it acts on (the groups of sim advise's fixes):")
+    return out
 
 
 def run_value(study: StudyConfig | None, request: Request, workers: Workers) -> ValueResult:

@@ -222,7 +222,11 @@ def test_two_d_sweep_report_and_verdict(base, tmp_path):
 def test_compare_report(sprayer_compare, tmp_path):
     html = build_compare_report(sprayer_compare, tmp_path / "cmp.html").read_text()
     assert "deck.sprayers: 4 → 6" in html and "unpaired width" in html and "<svg" in html
-    assert np.sum([html.count(w) for w in (">real<", ">noise<")]) >= 20
+    words = (">real<", ">within noise<", ">within noise after the correction<")
+    assert np.sum([html.count(w) for w in words]) >= 20
+    # one vocabulary (issue 50): no bare "noise", no "implied" as a verdict
+    assert ">noise<" not in html and ">implied<" not in html
+    assert "Glossary: every verdict word" in html
 
 
 @pytest.mark.parametrize("backend", ["fork", "loky"])
@@ -307,3 +311,22 @@ def test_a_what_if_in_one_line(tmp_path, capsys):
     from cli_helpers import one_error
 
     assert "--b-set" in one_error(capsys, "compare", BASE, "--quiet")
+
+
+def test_the_compare_lead_says_what_its_own_table_says(sprayer_compare):
+    """The lead's word for seat 0's edge is the table's call for that row (issue 50)."""
+    from sim.analysis.findings import call_of, compare_headline
+    from sim.analysis.paired import compare_runs
+
+    r = sprayer_compare
+    t = compare_runs(r.a, r.b, labels=("base", "6 sprayers"), resamples=200)
+    row = t[t["metric"] == "first_player_advantage"].iloc[0]
+    call = call_of(bool(row["real"]), row["lo"], row["hi"], row["family"] == "implied")
+    from sim.analysis.findings import _edge_trend
+
+    word = "a real change" if call == "real" else f"a change {call}"
+    edge = _edge_trend(row["a"], row["b"], "in base", "in 6 sprayers", call)
+    assert edge.endswith(word)
+    lead = compare_headline(t, "deck.sprayers 4 → 6", "mixed players")
+    if "seat 0's edge" in lead:  # the second sentence, when the lead has room for it
+        assert lead.rstrip(".").endswith(word), (lead, call)

@@ -266,3 +266,17 @@ def test_the_base_games_first_player_edge_is_fixed_by_one_card_fewer(tmp_path):
     assert (path, value) in {("deck.boxes.NS", 3), ("deck.princesses", 1)}, data["changes"]
     assert data["targets"]["first_player_advantage"]["verdict"] == "met"
     assert data["games"]["total"] <= 60000
+
+
+def test_a_start_that_needs_no_change_gets_its_page_and_budget_flag_beats_the_config(tmp_path):
+    """A one-setting space whose start already meets its target: the tune plays the start's
+    check, needs no change, and writes its page (no search to draw); and a config whose own
+    `tune.budget.games` cannot pay is run all the same when --budget can (issue 50)."""
+    data = {"name": "one", "seed": 3, "seats": RANDOM, "deck": {"princesses": 0},
+            "tune": {"space": {"deck.sprayers": [0, 12]}, "targets": {"turns": [30, 80]},
+                     "budget": {"games": 1000, "first": 300, "confirm": 1500,
+                                "finalists": 2}}}  # fmt: skip
+    config = _write(tmp_path / "one.yaml", data)
+    text = sim_cli("tune", config, "--jobs", 1, "--budget", 12000, "--out", tmp_path / "t",
+                   "--report", tmp_path / "t.html", "--quiet")  # fmt: skip
+    assert "No change needed" in text and (tmp_path / "t.html").exists()

@@ -1,0 +1,195 @@
+"""`sim advise`'s answer: the confirmed set of fixes ranked by the whole game, advice.json's
+data, and the lines to print (worded by `sim.analysis.advice_words`)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.analysis.whole_game import Cell, WholeGame, moves_problem
+from sim.config import StudyConfig, describe_changes
+from sim.errors import SimError
+from sim.metrics import target_band
+from sim.runs.paths import STUDY_FILE
+from sim.runs.storage import read_study_meta, saved_study
+from sim.studies.advise_state import (
+    CONFIRM_SEED_OFFSET,
+    FAMILY,
+    SELECT_SEED_OFFSET,
+    AdviseState,
+    is_problem,
+    row_game,
+    state_of,
+    turn_driven,
+    whole_of,
+)
+
+
+@dataclass
+class Advice:
+    """The answer: advice.json's data and the lines to print."""
+
+    state: AdviseState
+    data: dict
+    lines: list[str]
+
+
+def fixes_of(state: AdviseState) -> list[dict]:
+    """The confirmed set, best first: each member's changes, group, worst seat-level edge
+    with its interval, cells inside of all, whether it is confirmed (every cell inside) and
+    offered (no seat-level further outside than the start's, a smaller worst edge than the
+    start's on all its games)."""
+    rows = state.results.get("confirmation", [])
+    if not rows:
+        return []
+    # the start on every game it played (the diagnosis's and the confirmation's, the same
+    # change on independent games): what a fix must beat
+    pooled = state.results.get("start_pooled")
+    start = WholeGame.of(Cell.from_json(c) for c in pooled) if pooled else row_game(rows[0])
+    order = state.results.get("chosen", [])
+    out = []
+    for r in rows[1:]:
+        game = row_game(r)
+        moved = moves_problem(game, start)
+        worst = game.worst
+        lo, hi = game.worst_bounds()
+        out.append({
+            "changes": r["changes"], "label": r["label"],
+            "text": describe_changes(state.study, r["changes"]), "group": r["group"],
+            "turns": r["turns"], "worst_edge_pp": round(100 * worst.estimate, 2),
+            "worst_abs_pp": [round(100 * lo, 2), round(100 * hi, 2)],
+            "worst_edge_ci_pp": [round(100 * worst.lo, 2), round(100 * worst.hi, 2)],
+            "worst_at": {"level": worst.level, "seat": worst.seat},
+            "inside": game.inside, "outside": game.outside, "cells": len(game.cells),
+            "confirmed": game.all_inside,
+            "offered": not moved and worst.size < start.worst.size,
+            "moved": [c.to_json() for c in moved],
+            "cells_detail": [c.to_json() for c in game.cells],
+            "command": compare_command(state.study, r["changes"]),
+            "size": r["size"], "rank": order.index(r["id"]) if r["id"] in order else 99,
+            "tied": r["id"] in order,
+        })  # fmt: skip
+    # the order is the selection's (every game before the confirmation): the confirmation
+    # only checks, so the lead's numbers carry no winner's curse; the offered first, then
+    # the confirmed (every seat-level inside)
+    out.sort(key=lambda f: (not f["offered"], not f["confirmed"], f["rank"]))
+    lead = next((f for f in out if f["offered"]), None)
+    for f in out:
+        f["as_good_as_lead"] = lead is not None and f["offered"] and f["tied"]
+    return out
+
+
+def advice(state: AdviseState) -> Advice:
+    """The findings of an advise folder, and the answer in a designer's words."""
+    study, diag = state.study, state.results["diagnosis"]
+    levels = [r["level"] for r in diag]
+    start = state.start_game()
+    fixes = fixes_of(state)
+    confirm = state.results.get("confirmation", [])
+    data = {
+        "name": study.name,
+        "status": start.status,
+        "fair": start.status == "fair",
+        "levels": levels,
+        "bands": {n: list(target_band(n, t)) for n, t in state.targets.items()},
+        "cells": [c.to_json() for c in start.cells],
+        "counts": {"inside": start.inside, "outside": start.outside,
+                   "unclear": start.unclear, "cells": len(start.cells)},
+        "problems": [c.to_json() for c in start.cells if is_problem(c)],
+        "worst": start.worst.to_json(),
+        "start_confirmed": [c for r in confirm[:1] for c in r["cells"]],
+        "turn_driven": turn_driven(state) if state.results.get("diagnosis") else False,
+        "fixes": fixes,
+        "diagnosis": {r["level"]: r["targets"] for r in diag},
+        "diagnosis_games": {r["level"]: r["games"] for r in diag},
+        "play": {r["level"]: r["play"] for r in diag},
+        "why": {r["level"]: r["why"] for r in diag},
+        "family": FAMILY,
+        "games": {**state.spent_by, "total": state.spent, "budget": study.advise.budget},
+        "seeds": {"diagnose": study.seed, "screen": study.seed,
+                  "select": study.seed + SELECT_SEED_OFFSET,
+                  "confirm": study.seed + CONFIRM_SEED_OFFSET},
+        "screened": _screen_table(state),
+        "inert": [describe_changes(study, c["changes"])[0] for c in state.candidates
+                  if c.get("inert")],
+    }  # fmt: skip
+    data["answer"] = answer_block(data)
+    data.update(_people(state, diag))
+    data["lines"] = answer_lines(data)
+    return Advice(state, data, data["lines"])
+
+
+def answer_block(data: dict) -> dict:
+    """advice.json's `answer`: the status and the fixes, best first (what a script reads)."""
+    fixes = [f for f in data["fixes"] if f["offered"]]
+    keep = ("changes", "group", "worst_edge_pp", "worst_edge_ci_pp", "worst_at", "inside",
+            "cells", "confirmed")  # fmt: skip
+    return {"status": data["status"], "fixes": [{k: f[k] for k in keep} for f in fixes]}
+
+
+def _screen_table(state: AdviseState) -> list[dict]:
+    """Every candidate's fate in the screen: its group, games, worst edge so far, why it
+    dropped out (None: a finalist)."""
+    out = []
+    for c in state.candidates:
+        game = whole_of(c) if c["cells"] else None
+        out.append({"label": c["label"], "group": c["group"], "dropped": c["dropped"],
+                    "games": sum(c["games"].values()),
+                    "worst_pp": round(100 * game.worst.estimate, 2) if game else None})  # fmt: skip
+    return out
+
+
+def _people(state: AdviseState, diag: list[dict]) -> dict[str, Any]:
+    """With a calibrated level: its label, the bots', and the banner of the verdicts that
+    change between them (`sim.analysis.flips`); without one, people is None."""
+    from sim.analysis.findings import level_verdicts
+    from sim.analysis.flips import flip_banner
+
+    people = next((lv.label for lv in state.levels if lv.people), None)
+    if people is None:
+        return {"people": None, "bots": [r["level"] for r in diag], "flips": None}
+    words = {r["level"]: level_verdicts(r["targets"], r["play"]) for r in diag}
+    bots = {lv: v for lv, v in words.items() if lv != people}
+    return {"people": people, "bots": list(bots), "flips": flip_banner(words[people], bots)}
+
+
+def compare_command(study: StudyConfig, changes: dict[str, Any]) -> str:
+    """The one line that shows a change beside the config: sim compare CONFIG --b-set ..."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return json.dumps(v, separators=(",", ":")) if isinstance(v, dict) else str(v)
+
+    sets = " ".join(f"--b-set '{p.replace(chr(39) * 2, chr(34) * 2)}={value(v)}'"
+                    for p, v in changes.items())  # fmt: skip
+    # the advised study's own --set changes go on both sides, so the line compares the fix
+    # against the game that was advised, not against the config file's
+    both = "".join(f" --set {shlex.quote(s)}" for s in study.sets)
+    return f"sim compare {study.source}{both} {sets}"
+
+
+def answer_lines(data: dict) -> list[str]:
+    """The advice in a designer's words (`sim.analysis.findings.advice_lines`)."""
+    from sim.analysis.advice_words import advice_lines
+
+    return advice_lines(data)
+
+
+def seats_text(row: dict) -> str:
+    from sim.analysis.advice_words import seat_cells_text
+
+    return seat_cells_text(row["cells"])
+
+
+def load_advice(out_dir: str | Path) -> Advice:
+    """Open a finished advise folder (for `sim report`)."""
+    out_dir = Path(out_dir)
+    meta = read_study_meta(out_dir, "advise")
+    if meta.get("status") != "done":
+        raise SimError(f"{out_dir}: advice not finished; sim advise --resume {out_dir}")
+    study = saved_study(meta, out_dir / STUDY_FILE, plugins=False)
+    return advice(state_of(study, out_dir, meta))

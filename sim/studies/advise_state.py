@@ -1,0 +1,165 @@
+"""What an advise folder holds between its phases: the study's levels and bands, the state
+saved after every phase (`study.json`), and the diagnosis read back as cells
+(`sim.analysis.whole_game`): which are problems and whether the worst comes from the
+turn order. `sim.studies.advise` plays the phases, `sim.studies.advice` words the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.analysis.whole_game import Cell, WholeGame
+from sim.config import StudyConfig, rung_label, rung_seat
+from sim.metrics import FAIR_BAND, target_band
+from sim.runs.paths import STUDY_FILE
+from sim.runs.storage import write_json
+from sim.version import ENGINE_VERSION
+
+SELECT_SEED_OFFSET = 1
+CONFIRM_SEED_OFFSET = 2
+ETA = 2  # racing: each rung keeps about half and gives them this many times the games
+RUNGS = 3  # at most this many rungs
+ALPHA = 0.05
+PHASES = ("diagnose", "screen", "select", "confirm", "done")
+FAMILY = (
+    "each seat's edge at each level is a cell, an equivalence test of its 95% interval"
+    " against its band (✓ inside, ✗ outside, ? straddles): the game is fair only when every"
+    " cell is ✓ (an intersection-union test, so no correction over cells); a level with a ?"
+    " is played on three times the games and judged there. Fixes are chosen on the screen's"
+    " and the selection's games and confirmed on fresh ones, each member of the set an"
+    " intersection-union test at 5% divided by the members (Bonferroni)"
+)
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Level:
+    """A skill level: every seat plays this seat spec."""
+
+    label: str
+    seat: dict[str, Any]
+    people: bool = False  # the calibrated seat: players like yours, not a bot
+
+
+def levels_of(study: StudyConfig) -> list[Level]:
+    """The study's skill levels (`advise.levels`, else the defaults), weakest first, then
+    the calibrated one (`advise.calibrated`)."""
+    people = study.advise.people_label()
+    out = []
+    for r in study.advise.level_list():
+        label = r.get("label") or rung_label(rung_seat(r))
+        out.append(Level(label, rung_seat(r).to_dict(), people is not None and label == people))
+    return out
+
+
+def fairness_targets(study: StudyConfig) -> dict[str, Any]:
+    """Every seat's edge over a fair share and its band: the config's target for
+    `seat_edge.seat<k>` (seat 0: also `first_player_advantage`), else within FAIR_BAND."""
+    out = {}
+    for k in range(study.game.players):
+        name = f"seat_edge.seat{k}"
+        given = study.targets.get(name)
+        if given is None and k == 0:
+            given = study.targets.get("first_player_advantage")
+        out[name] = given if given is not None else {"value": 0.0, "within": FAIR_BAND}
+    return out
+
+
+def seat_bands(study: StudyConfig) -> dict[int, tuple[float, float]]:
+    """Each seat's band for its edge over a fair share."""
+    return {int(n.removeprefix("seat_edge.seat")): target_band(n, t)
+            for n, t in fairness_targets(study).items()}  # fmt: skip
+
+
+def play_targets(study: StudyConfig) -> dict[str, Any]:
+    """The config's other targets (how the game plays): shown beside the seats."""
+    seats = {"first_player_advantage", *fairness_targets(study)}
+    return {n: t for n, t in study.targets.items() if n not in seats}
+
+
+@dataclass
+class AdviseState:
+    """Everything an advise folder records: the study, its phase, candidates and results."""
+
+    study: StudyConfig
+    out_dir: Path
+    chunk: int
+    phase: str = "diagnose"
+    spent: int = 0
+    spent_by: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES[:4], 0))
+    candidates: list[dict] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def levels(self) -> list[Level]:
+        return levels_of(self.study)
+
+    @property
+    def targets(self) -> dict[str, Any]:
+        return {**fairness_targets(self.study), **play_targets(self.study)}
+
+    def save(self) -> None:
+        write_json(
+            self.out_dir / STUDY_FILE,
+            {"kind": "advise", "name": self.study.name, "config": self.study.to_yaml_dict(),
+             "config_hash": self.study.config_hash(), "engine_version": ENGINE_VERSION,
+             "source": self.study.source, "folder": self.study.folder,
+             "chunk_games": self.chunk, "status": self.phase, "phase": self.phase,
+             "games_spent": self.spent, "games_by_phase": self.spent_by,
+             "candidates": self.candidates, "results": self.results,
+             "wall_time_s": round(self.wall_s, 3)},
+        )  # fmt: skip
+
+    def spend(self, phase: str, games: int) -> None:
+        self.spent += games
+        self.spent_by[phase] += games
+
+    def start_game(self) -> WholeGame:
+        """The diagnosis's cells: the start, judged by the whole game."""
+        return WholeGame.of(Cell.from_json(c) for r in self.results["diagnosis"]
+                            for c in r["cells"])  # fmt: skip
+
+
+def state_of(study: StudyConfig, out_dir: Path, meta: dict) -> AdviseState:
+    state = AdviseState(study, out_dir, meta["chunk_games"], meta["phase"])
+    state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
+    state.candidates, state.results = meta["candidates"], meta["results"]
+    state.wall_s = meta.get("wall_time_s", 0.0)
+    return state
+
+
+def is_problem(c: dict | Cell) -> bool:
+    """Is a cell a problem worth a fix: outside its band (✗), or unclear with its estimate
+    outside (likely outside; unclear with the estimate inside: more games would tell)."""
+    cell = c if isinstance(c, Cell) else Cell.from_json(c)
+    return cell.verdict == "missed" or (cell.verdict == "unclear" and cell.excess > 0)
+
+
+def problem_levels(state: AdviseState) -> list[int]:
+    """The levels with a problem cell."""
+    return [i for i, r in enumerate(state.results["diagnosis"])
+            if any(is_problem(c) for c in r["cells"])]  # fmt: skip
+
+
+def turn_driven(state: AdviseState) -> bool:
+    """Does the worst problem come from the turn order? Its seat's edge from extra (or
+    missing) turns is clear of 0 and larger than its edge at equal turns."""
+    cells = [Cell.from_json(c) for r in state.results["diagnosis"] for c in r["cells"]]
+    worst = max((c for c in cells if is_problem(c)), key=lambda c: c.size, default=None)
+    if worst is None:
+        return False
+    row = next(r for r in state.results["diagnosis"] if r["level"] == worst.level)
+    split = next(s for s in row["why"]["split"] if int(s["seat"]) == worst.seat)
+    clear = split["turn_lo"] > 0 or split["turn_hi"] < 0
+    return bool(clear and abs(split["turn_part"]) > abs(split["equal_part"]))
+
+
+def whole_of(cand: dict, phase: str = "cells") -> WholeGame:
+    return WholeGame.of(Cell.from_json(x) for cells in cand[phase].values() for x in cells)
+
+
+def row_game(row: dict) -> WholeGame:
+    return WholeGame.of(Cell.from_json(x) for x in row["cells"])
