@@ -2,7 +2,7 @@
 
 Imports are read with `ast` from every module of `sim/`, including imports
 inside functions, so a late import cannot hide a cycle. The floors are the
-layout the README draws; a new module must be given its floor here.
+layout docs/dev/architecture.md draws; a new module must be given its floor here.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ Rows that are exact functions of other rows (`sim.metrics.exact_relations`: seat
 win share is the first-player advantage plus 1/n; the seats' shares sum to 1; a seat's
 edge at equal turns is its edge minus its edge from extra turns; ...) are kept in the
 tables but left out of the families, so one finding is never counted twice.
-`families_markdown` writes the families as the code builds them (the README's table).
+`families_markdown` writes the families as the code builds them (docs/guide/verdicts.md).
 """
 
 from __future__ import annotations
@@ -174,9 +174,9 @@ def lineup_metrics(seats: int, policies: tuple[str, ...] = ("greedy", "random"))
 
 
 def families_markdown(seats: int = 4, compare: tuple[int, ...] = (2, 3, 4, 5)) -> str:
-    """The README's table of families: each family's tested members and its size for a
-    line-up of `seats` seats (two policies, each card kind two rows), the rows shown but
-    not tested with their relations, and the headline family's size by seats."""
+    """The docs' table of families (docs/guide/verdicts.md): each family's tested members and
+    its size for a line-up of `seats` seats (two policies, each card kind two rows), the rows
+    shown but not tested with their relations, and the headline family's size by seats."""
     families, implied = family_members(lineup_metrics(seats))
     how = {
         "headline": "Holm (2.5%; 5% without long tables)",
@@ -184,14 +184,13 @@ def families_markdown(seats: int = 4, compare: tuple[int, ...] = (2, 3, 4, 5)) -
         "policies": "Benjamini-Hochberg (the long tables share 2.5%)",
         "cards": "Benjamini-Hochberg (the long tables share 2.5%)",
     }
-    lines = [
-        f"| family | control | tested rows ({seats} seats, policies greedy and random) | count |",
-        "|---|---|---|---|",
-    ]
+    lines = ["| family | control | tested rows |", "|---|---|---|"]
     for family, names in families.items():
         count = "2 per card kind" if family == "cards" else str(len(names))
-        members = ", ".join(f"`{n}`" for n in names)
-        lines.append(f"| {family} | {how[family]} | {members} | {count} |")
+        lines.append(f"| {family} | {how[family]} | {count} |")
+    lines += ["", f"The tested rows ({seats} seats, policies greedy and random):", ""]
+    for family, names in families.items():
+        lines.append(f"* {family}: {', '.join(f'`{n}`' for n in names)}")
     sizes = ", ".join(
         f"{n} seats {len(family_members(lineup_metrics(n))[0]['headline'])}" for n in compare
     )

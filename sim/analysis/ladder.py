@@ -125,7 +125,7 @@ def _counts(pairs: list[pd.DataFrame], k: int, weights: list[np.ndarray] | None 
 
 def bt_fit(counts: np.ndarray) -> np.ndarray:
     """Bradley-Terry log-strengths from a wins matrix (choix, RIDGE); rung 0 at 0."""
-    import choix  # one model for all results; a well-kept library (see README)
+    import choix  # one model for all results; a well-kept library (docs/dev/libraries.md)
 
     theta = choix.ilsr_pairwise_dense(counts, alpha=RIDGE, max_iter=1000)
     return theta - theta[0]

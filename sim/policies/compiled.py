@@ -113,7 +113,7 @@ def choose_random(s, pr, stream, buf, ban):
 #   memo  [M_SIZE]  `objectives`' objective per (merged boxes, closed) on the cached cell
 #   roots [1 + B_WIDTH*cells]  the decision's epoch, then per root its best toy count, value
 #                   and leaders (`_prepare_cell`), stamped with the epoch they were read in
-#                   (in all-greedy base games 66% of the reads hit: README, Engine notes)
+#                   (in all-greedy base games 66% of the reads hit: docs/dev/performance-log.md)
 #   values[max_actions]  greedy's objective per candidate (`objectives`)
 
 
@@ -179,7 +179,7 @@ C_SIZE = C_ROOTS + 4 * C_ROOT_WIDTH
 # neighbouring boxes it joins (a bitmask over the cache's root slots) and whether the box it
 # makes is closed (R8.4 doubles, whatever the count of open sides). In all-greedy base games
 # 55% of the placements on a cell that can change a score share their key with an earlier one
-# there (README, Engine notes). Entry k (key k) is valid
+# there (docs/dev/performance-log.md). Entry k (key k) is valid
 # while its stamp equals the epoch, which `_prepare_cell` and `objectives` advance.
 M_EPOCH, M_STAMPS = 0, 1
 M_KEYS = 32  # 4 root slots, and the closed bit
@@ -550,8 +550,8 @@ def _keeps_scores(pr, w, key):
     R1.8), and closes no box it only touches whose closing changes a score (C_SEALS): the box it
     joins keeps its toys, sprayers and counting cats, so its leaders, and its value, which R8.4
     doubles only once no open side is left, whatever their count; a box of inert ones is worth
-    0 (R8.3). In 60 all-greedy base games this spared 98% of `_place_delta`'s calls (README,
-    Engine notes)."""
+    0 (R8.3). In 60 all-greedy base games this spared 98% of `_place_delta`'s calls
+    (docs/dev/performance-log.md)."""
     merged = key & 15
     if (w[w_cache(pr) + C_SEALS] & ~merged) != 0:
         return False

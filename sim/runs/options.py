@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 # What `Request.games` (--games) counts in each study command, and what it is when not
-# given: one table, read by the command line's help and documented in the README. `sim tune`
+# given: one table, read by the command line's help and documented in docs/commands. `sim tune`
 # and `sim advise` count their games with a budget, `sim luck` with deals and replays.
 GAMES = {
     "run": ("games of the run", "the config's games"),

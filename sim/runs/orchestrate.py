@@ -69,7 +69,7 @@ from sim.units import pct
 # quarter of its finishing. Several workers: two each (equal chunks, the same number per
 # worker, keep them balanced), which halves the chunks' fixed costs (about 33 kB of
 # footers, dictionaries and page headers a chunk, a task, a manifest): the default base run
-# (10,000 games on two workers) went from 132 to 120.5 bytes a game (README, Small run folders).
+# (10,000 games on two workers) went from 132 to 120.5 bytes a game (docs/dev/performance-log.md).
 CHUNKS_PER_WORKER = 4
 CHUNKS_PER_WORKER_SHARED = 2
 MAX_CHUNKS = 100_000  # chunks of all points together: the plan is a list in memory
@@ -154,7 +154,7 @@ def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=N
     and with `columns` (a study run until decided) those per-game values. A `spare` thread
     writes the largest table while this one computes the moments (`write_chunk`'s
     `meanwhile`): the last chunk's finishing, which no play overlaps, is a quarter shorter
-    so (README, Engine notes)."""
+    so (docs/dev/performance-log.md)."""
     first, count = chunk.first, len(chunk.games)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
@@ -177,11 +177,12 @@ def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=N
 def _played_here(points: Sequence[Point], todo, columns):
     """The chunks `todo` played in this process (one worker), in order, each finished by a
     thread while the next one plays: the compiled loop releases the GIL, and finishing a
-    chunk of cheap games (tables, values, Parquet) costs about as much as its play (README,
-    Engine notes). The last chunk, which no play overlaps, gets the pool's second thread as
-    well, for its largest table (`write_chunk`'s spare; at most one chunk is finished at a
-    time, so that thread is free). A stop (Ctrl-C, an error, a decided study) still lets the
-    chunk being finished be written whole: the pool's exit waits for its threads."""
+    chunk of cheap games (tables, values, Parquet) costs about as much as its play
+    (docs/dev/performance-log.md). The last chunk, which no play overlaps, gets the pool's
+    second thread as well, for its largest table (`write_chunk`'s spare; at most one chunk is
+    finished at a time, so that thread is free). A stop (Ctrl-C, an error, a decided study)
+    still lets the chunk being finished be written whole: the pool's exit waits for its
+    threads."""
     try:
         with ThreadPoolExecutor(2, thread_name_prefix="sim-finish") as finisher:
             pending = None

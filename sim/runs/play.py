@@ -226,7 +226,7 @@ def _python_games(study: StudyConfig, first: int, count: int) -> tuple:
 
 
 # About how long numba takes to compile a line-up's game loop on first use (a fresh cache),
-# measured on the shared 2-core machine (README, Engine notes).
+# measured on the shared 2-core machine (docs/dev/performance-log.md).
 COLD_START_S = "1 min on an idle machine; more with the heuristic or search players"
 
 

@@ -7,7 +7,7 @@ card type in order, so this computes them with a few numpy reductions and one
 compiled pass over the card counters (`sim.runs.results.card_sums`) instead of
 building the tables' DataFrames first, and the chunk's moments from one matrix
 (`moments_of_columns`) without a DataFrame at all: time the runner would otherwise
-spend per chunk beside the play (README, Engine notes).
+spend per chunk beside the play (docs/dev/performance-log.md).
 `tests/runs/test_chunk_values.py` checks it column for column against the
 definition on the written tables.
 """

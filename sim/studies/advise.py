@@ -494,8 +494,9 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> None:
     state.results["confirm_alpha"] = alpha
     # the start judged on every game it played (the diagnosis's and the confirmation's): what
     # a fix must beat, steadier than either sample alone
-    state.results["start_pooled"] = [c.to_json() for c in _pooled_cells(state, 0, ("diagnose",
-                                                                                    "confirm"))]
+    state.results["start_pooled"] = [
+        c.to_json() for c in _pooled_cells(state, 0, ("diagnose", "confirm"))
+    ]
 
 
 # ---------------------------------------------------------------- the advice

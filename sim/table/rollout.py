@@ -62,7 +62,7 @@ def _play_on(s, pr, streams, codes, params, buf, w, values, s2, buf2, pool, tree
         apply_action(s, pr, a)
 
 
-COMPILE_S = "20 s, more on a busy machine"  # measured on the 2-core machine (README)
+COMPILE_S = "20 s, more on a busy machine"  # measured on the 2-core machine (docs: performance log)
 
 
 def is_cached() -> bool:

@@ -1,4 +1,4 @@
-"""Families of tests as documented: the README's table is the one the code builds, and every
+"""Families of tests as documented: the docs' table is the one the code builds, and every
 row left out of a family really is an exact function of the rows tested."""
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ def runs():
 
 
 def test_the_readme_lists_the_families_the_code_builds():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "guide" / "verdicts.md").read_text(encoding="utf-8")
     found = re.search(r"<!-- families:start -->\n(.*?)\n<!-- families:end -->", text, re.S)
-    assert found, "README.md: the families block is missing"
+    assert found, "docs/guide/verdicts.md: the families block is missing"
     assert found.group(1) == families_markdown()
 
 
@@ -41,7 +41,7 @@ def test_a_comparison_tests_exactly_the_documented_members(runs):
         assert sorted(t.loc[t["family"] == family, "metric"]) == sorted(members), family
     assert sorted(t.loc[t["family"] == "implied", "metric"]) == sorted(implied)
     head = t[t["family"] == "headline"]
-    assert len(head) == 23  # four seats: the README's count
+    assert len(head) == 23  # four seats: the docs' count
     assert t.attrs["families"]["headline"].count("family of 23 tests")
 
 

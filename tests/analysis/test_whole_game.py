@@ -124,8 +124,13 @@ def test_one_vocabulary_defined_once_and_kept_in_the_docs():
 
     root = Path(__file__).resolve().parents[2]
     assert (root / "docs" / "glossary.md").read_text(encoding="utf-8") == glossary_markdown()
-    words = {call_of(True, 0.1, 0.2), call_of(False, -0.1, 0.2), call_of(False, 0.1, 0.2),
-             call_of(False, 0.1, 0.2, implied=True), call_of(False, -0.1, 0.1, implied=True)}
+    words = {
+        call_of(True, 0.1, 0.2),
+        call_of(False, -0.1, 0.2),
+        call_of(False, 0.1, 0.2),
+        call_of(False, 0.1, 0.2, implied=True),
+        call_of(False, -0.1, 0.1, implied=True),
+    }
     assert words == {"real", "within noise", "within noise after the correction"}
     assert words | {"fair", "not fair", "unclear", "confirmed", "offered"} <= set(GLOSSARY)
     templates = root / "sim" / "report" / "templates"

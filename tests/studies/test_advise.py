@@ -148,6 +148,16 @@ def test_a_budget_too_small_is_one_line(tmp_path, capsys):
     line = one_error(capsys, "advise", config, "--budget", "1000", "--quiet")
     assert "too small a budget" in line and "need at least" in line
     assert not (tmp_path / "runs").exists()
+    # a config whose own advise.budget cannot pay: one line naming the key, from the study
+    # and from `sim validate`; a --budget that can pay replaces it (no refusal at loading)
+    small = _write(tmp_path / "s.yaml", {"name": "s", "advise": {"budget": 1000}})
+    line = one_error(capsys, "advise", small, "--quiet", "--out", tmp_path / "a")
+    assert "advise.budget: 1,000 games is too small a budget" in line and "--budget" in line
+    assert "advise.budget" in one_error(capsys, "validate", small)
+    from sim.config import load_study
+    from sim.studies.advise import plan
+
+    assert plan(load_study(small), budget=450_000).budget == 450_000
 
 
 def test_the_see_it_line_keeps_the_advised_studys_own_changes():
