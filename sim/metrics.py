@@ -204,6 +204,8 @@ def _dead_card_rate(m: Means) -> np.ndarray:
 
 # ---------------------------------------------------------------- the registry
 
+# A table of constants, one metric a row as the registry reads: the formatter leaves it.
+# fmt: off
 CORE_METRICS: tuple[Metric, ...] = (
     Metric("first_player_advantage", "first-player advantage", "balance", _first_player,
            "share", ("seat0", "n_players"), "wilson", fair=0.0, target=True, within=0.01,
@@ -245,7 +247,8 @@ CORE_METRICS: tuple[Metric, ...] = (
     Metric("open_before_last", "still open before the last round", "tension",
            _column("open_before_last"), "share", ("open_before_last",), "wilson", target=True,
            within=0.02),
-)  # fmt: skip
+)
+# fmt: on
 
 _CORE = {m.name: m for m in CORE_METRICS}
 
@@ -263,9 +266,19 @@ PLAY_METRICS = ("turns", "score_sd", "decided_at", "lead_changes", "comeback", "
 def seat_edge_metric(seat: int) -> Metric:
     """Seat k's win share minus the fair 1/players (seat 0's is the first-player advantage);
     a target, by default within FAIR_BAND."""
-    return Metric(f"seat_edge.seat{seat}", f"edge over a fair share, seat {seat}", "seats",
-                  _seat_edge(seat), "share", (f"seat{seat}", "n_players"), "wilson", fair=0.0,
-                  target=True, within=FAIR_BAND, diff=True)  # fmt: skip
+    return Metric(
+        f"seat_edge.seat{seat}",
+        f"edge over a fair share, seat {seat}",
+        "seats",
+        _seat_edge(seat),
+        "share",
+        (f"seat{seat}", "n_players"),
+        "wilson",
+        fair=0.0,
+        target=True,
+        within=FAIR_BAND,
+        diff=True,
+    )
 
 
 def _seat_edge(seat: int) -> Callable[[Means], np.ndarray]:
@@ -282,35 +295,73 @@ def is_target(name: str) -> bool:
 
 def seat_metric(seat: int) -> Metric:
     """Seat k's win share (a k-way tie counts 1/k, R8.6)."""
-    return Metric(f"win_share.seat{seat}", f"win share, seat {seat}", "seats",
-                  _column(f"seat{seat}"), "share", (f"seat{seat}",), "wilson")  # fmt: skip
+    return Metric(
+        f"win_share.seat{seat}",
+        f"win share, seat {seat}",
+        "seats",
+        _column(f"seat{seat}"),
+        "share",
+        (f"seat{seat}",),
+        "wilson",
+    )
 
 
 def extra_turn_metric(seat: int) -> Metric:
     """Share of games in which seat k takes more turns than the seat with the fewest."""
-    return Metric(f"extra_turn_share.seat{seat}", f"extra-turn share, seat {seat}", "turns",
-                  _column(f"extra{seat}"), "share", (f"extra{seat}",), "wilson")  # fmt: skip
+    return Metric(
+        f"extra_turn_share.seat{seat}",
+        f"extra-turn share, seat {seat}",
+        "turns",
+        _column(f"extra{seat}"),
+        "share",
+        (f"extra{seat}",),
+        "wilson",
+    )
 
 
 def turn_edge_metric(seat: int) -> Metric:
     """What seat k's turns after the last equal-turn point added to its win share."""
-    return Metric(f"turn_edge.seat{seat}", f"edge from extra turns, seat {seat}", "turns",
-                  _column(f"turn_gain{seat}"), "share", (f"turn_gain{seat}",), "mean",
-                  fair=0.0, value_range=(-1.0, 1.0), diff=True)  # fmt: skip
+    return Metric(
+        f"turn_edge.seat{seat}",
+        f"edge from extra turns, seat {seat}",
+        "turns",
+        _column(f"turn_gain{seat}"),
+        "share",
+        (f"turn_gain{seat}",),
+        "mean",
+        fair=0.0,
+        value_range=(-1.0, 1.0),
+        diff=True,
+    )
 
 
 def equal_turn_edge_metric(seat: int) -> Metric:
     """Seat k's win share minus 1/n at equal turns (see `_equal_turn_edge`)."""
-    return Metric(f"equal_turn_edge.seat{seat}", f"edge at equal turns, seat {seat}", "turns",
-                  _equal_turn_edge(seat), "share", (f"level{seat}", "n_players"), "wilson",
-                  fair=0.0, diff=True)  # fmt: skip
+    return Metric(
+        f"equal_turn_edge.seat{seat}",
+        f"edge at equal turns, seat {seat}",
+        "turns",
+        _equal_turn_edge(seat),
+        "share",
+        (f"level{seat}", "n_players"),
+        "wilson",
+        fair=0.0,
+        diff=True,
+    )
 
 
 def dead_rate_metric(kind: str) -> Metric:
     """Copies of a card kind that died (discarded unplayed; items: wasted) per copy held."""
     cols = (f"dead:{kind}", f"got:{kind}")
-    return Metric(f"dead_rate.{kind}", f"dead rate, {card_label(kind)}", "cards", _dead_rate(kind),
-                  "share", cols, "bootstrap")  # fmt: skip
+    return Metric(
+        f"dead_rate.{kind}",
+        f"dead rate, {card_label(kind)}",
+        "cards",
+        _dead_rate(kind),
+        "share",
+        cols,
+        "bootstrap",
+    )
 
 
 TURN_FAMILIES = {
@@ -323,16 +374,31 @@ TURN_FAMILIES = {
 def policy_metric(policy: str) -> Metric:
     """Mean win share per seat of one policy."""
     col = f"policy:{policy}"
-    return Metric(f"win_share.{policy}", f"win share per seat, {policy}", "policies",
-                  _column(col), "share", (col,), "wilson")  # fmt: skip
+    return Metric(
+        f"win_share.{policy}",
+        f"win share per seat, {policy}",
+        "policies",
+        _column(col),
+        "share",
+        (col,),
+        "wilson",
+    )
 
 
 def card_metric(kind: str) -> Metric:
     """Card impact of one card kind: win share when held minus when never held."""
     cols = (f"had:{kind}", f"had_win:{kind}", "n_players")
     label = f"card impact, {card_label(kind)}"
-    return Metric(f"card_impact.{kind}", label, "cards", _card_impact(kind),
-                  "share", cols, "bootstrap", diff=True)  # fmt: skip
+    return Metric(
+        f"card_impact.{kind}",
+        label,
+        "cards",
+        _card_impact(kind),
+        "share",
+        cols,
+        "bootstrap",
+        diff=True,
+    )
 
 
 def metrics_for(columns: Iterable[str]) -> list[Metric]:

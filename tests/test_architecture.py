@@ -19,15 +19,13 @@ SIM = Path(__file__).resolve().parents[1] / "sim"
 FLOORS: dict[str, int] = {
     # the ground: leaves that anything may use (analysis is pure: DataFrames in and out)
     "sim.errors": 0,
-    "sim.inputs": 0,
-    "sim.foreign": 0,
+    "sim.guard": 0,  # what guards against a user's code (plug-ins) and files (bounded reads)
     "sim.version": 0,
     "sim.walls": 0,
     "sim.variants": 0,
     "sim.specs": 0,
     "sim.metrics": 0,
     "sim.units": 0,
-    "sim.compile_watch": 0,  # the heartbeat while numba compiles (numba's events only)
     "sim.analysis": 0,
     # models and rules, which do not know each other
     "sim.config": 1,

@@ -1,4 +1,4 @@
-"""Foreign code under a time limit (`sim.foreign`): a call that takes too long, or raises
+"""Foreign code under a time limit (`sim.guard.foreign`): a call that takes too long, or raises
 SystemExit or KeyboardInterrupt of its own, is a ForeignError; its ordinary exceptions pass
 on; the user's own Ctrl-C during the call stays the user's; in and off the main thread."""
 
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sim.foreign import BlackBox, ForeignError, call_limited, use_black_box
+from sim.guard.foreign import BlackBox, ForeignError, call_limited, use_black_box
 
 
 def sleeps():

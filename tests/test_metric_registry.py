@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from sim import metrics as M
-from sim.analysis.balance import balance_metrics, check_targets, flow_summary, headline
+from sim.analysis.balance import balance_metrics, check_targets, headline
+from sim.analysis.flow import flow_summary
 from sim.analysis.intervals import Summary, mean_bounds
 from sim.analysis.paired import compare_runs, sweep_stats
 from sim.analysis.stats import clustered_mean_ci, t975, wilson

@@ -9,22 +9,24 @@ from __future__ import annotations
 from sim.analysis.balance import (
     balance_metrics,
     check_targets,
-    distribution,
-    end_triggers,
     fairness,
     first_player_advantage,
-    flow_summary,
     headline,
     matchup_matrix,
     matchups,
-    points_breakdown,
     policy_win_shares,
-    score_summary,
     seat_win_shares,
     seats_confounded,
     verdict,
 )
 from sim.analysis.cards import card_impact, card_impact_adjusted, held, played
+from sim.analysis.flow import (
+    distribution,
+    end_triggers,
+    flow_summary,
+    points_breakdown,
+    score_summary,
+)
 from sim.analysis.seats import balance_interval, seat_effects, seat_fairness
 from sim.analysis.stats import (
     Estimate,

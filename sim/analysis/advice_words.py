@@ -10,6 +10,8 @@ on), its worst seat-level edge on fresh games, and how many others are as good.
 from __future__ import annotations
 
 from sim import units
+from sim.analysis.findings import metric_text
+from sim.metrics import metric as registry_metric
 
 STATUS_WORD = {"fair": "Fair", "not fair": "Not fair", "unclear": "Unclear"}
 
@@ -63,8 +65,9 @@ def _way(c: dict) -> str:
 
 def _from_turns(data: dict, cell: dict) -> bool:
     """Does the seat's extra turn make most of its edge (clear of 0, larger than the rest)?"""
-    split = next((s for s in data["why"][cell["level"]]["split"] if s["seat"] == cell["seat"]),
-                 None)  # fmt: skip
+    split = next(
+        (s for s in data["why"][cell["level"]]["split"] if s["seat"] == cell["seat"]), None
+    )
     if split is None or not (split["turn_lo"] > 0 or split["turn_hi"] < 0):
         return False
     return abs(split["turn_part"]) > abs(split["equal_part"]) and split["turn_part"] > 0
@@ -72,13 +75,13 @@ def _from_turns(data: dict, cell: dict) -> bool:
 
 def why_text(data: dict, cell: dict) -> str | None:
     """The extra turn's part of a seat's edge at its level, from the diagnosis's split."""
-    split = next((s for s in data["why"][cell["level"]]["split"] if s["seat"] == cell["seat"]),
-                 None)  # fmt: skip
+    split = next(
+        (s for s in data["why"][cell["level"]]["split"] if s["seat"] == cell["seat"]), None
+    )
     if split is None:
         return None
     turn = units.interval(split["turn_part"], split["turn_lo"], split["turn_hi"], "share", True)
-    equal = units.interval(split["equal_part"], split["equal_lo"], split["equal_hi"], "share",
-                           True)  # fmt: skip
+    equal = units.interval(split["equal_part"], split["equal_lo"], split["equal_hi"], "share", True)
     where = f"seat {cell['seat']} at {cell['level']}"
     if abs(split["turn_part"]) < abs(split["equal_part"]):
         return f"{where}: mostly play at equal turns, {equal}; its turns add {turn}"
@@ -87,8 +90,10 @@ def why_text(data: dict, cell: dict) -> str | None:
             f"{where} takes an extra turn in {units.pct(split['extra_share'])} of games:"
             f" {turn} of its edge comes from that turn, {equal} from play at equal turns"
         )
-    return (f"{where} takes fewer turns than the first seats: {turn} of its edge comes from the"
-            f" turns it lacks, {equal} from play at equal turns")  # fmt: skip
+    return (
+        f"{where} takes fewer turns than the first seats: {turn} of its edge comes from the"
+        f" turns it lacks, {equal} from play at equal turns"
+    )
 
 
 def status_sentence(data: dict) -> str:
@@ -96,8 +101,10 @@ def status_sentence(data: dict) -> str:
     band, counts = _band(data), _counts(data)
     status = data["status"]
     if status == "fair":
-        return (f"Fair between equal players: every seat is within {band} of a fair share at"
-                f" every level ({counts}).")  # fmt: skip
+        return (
+            f"Fair between equal players: every seat is within {band} of a fair share at"
+            f" every level ({counts})."
+        )
     worst = _worst_problem(data)
     if status == "not fair":
         cause = ", mostly from its extra turn" if _from_turns(data, worst) else ""
@@ -124,18 +131,24 @@ def fix_sentence(data: dict) -> str:
     offered = [f for f in data["fixes"] if f["offered"]]
     if not offered:
         if data["fixes"]:
-            return ("No single change tried helps the whole game: on fresh games each leaves a"
-                    " seat further outside its band, or the worst edge no smaller.")  # fmt: skip
+            return (
+                "No single change tried helps the whole game: on fresh games each leaves a"
+                " seat further outside its band, or the worst edge no smaller."
+            )
         return "No single change tried comes close enough to confirm."
     lead = offered[0]
     same = [f for f in offered if f.get("as_good_as_lead")] or [lead]
     worst = units.pp(abs(lead["worst_edge_pp"]) / 100, signed=False)
     tail = f"{lead['inside']} of {lead['cells']} ✓"
     if lead["confirmed"]:
-        return (f"Fix: {lead['text'][0]}, confirmed on fresh games: every seat within {worst}"
-                f" ({tail}){_others(same)}.")  # fmt: skip
-    return (f"Best change: {lead['text'][0]}, worst seat-level {worst} on fresh games"
-            f" ({tail}){_others(same)}.")  # fmt: skip
+        return (
+            f"Fix: {lead['text'][0]}, confirmed on fresh games: every seat within {worst}"
+            f" ({tail}){_others(same)}."
+        )
+    return (
+        f"Best change: {lead['text'][0]}, worst seat-level {worst} on fresh games"
+        f" ({tail}){_others(same)}."
+    )
 
 
 def _tell(lead: dict, other: dict) -> str:
@@ -160,10 +173,10 @@ def advice_summary(data: dict) -> str:
 def advice_lines(data: dict) -> list[str]:
     """The details under the summary: each level's seats, why, the fixes (each with its
     group, worst edge and cells, and the command that shows it), how the game plays."""
-    from sim.analysis.findings import people_line, play_text
-
-    lines = [f"{data['name']}: {data['status']} between equal players"
-             f" ({_counts(data)}, band {_band(data)})"]  # fmt: skip
+    lines = [
+        f"{data['name']}: {data['status']} between equal players"
+        f" ({_counts(data)}, band {_band(data)})"
+    ]
     if people := people_line(data):
         lines.append(f"  {people}")
     for level in data["levels"]:
@@ -175,9 +188,16 @@ def advice_lines(data: dict) -> list[str]:
     if worst is not None and (why := why_text(data, worst)):
         lines.append(f"  why: {why}")
     for i, f in enumerate(data["fixes"]):
-        word = ("confirmed" if f["confirmed"] else "not every seat inside") if f["offered"] \
-            else "not offered: " + ("moves a problem to another seat-level" if f["moved"]
-                                    else "no better than the start")  # fmt: skip
+        word = (
+            ("confirmed" if f["confirmed"] else "not every seat inside")
+            if f["offered"]
+            else "not offered: "
+            + (
+                "moves a problem to another seat-level"
+                if f["moved"]
+                else "no better than the start"
+            )
+        )
         lo, hi = f["worst_abs_pp"]
         lines.append(
             f"  {'fix' if i == 0 and f['offered'] else 'also'}: {'; '.join(f['text'])}"
@@ -192,3 +212,55 @@ def advice_lines(data: dict) -> list[str]:
     for level in data["levels"]:
         lines.append(f"  how it plays ({level}): {play_text(data['play'][level])}")
     return lines
+
+
+def level_verdicts(targets: dict[str, dict], play: dict[str, dict]) -> dict[str, str]:
+    """One level's verdicts in words, by finding: each seat's edge ('real' outside its band,
+    'within the band', 'unclear') and each play target the config gives ('on target', 'off
+    target', 'unclear'): what `sim.analysis.flips` compares between people and bots."""
+    seat_words = {"met": "within the band", "missed": "real", "unclear": "unclear"}
+    play_words = {"met": "on target", "missed": "off target", "unclear": "unclear"}
+    out = {}
+    for name, e in targets.items():
+        if name.startswith("seat_edge."):
+            k = name.removeprefix("seat_edge.seat")
+            finding = "first-player advantage" if k == "0" else f"seat {k}'s edge"
+            out[finding] = seat_words[e["verdict"]]
+    for name, e in play.items():
+        if e.get("verdict") in play_words:
+            out[registry_metric(name).label] = play_words[e["verdict"]]
+    return out
+
+
+def people_line(data: dict) -> str | None:
+    """With a calibrated level: the findings whose verdict changes between the bots and
+    players like yours, or that they all agree."""
+    people = data.get("people")
+    if people is None:
+        return None
+    if data.get("flips"):
+        return data["flips"]
+    return (
+        f"Players like yours ({people}) and the bots ({', '.join(data['bots'])}) agree on"
+        " every verdict."
+    )
+
+
+def play_text(play: dict[str, dict]) -> str:
+    """How a game plays, in one line: length, spread, when it is decided, lead changes,
+    comebacks, items wasted (a target's verdict where the config gives one)."""
+    words = {
+        "turns": "turns",
+        "score_sd": "score spread",
+        "decided_at": "decided at",
+        "lead_changes": "lead changes",
+        "comeback": "comebacks",
+        "items_wasted": "items wasted",
+    }
+    parts = []
+    for name, e in play.items():
+        text = f"{words.get(name, name)} {metric_text(name, e['estimate'])}"
+        if e.get("verdict"):
+            text += f" ({e['verdict']})"
+        parts.append(text)
+    return ", ".join(parts)

@@ -44,16 +44,18 @@ def seat_answer(
         shares = seats.set_index("seat")
         for k in tests.loc[tests["apart"] & (tests["seat"] != 0), "seat"]:
             r = shares.loc[int(k)]
-            apart.append({"seat": int(k), "share": float(r["win_share"]),
-                          "edge": float(r["vs_fair"])})  # fmt: skip
+            apart.append(
+                {"seat": int(k), "share": float(r["win_share"]), "edge": float(r["vs_fair"])}
+            )
     turn = None
     if call in ("advantage", "disadvantage") and (moments is not None or games is not None):
         turn = seat0_turn_split(moments, games, players)
     policies = []
     if players["policy"].nunique() > 1:
         shares = policy_win_shares(players, moments).sort_values("win_share", ascending=False)
-        policies = [{"policy": str(r.policy), "share": float(r.win_share)}
-                    for r in shares.itertuples()]  # fmt: skip
+        policies = [
+            {"policy": str(r.policy), "share": float(r.win_share)} for r in shares.itertuples()
+        ]
     return {
         "players": n,
         "fair": fair,
@@ -64,7 +66,7 @@ def seat_answer(
             "gap": float(abs(worst["vs_fair"])),
             "seat": int(worst["seat"]),
             "apart": apart,
-        },  # fmt: skip
+        },
         "turn": turn,
         "policies": policies,
     }

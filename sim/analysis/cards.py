@@ -104,6 +104,28 @@ def card_impact(cards: pd.DataFrame, players: pd.DataFrame, by: str | None = Non
 # ---------------------------------------------------------------- adjusted for exposure
 
 
+ADJUSTED_COLUMNS = ["card", "kind", "adjusted", "adj_lo", "adj_hi", "adj_p", "adj_q",
+                    "adj_flag", "improvement", "lo", "hi", "raw_p", "raw_q", "raw_flag",
+                    "n_held", "n_never"]  # fmt: skip
+
+
+def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFrame):
+    """The design matrix of a seat-game's circumstances, row for row with `data`: a constant,
+    its seat and policy (dummies), turns taken and cards seen (dealt + drawn)."""
+    seen = (cards["dealt"] + cards["drawn"]).groupby([cards["game"], cards["seat"]]).sum()
+    exposure = players.set_index(["game", "seat"])[["turns_taken", "policy"]].copy()
+    exposure["cards_seen"] = seen.reindex(exposure.index).to_numpy(float)
+    key = pd.MultiIndex.from_arrays([data["game"], data["seat"]])
+    ex = exposure.reindex(key)
+    frame = pd.DataFrame({"seat": data["seat"].astype(str).to_numpy(),
+                          "policy": ex["policy"].astype(str).to_numpy()})  # fmt: skip
+    base = pd.get_dummies(frame, drop_first=True, dtype=float)
+    base["turns_taken"] = ex["turns_taken"].to_numpy(float)
+    base["cards_seen"] = ex["cards_seen"].to_numpy(float)
+    base.insert(0, "const", 1.0)
+    return base
+
+
 def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """Card impact with the seat's circumstances held fixed, and false-discovery control.
 
@@ -124,24 +146,7 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
     from sim.analysis.stats import Z95
 
     data = with_outcomes(cards, players)
-    seen = (cards["dealt"] + cards["drawn"]).groupby([cards["game"], cards["seat"]]).sum()
-    exposure = players.set_index(["game", "seat"])[["turns_taken", "policy"]].copy()
-    exposure["cards_seen"] = seen.reindex(exposure.index).to_numpy(float)
-    key = pd.MultiIndex.from_arrays([data["game"], data["seat"]])
-    ex = exposure.reindex(key)
-    base = pd.get_dummies(
-        pd.DataFrame(
-            {
-                "seat": data["seat"].astype(str).to_numpy(),
-                "policy": ex["policy"].astype(str).to_numpy(),
-            }
-        ),
-        drop_first=True,
-        dtype=float,
-    )
-    base["turns_taken"] = ex["turns_taken"].to_numpy(float)
-    base["cards_seen"] = ex["cards_seen"].to_numpy(float)
-    base.insert(0, "const", 1.0)
+    base = _circumstances(cards, players, data)
     rows = []
     for card, idx in data.groupby("card", sort=True, observed=True).indices.items():
         g = data.iloc[idx]
@@ -165,16 +170,17 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
         se = (raw["hi"] - raw["lo"]) / (2 * Z95)
         raw_p = normal_sf2(raw["improvement"] / se) if se > 0 else np.nan
         row.update(
-            improvement=raw["improvement"], lo=raw["lo"], hi=raw["hi"], raw_p=raw_p,
-            n_held=raw["n_held"], n_never=raw["n_never"],
-        )  # fmt: skip
+            improvement=raw["improvement"],
+            lo=raw["lo"],
+            hi=raw["hi"],
+            raw_p=raw_p,
+            n_held=raw["n_held"],
+            n_never=raw["n_never"],
+        )
         rows.append(row)
     out = pd.DataFrame(rows)
     out["adj_q"], out["adj_flag"] = adjust(out["adj_p"].to_numpy(), "fdr_bh")
     out["raw_q"], out["raw_flag"] = adjust(out["raw_p"].to_numpy(), "fdr_bh")
-    cols = ["card", "kind", "adjusted", "adj_lo", "adj_hi", "adj_p", "adj_q", "adj_flag",
-            "improvement", "lo", "hi", "raw_p", "raw_q", "raw_flag", "n_held",
-            "n_never"]  # fmt: skip
-    out = out[cols].sort_values("adjusted", ascending=False, ignore_index=True)
+    out = out[ADJUSTED_COLUMNS].sort_values("adjusted", ascending=False, ignore_index=True)
     out.attrs["family"] = family_note("fdr_bh", int(out["adj_p"].notna().sum()))
     return out

@@ -80,8 +80,12 @@ class Choices:
 
     def with_x(self, x: np.ndarray, features: tuple[str, ...]) -> Choices:
         """The same decisions with other feature columns (one row each as before)."""
-        return replace(self, x=np.asarray(x, float).reshape(len(self.row_alt), -1),
-                       features=features, _starts={})  # fmt: skip
+        return replace(
+            self,
+            x=np.asarray(x, float).reshape(len(self.row_alt), -1),
+            features=features,
+            _starts={},
+        )
 
     def subset(self, keep: np.ndarray) -> Choices:
         """The decisions where `keep` (a boolean per decision) holds, renumbered."""
@@ -121,8 +125,20 @@ def build_choices(
     k = len(features)
     if not decisions:
         none = np.zeros(0, np.int64)
-        return Choices(np.zeros((0, k)), none, none, none, none, none, np.zeros(0),
-                       np.zeros(0), np.zeros(0, str), features, players, games)  # fmt: skip
+        return Choices(
+            np.zeros((0, k)),
+            none,
+            none,
+            none,
+            none,
+            none,
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0, str),
+            features,
+            players,
+            games,
+        )
     xs, row_alt, alt_dec, greedy, count, chosen = [], [], [], [], [], []
     alts = 0
     for d, (x, alt, value, pick, _, _, _) in enumerate(decisions):

@@ -74,17 +74,33 @@ class ColumnSums:
         mean = x.mean(axis=0)
         d = x - mean
         d2 = d * d
-        return cls(columns, x.shape[0], mean, d2.sum(axis=0),
-                   ((x != 0.0) & (x != 1.0)).sum(axis=0).astype(np.int64),
-                   x.min(axis=0), x.max(axis=0), (d2 * d).sum(axis=0),
-                   (d2 * d2).sum(axis=0))  # fmt: skip
+        return cls(
+            columns,
+            x.shape[0],
+            mean,
+            d2.sum(axis=0),
+            ((x != 0.0) & (x != 1.0)).sum(axis=0).astype(np.int64),
+            x.min(axis=0),
+            x.max(axis=0),
+            (d2 * d).sum(axis=0),
+            (d2 * d2).sum(axis=0),
+        )
 
     @classmethod
     def empty(cls, columns: tuple[str, ...] = ()) -> ColumnSums:
         """The sums of no games."""
         k = len(columns)
-        return cls(columns, 0, np.zeros(k), np.zeros(k), np.zeros(k, np.int64),
-                   np.full(k, INF), np.full(k, -INF), np.zeros(k), np.zeros(k))  # fmt: skip
+        return cls(
+            columns,
+            0,
+            np.zeros(k),
+            np.zeros(k),
+            np.zeros(k, np.int64),
+            np.full(k, INF),
+            np.full(k, -INF),
+            np.zeros(k),
+            np.zeros(k),
+        )
 
     def expand(self, columns: tuple[str, ...]) -> ColumnSums:
         """Over more columns: one this part lacks is NaN, as it would be in a whole table."""
@@ -101,10 +117,17 @@ class ColumnSums:
             out[have] = a[idx[have]]
             return out
 
-        return ColumnSums(columns, self.n, pick(self.mean, np.nan), pick(self.m2, np.nan),
-                          pick(self.nonbinary, self.n), pick(self.lo, np.nan),
-                          pick(self.hi, np.nan), pick(self.m3, np.nan),
-                          pick(self.m4, np.nan))  # fmt: skip
+        return ColumnSums(
+            columns,
+            self.n,
+            pick(self.mean, np.nan),
+            pick(self.m2, np.nan),
+            pick(self.nonbinary, self.n),
+            pick(self.lo, np.nan),
+            pick(self.hi, np.nan),
+            pick(self.m3, np.nan),
+            pick(self.m4, np.nan),
+        )
 
     def merge(self, other: ColumnSums) -> ColumnSums:
         """The sums of both parts' games together."""
@@ -114,19 +137,35 @@ class ColumnSums:
             return b
         if b.n == 0:
             return a
-        mean, m2, m3, m4 = merge_central(a.n, (a.mean, a.m2, a.m3, a.m4),
-                                         b.n, (b.mean, b.m2, b.m3, b.m4))  # fmt: skip
-        return ColumnSums(columns, a.n + b.n, mean, m2, a.nonbinary + b.nonbinary,
-                          np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), m3, m4)  # fmt: skip
+        mean, m2, m3, m4 = merge_central(
+            a.n, (a.mean, a.m2, a.m3, a.m4), b.n, (b.mean, b.m2, b.m3, b.m4)
+        )
+        return ColumnSums(
+            columns,
+            a.n + b.n,
+            mean,
+            m2,
+            a.nonbinary + b.nonbinary,
+            np.minimum(a.lo, b.lo),
+            np.maximum(a.hi, b.hi),
+            m3,
+            m4,
+        )
 
     def summary(self, column: str) -> Summary | None:
         """One column's sums, or None when the column is absent or holds a NaN."""
         if column not in self.columns:
             return None
         j = self.columns.index(column)
-        s = Summary(self.n, float(self.mean[j]), float(self.m2[j]), float(self.lo[j]),
-                    float(self.hi[j]), bool(self.nonbinary[j] == 0),
-                    float(self.m4[j]))  # fmt: skip
+        s = Summary(
+            self.n,
+            float(self.mean[j]),
+            float(self.m2[j]),
+            float(self.lo[j]),
+            float(self.hi[j]),
+            bool(self.nonbinary[j] == 0),
+            float(self.m4[j]),
+        )
         return s if s.n >= 2 and math.isfinite(s.mean) and math.isfinite(s.m2) else None
 
 
@@ -221,8 +260,7 @@ def direct_differences(
     """Replace the bootstrap's intervals and p of the plain-mean metrics of a comparison by
     the paired (or independent) intervals above."""
     at = {name: i for i, name in enumerate(out["metric"])}
-    cols = {c: out[c].to_numpy(copy=True) for c in ("lo", "hi", "p", "unpaired_lo",
-                                                     "unpaired_hi")}  # fmt: skip
+    cols = {c: out[c].to_numpy(copy=True) for c in ("lo", "hi", "p", "unpaired_lo", "unpaired_hi")}
     method = out["interval"].to_numpy(copy=True)
     diff = out["diff"].to_numpy(float)
     for m in metrics:

@@ -191,8 +191,9 @@ def ablation_lines(ablation: pd.DataFrame) -> list[str]:
         mark = "*" if r["real"] else ""
         cells.setdefault(units.card_label(r["card"]), {})[r["measure"]] = ablation_change(r) + mark
     first = max(len("card"), *(len(c) for c in cells))
-    width = {m: max(len(heads[m]), *(len(row.get(m, "")) for row in cells.values()))
-             for m in measures}  # fmt: skip
+    width = {
+        m: max(len(heads[m]), *(len(row.get(m, "")) for row in cells.values())) for m in measures
+    }
     head = ["card".ljust(first), *(heads[m].ljust(width[m]) for m in measures)]
     title = (
         f"one copy fewer of each card: change [95% interval], * real ({len(ablation)} tests, Holm)"
@@ -318,21 +319,27 @@ def sweep_headline(
         names = [labels[p] for p in best_set]
         k = int(met.loc[best_set[0]])
         if len(best_set) == 1:
-            first_sentence = (f"Of {len(labels)} points, {names[0]} comes closest to the targets"
-                              f" ({k} of {len(statuses)} met); every other point is clearly"
-                              " worse.")  # fmt: skip
+            first_sentence = (
+                f"Of {len(labels)} points, {names[0]} comes closest to the targets"
+                f" ({k} of {len(statuses)} met); every other point is clearly"
+                " worse."
+            )
         else:
-            first_sentence = (f"{', '.join(names[:-1])} and {names[-1]} come closest to the"
-                              f" targets (they cannot be told apart; the first meets {k} of"
-                              f" {len(statuses)}).")  # fmt: skip
+            first_sentence = (
+                f"{', '.join(names[:-1])} and {names[-1]} come closest to the"
+                f" targets (they cannot be told apart; the first meets {k} of"
+                f" {len(statuses)})."
+            )
     elif last > 0:
         end = t[(t["point"] == last) & t["real"] & (t["group"] != "cards")]
         if len(end):
             r = end.loc[_size(end, "diff", "diff_lo", "diff_hi").idxmax()]
             a = t[(t["point"] == 0) & (t["metric"] == r["metric"])].iloc[0]
-            first_sentence = (f"From {labels[0]} to {labels[last]}, the largest real change is"
-                              f" {r['metric_label']}: {metric_text(r['metric'], a['value'])} →"
-                              f" {metric_text(r['metric'], r['value'])}.")  # fmt: skip
+            first_sentence = (
+                f"From {labels[0]} to {labels[last]}, the largest real change is"
+                f" {r['metric_label']}: {metric_text(r['metric'], a['value'])} →"
+                f" {metric_text(r['metric'], r['value'])}."
+            )
         else:
             first_sentence = f"From {labels[0]} to {labels[last]}, nothing changes for real."
     edge = ""
@@ -340,8 +347,9 @@ def sweep_headline(
     if len(fpa) and last > 0:
         r = fpa.loc[last]
         call = call_of(bool(r["real"]), r["diff_lo"], r["diff_hi"])
-        trend = _edge_trend(fpa.loc[0, "value"], r["value"], f"at {labels[0]}",
-                            f"at {labels[last]}", call)  # fmt: skip
+        trend = _edge_trend(
+            fpa.loc[0, "value"], r["value"], f"at {labels[0]}", f"at {labels[last]}", call
+        )
         edge = f"With {lineup}, {trend}."
     return lead(first_sentence, edge) if first_sentence else lead(_cap(edge))
 
@@ -370,8 +378,7 @@ def compare_headline(t: pd.DataFrame, change: str, lineup: str) -> str:
     if len(fpa):
         r = fpa.iloc[0]
         call = call_of(bool(r["real"]), r["lo"], r["hi"], r["family"] == "implied")
-        edge = f"With {lineup}, " + _edge_trend(r["a"], r["b"], f"in {la}", f"in {lb}",
-                                                call) + "."  # fmt: skip
+        edge = f"With {lineup}, " + _edge_trend(r["a"], r["b"], f"in {la}", f"in {lb}", call) + "."
     return lead(first, edge)
 
 
@@ -388,8 +395,10 @@ def tune_headline(verdict: dict, lineup: str) -> str:
             return ""
         return f", was {metric_text(name, start['estimate'])}"
 
-    got = "; ".join(f"{registry_metric(name).label} {metric_text(name, t['estimate'])}"
-                    f"{was(name, t)}" for name, t in targets.items())  # fmt: skip
+    got = "; ".join(
+        f"{registry_metric(name).label} {metric_text(name, t['estimate'])}{was(name, t)}"
+        for name, t in targets.items()
+    )
     n = len(targets)
     every = "both targets" if n == 2 else "the target" if n == 1 else f"all {n} targets"
     if status == "no change needed":
@@ -401,23 +410,30 @@ def tune_headline(verdict: dict, lineup: str) -> str:
         closest = verdict["chosen"]
         shown = next((r for r in verdict.get("finalists", []) if r.get("label") == closest), None)
         met = f"{shown['met']} of {n}" if shown else "not all"
-        first = (f"Nothing tried meets {every} on fresh games; the closest, {closest},"
-                 f" meets {met} ({got}).")  # fmt: skip
+        first = (
+            f"Nothing tried meets {every} on fresh games; the closest, {closest},"
+            f" meets {met} ({got})."
+        )
     return lead(first, f"Measured with {lineup}.")
 
 
-def value_headline(values: pd.DataFrame, ablation: pd.DataFrame, seat: int, label: str,
-                   lineup: str) -> str:  # fmt: skip
+def value_headline(
+    values: pd.DataFrame, ablation: pd.DataFrame, seat: int, label: str, lineup: str
+) -> str:
     """The value study's answer in at most two sentences: the options worth most to the
     restricted slot (win share lost when banned, in pp), how many make no real difference;
     then the card whose one copy fewer moves seat 0's win share most (in pp)."""
     real = values[values["real"] & (values["value"] > 0)].sort_values("value", ascending=False)
     rest = len(values) - len(real)
     if len(real):
-        worth = ", ".join(f"{units.card_label(r.option)} {units.pp(r.value / 100, signed=False)}"
-                          for r in real.head(3).itertuples())  # fmt: skip
-        first = (f"Banning an option from slot {seat} ({label}) costs it win share: {worth};"
-                 f" {units.plural(rest, 'other option')} make no real difference.")  # fmt: skip
+        worth = ", ".join(
+            f"{units.card_label(r.option)} {units.pp(r.value / 100, signed=False)}"
+            for r in real.head(3).itertuples()
+        )
+        first = (
+            f"Banning an option from slot {seat} ({label}) costs it win share: {worth};"
+            f" {units.plural(rest, 'other option')} make no real difference."
+        )
     else:
         first = f"No option is worth a real share of wins to slot {seat} ({label})."
     second = ""
@@ -425,15 +441,18 @@ def value_headline(values: pd.DataFrame, ablation: pd.DataFrame, seat: int, labe
         a = ablation[(ablation["measure"] == "first_player") & ablation["real"]]
         if len(a):
             r = a.loc[a["change"].abs().idxmax()]
-            second = (f"With {lineup}, one {units.card_label(r['card'])} card fewer changes seat"
-                      f" 0's win share most: {units.pp(r['change'] / 100)}.")  # fmt: skip
+            second = (
+                f"With {lineup}, one {units.card_label(r['card'])} card fewer changes seat"
+                f" 0's win share most: {units.pp(r['change'] / 100)}."
+            )
         else:
             second = "Removing one copy of any card leaves seat 0's win share within noise."
     return lead(first, second)
 
 
-def ladder_headline(steps: pd.DataFrame, ratings: pd.DataFrame, labels: list[str], depth: int,
-                    threshold: float) -> str:  # fmt: skip
+def ladder_headline(
+    steps: pd.DataFrame, ratings: pd.DataFrame, labels: list[str], depth: int, threshold: float
+) -> str:
     """The ladder's answer in at most two sentences: how many rungs up from the bottom skill
     keeps paying (each beating the one below in at least `threshold` of heads-up games), where
     it stops, and the top rung's rating over the bottom's."""
@@ -441,14 +460,18 @@ def ladder_headline(steps: pd.DataFrame, ratings: pd.DataFrame, labels: list[str
     th = units.pct(threshold)
     heads = steps[(steps["players"] == 2) & (steps["lower_step"] == steps["step"] - 1)]
     if depth >= n:
-        first = (f"Skill pays all the way up: each of the {n} rungs beats the one below in at"
-                 f" least {th} of heads-up games.")  # fmt: skip
+        first = (
+            f"Skill pays all the way up: each of the {n} rungs beats the one below in at"
+            f" least {th} of heads-up games."
+        )
     else:
         stop = heads[heads["step"] == depth + 1]
         share = f" ({units.pct(stop['share'].iloc[0])})" if len(stop) else ""
         upper, lower = labels[depth + 1], labels[depth]
-        first = (f"Skill pays for {depth} of {n} steps up the ladder: {upper} does not clearly"
-                 f" win {th} of heads-up games against {lower}{share}.")  # fmt: skip
+        first = (
+            f"Skill pays for {depth} of {n} steps up the ladder: {upper} does not clearly"
+            f" win {th} of heads-up games against {lower}{share}."
+        )
     top = ratings.sort_values("elo").iloc[-1]
     bottom = ratings[ratings["rung"] == labels[0]]
     second = ""
@@ -469,8 +492,10 @@ def luck_headline(table: pd.DataFrame) -> str:
         " with", " of the variance of who wins with", 1
     )
     first += "".join(f", {p}" for p in parts[1:]) + "."
-    return lead(first, "The rest changes between replays of the same deal, from the players'"
-                " own random choices.")  # fmt: skip
+    return lead(
+        first,
+        "The rest changes between replays of the same deal, from the players' own random choices.",
+    )
 
 
 def deck_parity_text(scan: pd.DataFrame, boxes: int) -> str:
@@ -491,8 +516,10 @@ def deck_parity_text(scan: pd.DataFrame, boxes: int) -> str:
     shares = [units.pct(e) for e in fair["equal"]]
     both = " or ".join([", ".join(sizes[:-1]), sizes[-1]] if len(sizes) > 1 else sizes)
     also = " and ".join([", ".join(shares[:-1]), shares[-1]] if len(shares) > 1 else shares)
-    return (f"With {both} box cards (this config: {boxes}), every seat takes the same number of"
-            f" turns in {also} of games.")  # fmt: skip
+    return (
+        f"With {both} box cards (this config: {boxes}), every seat takes the same number of"
+        f" turns in {also} of games."
+    )
 
 
 END_WORDS = {  # R7.1's triggers, as a designer says them
@@ -501,8 +528,14 @@ END_WORDS = {  # R7.1's triggers, as a designer says them
 }
 
 
-def replay_headline(labels: list[str], scores: list[int], winners: list[int], turns: int,
-                    trigger: str, finished: bool) -> str:  # fmt: skip
+def replay_headline(
+    labels: list[str],
+    scores: list[int],
+    winners: list[int],
+    turns: int,
+    trigger: str,
+    finished: bool,
+) -> str:
     """A replayed game in at most two sentences: who won, by how much, and how it ended."""
     if not finished or not winners:
         return lead(
@@ -515,131 +548,11 @@ def replay_headline(labels: list[str], scores: list[int], winners: list[int], tu
         first = f"{_cap(who)} share the win with {units.plural(best, 'point')}."
     elif others:
         gap = best - max(others)
-        first = (f"{_cap(who)} wins with {units.plural(best, 'point')},"
-                 f" {units.plural(gap, 'point')} ahead of the next seat.")  # fmt: skip
+        first = (
+            f"{_cap(who)} wins with {units.plural(best, 'point')},"
+            f" {units.plural(gap, 'point')} ahead of the next seat."
+        )
     else:
         first = f"{_cap(who)} wins with {units.plural(best, 'point')}."
     end = END_WORDS.get(trigger, f"by {trigger.replace('_', ' ')}")
     return lead(first, f"The game lasted {units.plural(turns, 'turn')} and ended {end}.")
-
-
-# ---------------------------------------------------------------- sim advise
-
-
-def level_verdicts(targets: dict[str, dict], play: dict[str, dict]) -> dict[str, str]:
-    """One level's verdicts in words, by finding: each seat's edge ('real' outside its band,
-    'within the band', 'unclear') and each play target the config gives ('on target', 'off
-    target', 'unclear'): what `sim.analysis.flips` compares between people and bots."""
-    seat_words = {"met": "within the band", "missed": "real", "unclear": "unclear"}
-    play_words = {"met": "on target", "missed": "off target", "unclear": "unclear"}
-    out = {}
-    for name, e in targets.items():
-        if name.startswith("seat_edge."):
-            k = name.removeprefix("seat_edge.seat")
-            finding = "first-player advantage" if k == "0" else f"seat {k}'s edge"
-            out[finding] = seat_words[e["verdict"]]
-    for name, e in play.items():
-        if e.get("verdict") in play_words:
-            out[registry_metric(name).label] = play_words[e["verdict"]]
-    return out
-
-
-def people_line(data: dict) -> str | None:
-    """With a calibrated level: the findings whose verdict changes between the bots and
-    players like yours, or that they all agree."""
-    people = data.get("people")
-    if people is None:
-        return None
-    if data.get("flips"):
-        return data["flips"]
-    return (f"Players like yours ({people}) and the bots ({', '.join(data['bots'])}) agree on"
-            " every verdict.")  # fmt: skip
-
-
-def play_text(play: dict[str, dict]) -> str:
-    """How a game plays, in one line: length, spread, when it is decided, lead changes,
-    comebacks, items wasted (a target's verdict where the config gives one)."""
-    words = {"turns": "turns", "score_sd": "score spread", "decided_at": "decided at",
-             "lead_changes": "lead changes", "comeback": "comebacks",
-             "items_wasted": "items wasted"}  # fmt: skip
-    parts = []
-    for name, e in play.items():
-        text = f"{words.get(name, name)} {metric_text(name, e['estimate'])}"
-        if e.get("verdict"):
-            text += f" ({e['verdict']})"
-        parts.append(text)
-    return ", ".join(parts)
-
-
-# ---------------------------------------------------------------- sim calibrate
-
-
-def bound(x: float) -> str:
-    """One end of an interval of weights: three digits, '-∞' or '+∞' when unbounded."""
-    if pd.isna(x):
-        return "–"
-    if x in (float("inf"), float("-inf")):
-        return "+∞" if x > 0 else "-∞"
-    return units.number(x)
-
-
-def weight_interval(value: float, lo: float, hi: float) -> str:
-    """'-0.417 [-0.481, -0.354]', with unbounded ends as ∞."""
-    return f"{units.number(value)} [{bound(lo)}, {bound(hi)}]"
-
-
-def calibration_lines(
-    name: str, table: pd.DataFrame, scale, heldout: pd.DataFrame | None, warnings: list[str]
-) -> list[str]:
-    """What a fit found, in a few lines: the temperature and the unit, each weight with its
-    interval and the decisions behind it, the held-out comparison, the warnings."""
-    lines = []
-    if scale.points:
-        temp = weight_interval(scale.temperature, scale.lo, scale.hi)
-        lines.append(f"{name}: temperature {temp} points ({scale.unit})")
-    else:
-        lines.append(f"{name}: {scale.unit}")
-    lines.append(f"  {'feature':<18} {'weight':>8}  {'95% interval':<22} decisions")
-    for r in table.itertuples():
-        if not r.fitted:
-            text = "not fitted (0)"
-        elif scale.points and r.feature == "own_points":
-            text = f"{1:>8}  {'(the unit)':<22}"
-        else:
-            span = f"[{bound(r.weight_lo)}, {bound(r.weight_hi)}]"
-            text = f"{units.number(r.weight):>8}  {span:<22}"
-        lines.append(f"  {r.feature:<18} {text} {r.n_decisions:,}")
-    if heldout is not None:
-        lines.append(heldout_line(heldout))
-    lines += [f"  warning: {w}" for w in warnings]
-    return lines
-
-
-def heldout_line(heldout: pd.DataFrame) -> str:
-    """The fit on held-out games against the best of the other models, by top-1 matching."""
-    first = heldout.iloc[0]
-    others = heldout.iloc[1:]
-    best = others.loc[others["top1"].idxmax()]
-    gain = units.interval(
-        best["gain_top1"], best["gain_top1_lo"], best["gain_top1_hi"], "share", diff=True
-    )
-    return (
-        f"  held out ({first['games']:,} games, {first['decisions']:,} decisions): top-1"
-        f" {units.interval(first['top1'], first['top1_lo'], first['top1_hi'], 'share')},"
-        f" log-likelihood {first['loglik']:.3f} per decision; best other model {best['model']}"
-        f" {units.pct(best['top1'])}: calibrated {gain}"
-    )
-
-
-def players_line(differ: dict | None) -> str:
-    """The likelihood-ratio test of 'one model fits every player', in a sentence."""
-    if differ is None:
-        return "players: one player only, nothing to compare"
-    p = differ["p"]
-    shown = "< 1e-4" if p < 1e-4 else f"{p:.2g}"
-    verdict = "the players differ" if p < 0.05 else "no evidence that the players differ"
-    return (
-        f"{verdict}: likelihood ratio {differ['lr']:.1f} on {differ['df']} degrees of freedom,"
-        f" p {shown} ({differ['players']} players; a test at 5% that assumes each plays as a"
-        " logit player)"
-    )

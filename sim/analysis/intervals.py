@@ -104,8 +104,15 @@ class Summary:
         mean = float(x.mean())
         c2 = (x - mean) ** 2
         binary = bool(np.isin(x, (0.0, 1.0)).all())
-        return cls(len(x), mean, float(c2.sum()), float(x.min()), float(x.max()), binary,
-                   float((c2 * c2).sum()))  # fmt: skip
+        return cls(
+            len(x),
+            mean,
+            float(c2.sum()),
+            float(x.min()),
+            float(x.max()),
+            binary,
+            float((c2 * c2).sum()),
+        )
 
     def df(self) -> float:
         """Degrees of freedom of the variance estimate: 2n/(κ − 1) for kurtosis κ, at most
@@ -126,11 +133,14 @@ def merge_central(na: int, a: tuple, nb: int, b: tuple) -> tuple:
     d = mean_b - mean_a
     mean = mean_a + d * (nb / n)
     m2 = m2a + m2b + d * d * (na * nb / n)
-    m3 = (m3a + m3b + d**3 * (na * nb * (na - nb) / n**2)
-          + 3 * d * (na * m2b - nb * m2a) / n)  # fmt: skip
-    m4 = (m4a + m4b + d**4 * (na * nb * (na * na - na * nb + nb * nb) / n**3)
-          + 6 * d * d * (na * na * m2b + nb * nb * m2a) / n**2
-          + 4 * d * (na * m3b - nb * m3a) / n)  # fmt: skip
+    m3 = m3a + m3b + d**3 * (na * nb * (na - nb) / n**2) + 3 * d * (na * m2b - nb * m2a) / n
+    m4 = (
+        m4a
+        + m4b
+        + d**4 * (na * nb * (na * na - na * nb + nb * nb) / n**3)
+        + 6 * d * d * (na * na * m2b + nb * nb * m2a) / n**2
+        + 4 * d * (na * m3b - nb * m3a) / n
+    )
     return mean, m2, m3, m4
 
 

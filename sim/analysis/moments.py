@@ -89,15 +89,33 @@ class Moments:
         power *= d
         m3 = power.sum(axis=0)
         power *= d
-        return cls(columns, int(n), mean, m2, nonbinary, x.min(axis=0), x.max(axis=0),
-                   m3, power.sum(axis=0))  # fmt: skip
+        return cls(
+            columns,
+            int(n),
+            mean,
+            m2,
+            nonbinary,
+            x.min(axis=0),
+            x.max(axis=0),
+            m3,
+            power.sum(axis=0),
+        )
 
     @classmethod
     def empty(cls, columns: tuple[str, ...] = ()) -> Moments:
         """The moments of no games."""
         k = len(columns)
-        return cls(columns, 0, np.zeros(k), np.zeros((k, k)), np.zeros(k, np.int64),
-                   np.full(k, INF), np.full(k, -INF), np.zeros(k), np.zeros(k))  # fmt: skip
+        return cls(
+            columns,
+            0,
+            np.zeros(k),
+            np.zeros((k, k)),
+            np.zeros(k, np.int64),
+            np.full(k, INF),
+            np.full(k, -INF),
+            np.zeros(k),
+            np.zeros(k),
+        )
 
     def expand(self, columns: tuple[str, ...]) -> Moments:
         """The same moments over more columns: a column this part lacks is NaN (as a whole
@@ -168,9 +186,15 @@ class Moments:
     def summary(self, column: str) -> Summary:
         """One column's sums, as the interval functions of `sim.analysis.intervals` read them."""
         j = self.index(column)
-        return Summary(self.n, float(self.mean[j]), float(self.m2[j, j]), float(self.lo[j]),
-                       float(self.hi[j]), bool(self.nonbinary[j] == 0),
-                       float(self.m4[j]))  # fmt: skip
+        return Summary(
+            self.n,
+            float(self.mean[j]),
+            float(self.m2[j, j]),
+            float(self.lo[j]),
+            float(self.hi[j]),
+            bool(self.nonbinary[j] == 0),
+            float(self.m4[j]),
+        )
 
     # ------------------------------------------------------------ storage as plain arrays
 
@@ -294,8 +318,10 @@ def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> p
     for m, value in zip(metrics, point, strict=True):
         value = float(value)
         if m.interval == "joint":
-            seats = sorted((c for c in moments.columns if c.startswith("seat")),
-                           key=lambda c: int(c.removeprefix("seat")))  # fmt: skip
+            seats = sorted(
+                (c for c in moments.columns if c.startswith("seat")),
+                key=lambda c: int(c.removeprefix("seat")),
+            )
             mean, cov = moments.select(seats)
             _, lo, hi = balance(mean, cov, moments.n)
             e = Estimate(value, lo, hi, moments.n)
@@ -310,9 +336,17 @@ def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> p
         else:
             e = delta_estimate(moments, m, value)
         rows.append(
-            {"metric": m.name, "label": m.label, "unit": m.unit, "interval": _METHOD[m.interval],
-             "value": value, "lo": float(e.lo), "hi": float(e.hi), "n": int(e.n)}
-        )  # fmt: skip
+            {
+                "metric": m.name,
+                "label": m.label,
+                "unit": m.unit,
+                "interval": _METHOD[m.interval],
+                "value": value,
+                "lo": float(e.lo),
+                "hi": float(e.hi),
+                "n": int(e.n),
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -255,9 +255,10 @@ def assign_verdicts(
         table.loc[rows.index, "real"] = reject
         size = int(np.isfinite(rows["p"].to_numpy()).sum())
         notes[family] = (
-            f"tested on its own at {alpha:.0%}" if family == "primary"
+            f"tested on its own at {alpha:.0%}"
+            if family == "primary"
             else family_note(method, size, at) + _budget_note(family, long_tables, alpha)
-        )  # fmt: skip
+        )
     table["real"] = table["real"].astype(bool)
     return notes
 

@@ -102,8 +102,9 @@ class Replicates:
         """The sums of both parts' games together (parts must share seed, stream, resamples)."""
         columns = tuple(sorted(set(self.columns) | set(other.columns)))
         a, b = self.expand(columns), other.expand(columns)
-        return Replicates(columns, a.n + b.n, a.total + b.total, a.weight + b.weight,
-                          a.weighted + b.weighted)  # fmt: skip
+        return Replicates(
+            columns, a.n + b.n, a.total + b.total, a.weight + b.weight, a.weighted + b.weighted
+        )
 
     def means(self) -> np.ndarray:
         """The column means (k,)."""

@@ -74,9 +74,14 @@ def fairness_from_moments(
         sd = n / (n - 1) * math.sqrt(max(cov[k, k], 0.0))
         half = t975(games - 1) * sd / math.sqrt(games)
         rows.append(
-            {"seat": k, "win_share": float(mean[k]), "vs_others": float(contrast),
-             "lo": contrast - half, "hi": contrast + half}
-        )  # fmt: skip
+            {
+                "seat": k,
+                "win_share": float(mean[k]),
+                "vs_others": float(contrast),
+                "lo": contrast - half,
+                "hi": contrast + half,
+            }
+        )
     out = pd.DataFrame(rows)
     group = list(range(n))
     test = _equal_within(mean, cov, games, group)

@@ -118,8 +118,9 @@ def bounded_cs(
     if s.n == 0 or not math.isfinite(s.mean):
         return a, b
     if s.lo < a - 1e-12 or s.hi > b + 1e-12:
-        raise ValueError(f"values in [{s.lo:g}, {s.hi:g}] lie outside the declared range"
-                         f" [{a:g}, {b:g}]")  # fmt: skip
+        raise ValueError(
+            f"values in [{s.lo:g}, {s.hi:g}] lie outside the declared range [{a:g}, {b:g}]"
+        )
     limit = math.log(1 / alpha)
     mean = min(max(s.mean, a), b)
     edges, grid, rounds = [a, b], _GRID, 4
@@ -252,8 +253,9 @@ def seat_question(margin: float | None = None) -> Question:
     """The seat verdict: seat 0's first-player advantage against 0, fair within `margin`
     (the registry's target margin, 1 pp, by default)."""
     m = metric("first_player_advantage")
-    return Question("first-player advantage", m.name, "value", margin=margin or m.within,
-                    family="seats")  # fmt: skip
+    return Question(
+        "first-player advantage", m.name, "value", margin=margin or m.within, family="seats"
+    )
 
 
 def family_levels(questions: Iterable[Question], alpha: float = ALPHA) -> dict[str, float]:
@@ -346,8 +348,9 @@ def _decision_at(q: Question, s: Summary, value: float, alpha: float) -> str | N
     if q.kind != "target" and q.margin is not None:
         marks += [q.null - q.margin, q.null + q.margin]
     cols = [x - shift for x in marks]  # in the column's units
-    out = dict(zip(marks, rejected(s, [min(max(c, a), b) for c in cols], bounds, alpha),
-                   strict=True))  # fmt: skip
+    out = dict(
+        zip(marks, rejected(s, [min(max(c, a), b) for c in cols], bounds, alpha), strict=True)
+    )
 
     def lo_past(x: float, strict: bool = False) -> bool:  # lo > x (or >= x, not strict)
         c = x - shift
@@ -468,11 +471,16 @@ class Monitor:
     def forecast(self) -> list[Answer]:
         """The latest answers with `more_games` filled in for the undecided ones."""
         return [
-            a if a.decision is not None else replace(
-                a, more_games=more_games(a.question, self._summaries[a.question.name],
-                                         a.value, a.level))
+            a
+            if a.decision is not None
+            else replace(
+                a,
+                more_games=more_games(
+                    a.question, self._summaries[a.question.name], a.value, a.level
+                ),
+            )
             for a in self.answers
-        ]  # fmt: skip
+        ]
 
     def reason(self) -> str:
         """Why the monitoring stands where it does, in one sentence."""

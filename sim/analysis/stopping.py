@@ -86,8 +86,9 @@ def answer_text(r: dict) -> str:
     m = metric(r["metric"])
     diff = r["kind"] == "difference" or m.fair == 0.0
     nan = math.nan
-    shown = units.interval(*(nan if r[k] is None else r[k] for k in ("value", "lo", "hi")),
-                           m.unit, diff=diff)  # fmt: skip
+    shown = units.interval(
+        *(nan if r[k] is None else r[k] for k in ("value", "lo", "hi")), m.unit, diff=diff
+    )
     level = f"{(1 - r['level']) * 100:.4g}%"
     text = f"{r['question']}: {shown} ({ANYTIME} at {level})"
     if r["decision"] is not None:

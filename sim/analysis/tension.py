@@ -152,13 +152,29 @@ def tension_summary(games: pd.DataFrame) -> pd.DataFrame:
     for name in ("lead_changes", "decided_at"):
         x = games[name].to_numpy(float)
         e = mean_ci(x)
-        rows.append({"metric": name, "mean": e.value, "lo": e.lo, "hi": e.hi,
-                     "median": float(np.median(x)), "n": e.n})  # fmt: skip
+        rows.append(
+            {
+                "metric": name,
+                "mean": e.value,
+                "lo": e.lo,
+                "hi": e.hi,
+                "median": float(np.median(x)),
+                "n": e.n,
+            }
+        )
     for name in ("comeback", "open_before_last"):
         x = games[name].to_numpy(bool)
         e = wilson(int(x.sum()), len(x))
-        rows.append({"metric": name, "mean": e.value, "lo": e.lo, "hi": e.hi,
-                     "median": float("nan"), "n": e.n})  # fmt: skip
+        rows.append(
+            {
+                "metric": name,
+                "mean": e.value,
+                "lo": e.lo,
+                "hi": e.hi,
+                "median": float("nan"),
+                "n": e.n,
+            }
+        )
     out = pd.DataFrame(rows)
     out["meaning"] = out["metric"].map(DEFINITIONS)
     return out

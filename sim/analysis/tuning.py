@@ -76,7 +76,11 @@ def parameter_effects(frame: pd.DataFrame, params: list[str]) -> pd.DataFrame:
         means, sizes = groups.mean(), groups.size()
         between = float((sizes * (means - y.mean()) ** 2).sum())
         rows.append(
-            {"parameter": p, "importance": between / total if total > 0 else 0.0,
-             "best_value": means.idxmin() if len(means) else None, "levels": int(len(means))}
-        )  # fmt: skip
+            {
+                "parameter": p,
+                "importance": between / total if total > 0 else 0.0,
+                "best_value": means.idxmin() if len(means) else None,
+                "levels": int(len(means)),
+            }
+        )
     return pd.DataFrame(rows).sort_values("importance", ascending=False, ignore_index=True)

@@ -162,7 +162,7 @@ def end_structure(games: pd.DataFrame) -> dict[str, pd.DataFrame]:
                     "n": e.n,
                 }
             ]
-        ),  # fmt: skip
+        ),
     }
 
 

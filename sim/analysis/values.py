@@ -126,8 +126,10 @@ def _dense_seats(players: pd.DataFrame | None, index: pd.Index) -> int:
     game = players["game"].to_numpy()
     seat = players["seat"].to_numpy()
     expect = np.arange(seats)
-    if not (np.array_equal(game, np.repeat(index.to_numpy(), seats))
-            and np.array_equal(seat, np.tile(expect, len(index)))):  # fmt: skip
+    if not (
+        np.array_equal(game, np.repeat(index.to_numpy(), seats))
+        and np.array_equal(seat, np.tile(expect, len(index)))
+    ):
         return 0
     return seats
 

@@ -79,8 +79,15 @@ class Cell:
 
     @classmethod
     def from_json(cls, d: dict) -> Cell:
-        return cls(d["level"], int(d["seat"]), d["estimate"], d["lo"], d["hi"],
-                   tuple(d["band"]), int(d.get("n", 0)))  # fmt: skip
+        return cls(
+            d["level"],
+            int(d["seat"]),
+            d["estimate"],
+            d["lo"],
+            d["hi"],
+            tuple(d["band"]),
+            int(d.get("n", 0)),
+        )
 
 
 def seat_values(players: pd.DataFrame) -> dict[int, np.ndarray]:

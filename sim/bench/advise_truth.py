@@ -33,27 +33,52 @@ TRUTH_SEED_OFFSET = 1000
 
 def truth_table(study, games: int, seed: int, only: list[str] | None, jobs: int) -> pd.DataFrame:
     """Every candidate's seat edges at every level on `games` fresh games of `seed`."""
-    cands = [{}] + [c for c in fix_candidates(study)
-                    if not only or any(p.startswith(o) for p in c for o in only)]  # fmt: skip
+    cands = [{}] + [
+        c
+        for c in fix_candidates(study)
+        if not only or any(p.startswith(o) for p in c for o in only)
+    ]
     levels = levels_of(study)
     targets = fairness_targets(study)
     players = study.game.players
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, change in enumerate(cands):
-            points = [(study.with_overrides(**NO_BLOCKS, **change, seats=[lv.seat] * players,
-                                            rotate_seats=True, games=games, seed=seed),
-                       Path(tmp) / f"c{i}-l{j}") for j, lv in enumerate(levels)]  # fmt: skip
+            points = [
+                (
+                    study.with_overrides(
+                        **NO_BLOCKS,
+                        **change,
+                        seats=[lv.seat] * players,
+                        rotate_seats=True,
+                        games=games,
+                        seed=seed,
+                    ),
+                    Path(tmp) / f"c{i}-l{j}",
+                )
+                for j, lv in enumerate(levels)
+            ]
             checked = check_all(points, targets, 2000, Workers(jobs=jobs, quiet=True), "")
             label = label_of(study, change) or "start"
             for lv, row in zip(levels, checked, strict=True):
                 for name, e in row["targets"].items():
-                    rows.append({"change": label, "changes": json.dumps(change), "level": lv.label,
-                                 "seat": int(name.removeprefix("seat_edge.seat")),
-                                 "edge": e["estimate"], "lo": e["lo"], "hi": e["hi"]})  # fmt: skip
+                    rows.append(
+                        {
+                            "change": label,
+                            "changes": json.dumps(change),
+                            "level": lv.label,
+                            "seat": int(name.removeprefix("seat_edge.seat")),
+                            "edge": e["estimate"],
+                            "lo": e["lo"],
+                            "hi": e["hi"],
+                        }
+                    )
             worst = max(abs(r["edge"]) for r in rows[-len(levels) * len(targets) :])
-            print(f"[{i + 1}/{len(cands)}] {label}: worst seat-level edge {100 * worst:.2f} pp",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"[{i + 1}/{len(cands)}] {label}: worst seat-level edge {100 * worst:.2f} pp",
+                file=sys.stderr,
+                flush=True,
+            )
     return pd.DataFrame(rows)
 
 

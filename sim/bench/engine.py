@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.compile_watch import compile_heartbeat
 from sim.config import StudyConfig, load_study, parse_study
 from sim.errors import SimError
+from sim.runs.compile_watch import compile_heartbeat
 from sim.runs.paths import check_report_path
 
 MAX_BENCH_GAMES = 10_000_000

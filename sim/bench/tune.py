@@ -127,8 +127,12 @@ def grid_search(study: StudyConfig, folder: Path, jobs: int, per: int) -> dict:
         k: sorted({v[round(i * (len(v) - 1) / (levels - 1))] for i in range(levels)})
         for k, v in values.items()
     }
-    grid = [dict(zip(axes, combo, strict=True)) for combo in np.array(np.meshgrid(
-        *axes.values(), indexing="ij")).reshape(len(axes), -1).T.tolist()]  # fmt: skip
+    grid = [
+        dict(zip(axes, combo, strict=True))
+        for combo in np.array(np.meshgrid(*axes.values(), indexing="ij"))
+        .reshape(len(axes), -1)
+        .T.tolist()
+    ]
     points = [p for p in grid if _valid(study, p)]
     games = study.tune.budget.games // len(points)
     return _pick(study, points, games, folder, jobs)
@@ -159,9 +163,11 @@ def null_tunes(root: Path, repeats: int, jobs: int) -> int:
     for name, (space, deck) in NULL_SPACES.items():
         for seed in range(1, repeats + 1):
             study = load_study(base).with_overrides(
-                name="null", seed=seed, **deck,
+                name="null",
+                seed=seed,
+                **deck,
                 tune={"space": space, "targets": {"turns": [30, 80]}, "budget": NULL_BUDGET},
-            )  # fmt: skip
+            )
             t0 = time.perf_counter()
             folder = root / "null" / name.replace(" ", "-").replace(",", "") / str(seed)
             verdict = run_tune(study, Workers(jobs, quiet=True), out=folder)
@@ -200,11 +206,17 @@ def main(argv: list[str] | None = None) -> None:
                 pick = search(study, folder / "search", args.jobs, per)
                 walls.append(time.perf_counter() - t0)
                 regrets.append(regret(study, pick, folder / "measure", args.jobs))
-                print(f"{pname:12} {method:14} seed {100 + rep}: pick {pick}"
-                      f" regret {regrets[-1]:.2f}", flush=True)  # fmt: skip
-            print(f"{pname:12} {method:14} mean regret {np.mean(regrets):.2f}"
-                  f" (max {np.max(regrets):.2f}), {data['tune']['budget']['games']:,} games,"
-                  f" {np.mean(walls):.0f} s per search", flush=True)  # fmt: skip
+                print(
+                    f"{pname:12} {method:14} seed {100 + rep}: pick {pick}"
+                    f" regret {regrets[-1]:.2f}",
+                    flush=True,
+                )
+            print(
+                f"{pname:12} {method:14} mean regret {np.mean(regrets):.2f}"
+                f" (max {np.max(regrets):.2f}), {data['tune']['budget']['games']:,} games,"
+                f" {np.mean(walls):.0f} s per search",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

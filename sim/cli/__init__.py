@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
-        return getattr(commands, args.command)(args)
+        return getattr(commands, args.command)(args)  # the study commands are in it too
     except SimError as exc:
         return _error(str(exc))
     except KeyboardInterrupt as exc:

@@ -19,10 +19,22 @@ MAX_GAME_INDEX = 100_000_000  # as many games as a run may have (sim.config.MAX_
 # subcommand all of them but those it leaves out, so every study command (run, sweep,
 # compare, tune, turns, value, ladder, luck) spells and means them the same way.
 STUDY_FLAGS = ("set", "games", "until", "seed", "workers", "out", "resume", "quiet", "report")
-STUDY_DEFAULTS = {"set": [], "games": None, "until": None, "max_games": None, "seed": None,
-                  "jobs": -1, "backend": None, "scheduler": None, "out": None,
-                  "resume": None, "quiet": False, "report": None, "no_report": False,
-                  "force": False}  # fmt: skip
+STUDY_DEFAULTS = {
+    "set": [],
+    "games": None,
+    "until": None,
+    "max_games": None,
+    "seed": None,
+    "jobs": -1,
+    "backend": None,
+    "scheduler": None,
+    "out": None,
+    "resume": None,
+    "quiet": False,
+    "report": None,
+    "no_report": False,
+    "force": False,
+}
 UNTIL_COMMANDS = ("run", "sweep", "compare")  # the studies that may stop when decided
 
 
@@ -78,9 +90,15 @@ def add_study_options(
             default=None,
             metavar="N",
             help="with --until decided: at most N games"
-            + (" per point" if command == "sweep" else " of each config" if command == "compare"
-               else "") + " (default: 10 times the config's games)",
-        )  # fmt: skip
+            + (
+                " per point"
+                if command == "sweep"
+                else " of each config"
+                if command == "compare"
+                else ""
+            )
+            + " (default: 10 times the config's games)",
+        )
     if "seed" in want:
         p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     if "workers" in want:
@@ -152,19 +170,21 @@ def check_resume(args: argparse.Namespace, command: str, folder: str) -> None:
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Every subcommand of `sim` and its flags; `sim.cli.main` calls the function of
-    `sim.cli.commands` that bears the subcommand's name."""
-    parser = argparse.ArgumentParser(prog="sim", description="If It Fits balance simulator")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _score(sub) -> None:
+    """`sim score`."""
     p = sub.add_parser("score", help="score a position file (JSON) and print the result")
     p.add_argument("position")
 
+
+def _validate(sub) -> None:
+    """`sim validate`."""
     p = sub.add_parser("validate", help="check a config file without running it")
     p.add_argument("config")
     add_study_options(p, "run", leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
 
+
+def _play(sub) -> None:
+    """`sim play`."""
     p = sub.add_parser("play", help="play one game and print the final scores")
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--seed", type=int, default=None, help="root seed (default: the config's)")
@@ -182,16 +202,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(set=[])
 
+
+def _table(sub) -> None:
+    """`sim table`."""
     p = sub.add_parser("table", help="play a game of the config against its bots in a browser")
     p.add_argument("config")
     p.add_argument(
-        "--seat", type=int, nargs="+", default=None, metavar="N",
+        "--seat",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
         help="the seats people play (default 0); several share one screen, taking turns",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--name", nargs="+", default=None, metavar="NAME",
+        "--name",
+        nargs="+",
+        default=None,
+        metavar="NAME",
         help="the people's names, one per --seat in order (logged, for sim calibrate --by player)",
-    )  # fmt: skip
+    )
     p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free one)")
     p.add_argument("--seed", type=int, default=None, help="root seed (default: a fresh one)")
     p.add_argument("--game", type=int, default=0, help="first game index (each new game: +1)")
@@ -200,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     add_study_options(p, "run", leave_out=tuple(f for f in STUDY_FLAGS if f != "set"))
 
+
+def _replay(sub) -> None:
+    """`sim replay`."""
     p = sub.add_parser("replay", help="an offline page stepping through one game, with what-ifs")
     p.add_argument("source", metavar="RUN_DIR|LOG", help="a run folder (with --game) or a log")
     p.add_argument("--game", type=int, default=None, help="the run's game index")
@@ -229,41 +262,65 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     add_force(p)
 
+
+def _run(sub) -> None:
+    """`sim run`."""
     p = sub.add_parser("run", help="play a study's games in parallel and save the results")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "run")
 
+
+def _report(sub) -> None:
+    """`sim report`."""
     p = sub.add_parser("report", help="(re)build the HTML report of a run, sweep or compare folder")
     p.add_argument("run_dir")
     p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     add_force(p)
 
+
+def _sweep(sub) -> None:
+    """`sim sweep`."""
     p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "sweep")
 
+
+def _value(sub) -> None:
+    """`sim value`."""
     p = sub.add_parser(
         "value", help="what each option and card is worth: restricted play, ablation"
     )
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "value")
 
+
+def _ladder(sub) -> None:
+    """`sim ladder`."""
     p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "ladder")
 
+
+def _luck(sub) -> None:
+    """`sim luck`."""
     p = sub.add_parser("luck", help="how much of the outcome the deal decides (replayed deals)")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "luck", leave_out=("games",))
     p.add_argument("--deals", type=int, default=None, help="deals (default luck.deals, else 200)")
     p.add_argument("--replays", type=int, default=None, help="replays of each deal (default 10)")
 
+
+def _tune(sub) -> None:
+    """`sim tune`."""
     p = sub.add_parser("tune", help="search the tune space for settings that meet the targets")
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="search games")
     add_study_options(p, "tune", leave_out=("games",))  # --budget counts the games
 
+
+def _compare(sub) -> None:
+    """`sim compare`."""
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
     p.add_argument("a")
     p.add_argument("b", nargs="?", default=None, help="B's config (default: A, with --b-set)")
@@ -282,15 +339,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_study_options(p, "compare", leave_out=("resume",))  # a comparison plays in one go
 
+
+def _advise(sub) -> None:
+    """`sim advise`."""
     p = sub.add_parser("advise", help="is it fair, why, how it plays, and the smallest fix")
     p.add_argument("config", nargs="?", default=None)
     p.add_argument("--budget", type=int, default=None, metavar="GAMES", help="every game it plays")
     p.add_argument(
-        "--calibrated", default=None, metavar="FILE",
+        "--calibrated",
+        default=None,
+        metavar="FILE",
         help="a calibrated.yaml (sim calibrate): players like yours, one more level",
-    )  # fmt: skip
+    )
     add_study_options(p, "advise", leave_out=("games",))  # --budget counts the games
 
+
+def _turns(sub) -> None:
+    """`sim turns`."""
     p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
     p.add_argument("config")
     add_study_options(
@@ -302,6 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="let --figure replace a file that is not a figure"
     )
 
+
+def _calibrate(sub) -> None:
+    """`sim calibrate`."""
     p = sub.add_parser(
         "calibrate", help="fit the heuristic's weights and temperature to logged games"
     )
@@ -310,14 +378,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--config", default=None, help="the logs must be of this config")
     p.add_argument(
-        "--seats", type=int, nargs="+", default=None, metavar="N",
+        "--seats",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
         help="table seats to fit (default: the people's seats of each log; every seat of a"
         " log without people)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--by", choices=("player",), default=None,
+        "--by",
+        choices=("player",),
+        default=None,
         help="also one fit per player (the logs' names) and a test that the players differ",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--holdout", type=float, default=0.25, help="share of the games held out (default 0.25)"
     )
@@ -325,15 +399,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="seed of the held-out draw and the bootstrap (0)"
     )
     p.add_argument(
-        "--min-decisions", type=int, default=300, metavar="N",
+        "--min-decisions",
+        type=int,
+        default=300,
+        metavar="N",
         help="warn about a weight with fewer informative decisions than this (default 300)",
-    )  # fmt: skip
+    )
     p.add_argument("--out", default=None, help="folder (default runs/<name>-calibrate-<time>)")
     p.add_argument("--report", default=None, help="page (default reports/<name>-calibrate.html)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML page")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     add_force(p)
 
+
+def _bench(sub) -> None:
+    """`sim bench`."""
     p = sub.add_parser("bench", help="games per second of the engine on one core")
     p.add_argument("--games", type=int, default=20000, help="games per player count")
     p.add_argument(
@@ -356,4 +436,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="play --games all-random games, then time the report build and its peak memory",
     )
     p.add_argument("--keep", default=None, metavar="DIR", help="--report: keep the run in DIR")
+
+
+COMMANDS = (
+    _score,
+    _validate,
+    _play,
+    _table,
+    _replay,
+    _run,
+    _report,
+    _sweep,
+    _value,
+    _ladder,
+    _luck,
+    _tune,
+    _compare,
+    _advise,
+    _turns,
+    _calibrate,
+    _bench,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand of `sim` and its flags (one function each, in the order `sim --help`
+    lists them); `sim.cli.main` calls the function of `sim.cli.commands` that bears the
+    subcommand's name."""
+    parser = argparse.ArgumentParser(prog="sim", description="If It Fits balance simulator")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in COMMANDS:
+        add(sub)
     return parser

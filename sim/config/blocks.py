@@ -150,8 +150,9 @@ class AdviseBlock(Block):
         candidate, the selection and one confirmation."""
         n = len(self.level_list())
         confirm = (min(ADVISE_SET, self.finalists) + 1) * self.confirm  # the set and the start
-        return n * (self.games * ADVISE_SHARPEN + self.screen + self.finalists * self.select
-                    + confirm)  # fmt: skip
+        return n * (
+            self.games * ADVISE_SHARPEN + self.screen + self.finalists * self.select + confirm
+        )
 
     def too_small(self, budget: int | None = None) -> str | None:
         """Why the budget (this block's, or `budget`) cannot pay for an advice, or None."""
@@ -306,8 +307,12 @@ def parse_value(raw: Any, game: GameConfig, where: str) -> ValueBlock | None:
         out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES)
     block = ValueBlock(**out)
     if not block.option_names(game) and not block.cards(game):  # nothing but the base point
-        fail(where, ("value",), "nothing to measure: no option to restrict (options) and no"
-             " card to remove (ablate); leave options out for all of them")  # fmt: skip
+        fail(
+            where,
+            ("value",),
+            "nothing to measure: no option to restrict (options) and no"
+            " card to remove (ablate); leave options out for all of them",
+        )
     return block
 
 
@@ -341,8 +346,11 @@ def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBloc
         deals = out.get("deals", fields["deals"].default)
         replays = out.get("replays", fields["replays"].default)
         if deals * replays > MAX_GAMES:
-            fail(where, (name,), f"{deals:,} deals x {replays:,} replays is more than"
-                 f" {MAX_GAMES:,} games")  # fmt: skip
+            fail(
+                where,
+                (name,),
+                f"{deals:,} deals x {replays:,} replays is more than {MAX_GAMES:,} games",
+            )
     if "skip" in raw:
         if not isinstance(raw["skip"], bool):
             fail(where, (name, "skip"), f"must be true or false, got {show(raw['skip'])}")
@@ -402,12 +410,17 @@ def _people_seat(raw: Any, where: str, levels: tuple | None) -> dict[str, Any]:
     else:
         seat = calibrated_seat({CALIBRATED: raw}, None, where, ("advise",))
     if seat.get("policy") != "heuristic":
-        fail(where, at, "must be a calibrated seat ({policy: heuristic, weights, temperature}),"
-             " as sim calibrate writes it")  # fmt: skip
+        fail(
+            where,
+            at,
+            "must be a calibrated seat ({policy: heuristic, weights, temperature}),"
+            " as sim calibrate writes it",
+        )
     _rung_seat(seat, where, at)
     label = seat.get("label") or CALIBRATED
-    taken = [r.get("label") or rung_label(_rung_seat(r, where, at))
-             for r in levels or DEFAULT_LEVELS]  # fmt: skip
+    taken = [
+        r.get("label") or rung_label(_rung_seat(r, where, at)) for r in levels or DEFAULT_LEVELS
+    ]
     if label in taken:
         fail(where, at, f"its label {label!r} is a bot level's too; give the seat another label")
     return seat

@@ -52,8 +52,11 @@ def calibrated_seat(item: Mapping, base: str | None, where: str, at: tuple) -> d
     like any seat); every problem is one error line at `at`."""
     extra = sorted(set(item) - {CALIBRATED, *BESIDE})
     if extra:
-        fail(where, (*at, extra[0]),
-             f"a calibrated seat takes only {', '.join(BESIDE)} beside {CALIBRATED!r}")  # fmt: skip
+        fail(
+            where,
+            (*at, extra[0]),
+            f"a calibrated seat takes only {', '.join(BESIDE)} beside {CALIBRATED!r}",
+        )
     ref = item[CALIBRATED]
     if not isinstance(ref, str) or not ref.strip() or not ref.isprintable() or len(ref) > 4096:
         fail(where, (*at, CALIBRATED), f"must be the path of a calibrated.yaml, got {show(ref)}")
@@ -65,9 +68,12 @@ def calibrated_seat(item: Mapping, base: str | None, where: str, at: tuple) -> d
     except ConfigError as exc:
         fail(where, (*at, CALIBRATED), str(exc))
     if not isinstance(seat, Mapping) or seat.get("policy") != "heuristic":
-        fail(where, (*at, CALIBRATED),
-             f"{path}: not a calibrated seat ({{policy: heuristic, weights: ..., temperature:"
-             " ...}, as sim calibrate writes it)")  # fmt: skip
+        fail(
+            where,
+            (*at, CALIBRATED),
+            f"{path}: not a calibrated seat ({{policy: heuristic, weights: ..., temperature:"
+            " ...}, as sim calibrate writes it)",
+        )
     unknown = sorted(str(k) for k in seat if k not in SEAT_KEYS)
     if unknown:
         fail(where, (*at, CALIBRATED), f"{path}: unknown key {unknown[0]!r} in a calibrated seat")

@@ -133,8 +133,9 @@ def parse_override(text: str) -> tuple[str, Any]:
     if not eq or not key.strip():
         raise ConfigError(f"override {show(text)}: expected KEY=VALUE, e.g. deck.sprayers=6")
     if len(raw.encode("utf-8", "replace")) > MAX_FILE_BYTES:
-        raise ConfigError(f"--set {show(key.strip())}: the value is larger than"
-                          f" {MAX_FILE_BYTES:,} bytes")  # fmt: skip
+        raise ConfigError(
+            f"--set {show(key.strip())}: the value is larger than {MAX_FILE_BYTES:,} bytes"
+        )
     value = load_yaml(raw, f"--set {show(key.strip())}") if raw.strip() else ""
     return key.strip(), value
 

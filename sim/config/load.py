@@ -180,10 +180,15 @@ def describe_changes(study: StudyConfig, changes: Mapping[str, Any]) -> list[str
     for path, new in changes.items():
         old = get_at(base, resolve(base, path, "change", ()))
         if path == "deck.boxes":  # the whole mix resized
-            moved = [f"{k or '(no walls)'} {old.get(k, 0)} → {n}" for k, n in new.items()
-                     if n != old.get(k, 0)]  # fmt: skip
-            out.append(f"deck.boxes {sum(old.values())} → {sum(new.values())} box cards, the"
-                       f" mix kept ({', '.join(moved)})")  # fmt: skip
+            moved = [
+                f"{k or '(no walls)'} {old.get(k, 0)} → {n}"
+                for k, n in new.items()
+                if n != old.get(k, 0)
+            ]
+            out.append(
+                f"deck.boxes {sum(old.values())} → {sum(new.values())} box cards, the"
+                f" mix kept ({', '.join(moved)})"
+            )
             continue
         line = f"{path} {plain(old)} → {plain(new)}"
         if path.startswith("deck."):

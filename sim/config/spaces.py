@@ -260,8 +260,11 @@ def _parse_space(raw: Any, base: dict, where: str) -> dict[str, Any]:
                 fail(where, (*here, "choices"), f"must be a non-empty list, got {show(choices)}")
             for value in choices:
                 if not isinstance(value, str | int | float) or choices.count(value) > 1:
-                    fail(where, (*here, "choices"), f"{show(value)}: choices are distinct "
-                          "numbers or words")  # fmt: skip
+                    fail(
+                        where,
+                        (*here, "choices"),
+                        f"{show(value)}: choices are distinct numbers or words",
+                    )
             out[name] = {"choices": list(choices)}
         else:
             fail(where, here, f"must be [lo, hi] or {{choices: [...]}}, got {show(spec)}")
@@ -273,8 +276,11 @@ def _parse_constraints(raw: Any, where: str) -> dict[str, list[int]]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        fail(where, ("tune", "constraints"), f"must be a mapping like {{deck_size: [50, 90]}}, "
-              f"got {show(raw)}")  # fmt: skip
+        fail(
+            where,
+            ("tune", "constraints"),
+            f"must be a mapping like {{deck_size: [50, 90]}}, got {show(raw)}",
+        )
     out = {}
     for key, bounds in raw.items():
         at = ("tune", "constraints", key)
@@ -308,8 +314,12 @@ def check_tune_range(spec: list[int], where: str, at: tuple) -> None:
     checked from its ends, never by listing it."""
     span = spec[1] - spec[0] + 1
     if span > MAX_TUNE_RANGE:
-        fail(where, at, f"[{spec[0]}, {spec[1]}] spans {span:,} values; a tune range spans at"
-             f" most {MAX_TUNE_RANGE:,}")  # fmt: skip
+        fail(
+            where,
+            at,
+            f"[{spec[0]}, {spec[1]}] spans {span:,} values; a tune range spans at"
+            f" most {MAX_TUNE_RANGE:,}",
+        )
 
 
 def check_budget_value(key: str, value: Any, where: str, at: tuple) -> None:

@@ -55,13 +55,19 @@ from sim.config.messages import (
 )
 from sim.config.models import GAME_KEYS, STUDY_KEYS, Frozen, GameConfig, SeatSpec, Target
 from sim.config.spaces import TuneBlock, parse_sweep, parse_tune
-from sim.foreign import ForeignError, call_limited
+from sim.guard.foreign import ForeignError, call_limited
 from sim.specs import check_seat, is_plugin
 
 HASH_IGNORES = (
-    "name", "games", "targets", "primary", "report", "tune", *BLOCKS,
+    "name",
+    "games",
+    "targets",
+    "primary",
+    "report",
+    "tune",
+    *BLOCKS,
     "plugin_time_limit",  # a game that runs over it fails; none that finishes changes
-)  # fmt: skip
+)
 
 
 class StudyConfig(Frozen):
@@ -187,8 +193,12 @@ class StudyConfig(Frozen):
             elif top == "seats":
                 index, _, param = rest.partition(".")
                 if not index.isdigit() or not param or int(index) >= len(data["seats"]):
-                    fail(where, ("seats",), f"give seats.<0..{len(self.seats) - 1}>.<key>"
-                          " (e.g. seats.0.policy) or the whole line-up")  # fmt: skip
+                    fail(
+                        where,
+                        ("seats",),
+                        f"give seats.<0..{len(self.seats) - 1}>.<key>"
+                        " (e.g. seats.0.policy) or the whole line-up",
+                    )
                 seat = data["seats"][int(index)]
                 seat[param] = merged(seat.get(param), value, merge)
             elif top in STUDY_KEYS:
@@ -291,8 +301,12 @@ def _parse(
 def _time_limit(value: Any, where: str) -> float:
     """plugin_time_limit: seconds, a number above 0 and at most MAX_PLUGIN_TIME_LIMIT."""
     if not is_number(value) or not 0 < value <= MAX_PLUGIN_TIME_LIMIT:
-        fail(where, ("plugin_time_limit",), f"must be a number of seconds above 0 and at most"
-             f" {MAX_PLUGIN_TIME_LIMIT:g}, got {show(value)}")  # fmt: skip
+        fail(
+            where,
+            ("plugin_time_limit",),
+            f"must be a number of seconds above 0 and at most"
+            f" {MAX_PLUGIN_TIME_LIMIT:g}, got {show(value)}",
+        )
     return float(value)
 
 

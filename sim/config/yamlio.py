@@ -17,7 +17,7 @@ import yaml
 from sim.config.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES
 from sim.config.messages import show
 from sim.errors import ConfigError
-from sim.inputs import TooLarge, read_text_bounded
+from sim.guard.inputs import TooLarge, read_text_bounded
 
 
 def read_file(path: Path) -> Any:

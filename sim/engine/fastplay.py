@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.legal import random_legal_action
 from sim.engine.rng import WORD_SEAT0, game_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
-from sim.engine.turns import apply_action, random_legal_action, setup
+from sim.engine.turns import apply_action, setup
 
 
 @njit(cache=True)

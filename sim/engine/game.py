@@ -12,6 +12,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.engine.actions import (
+    A_BOX,
+    A_CAT,
+    A_DISCARD,
+    A_ITEM,
+    A_NO_CAT,
+    A_PLACE,
+    A_PRINCESS,
+    A_SLEEP,
+    A_SLEEP_CHOICE,
+    action_arg1,
+    action_arg2,
+    action_kind,
+)
+from sim.engine.legal import legal_actions
 from sim.engine.position import AwakeCat, Item, Position, Princess
 from sim.engine.rng import WORD_SEAT0, game_words
 from sim.engine.scoring import cat_bonus, final_scores, winners
@@ -53,25 +68,7 @@ from sim.engine.state import (
     Engine,
     StateView,
 )
-from sim.engine.turns import (
-    A_BOX,
-    A_CAT,
-    A_DISCARD,
-    A_ITEM,
-    A_NO_CAT,
-    A_PLACE,
-    A_PRINCESS,
-    A_SLEEP,
-    A_SLEEP_CHOICE,
-    TURN_SKIP,
-    TURN_SLEEPING,
-    action_arg1,
-    action_arg2,
-    action_kind,
-    apply_action,
-    legal_actions,
-    setup,
-)
+from sim.engine.turns import TURN_SKIP, TURN_SLEEPING, apply_action, setup
 from sim.errors import IllegalAction
 from sim.walls import walls_str
 

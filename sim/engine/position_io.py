@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from sim.engine.position import AwakeCat, Cell, Item, Position, Princess
 from sim.engine.reference import SPRAYER, STEPS, is_open_seam, touching_sides
 from sim.errors import PositionError
-from sim.inputs import TooLarge, read_text_bounded
+from sim.guard.inputs import TooLarge, read_text_bounded
 from sim.variants import Rules
 from sim.walls import parse_walls, walls_str
 

@@ -14,7 +14,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine.rng import WORD_RESHUFFLE, WORD_SHUFFLE, mix64, randint
+from sim.engine.actions import (
+    A_BOX,
+    A_CAT,
+    A_PLACE,
+    A_PRINCESS,
+    action_arg1,
+    action_arg2,
+    action_kind,
+    hand_at,
+    hand_count,
+    kind_of,
+    log,
+    seat_stat_at,
+    stat_at,
+)
+from sim.engine.legal import _can_cat
+from sim.engine.rng import WORD_RESHUFFLE, WORD_SHUFFLE, mix64
 from sim.engine.scoring import box_top_count, leads
 from sim.engine.state import (
     DEC_CAT,
@@ -23,7 +39,6 @@ from sim.engine.state import (
     DEC_OVER,
     DEC_PLAY,
     DEC_SLEEP,
-    DIR_N,
     EV_CAT,
     EV_DISCARD,
     EV_DRAW,
@@ -34,11 +49,8 @@ from sim.engine.state import (
     EV_TRIGGER,
     EV_TURN,
     EV_WASTED,
-    EV_WIDTH,
     KIND_BOX,
     KIND_PRINCESS,
-    N_PS,
-    N_ST,
     PHASE_FINAL,
     PHASE_NORMAL,
     PHASE_OVER,
@@ -56,10 +68,7 @@ from sim.engine.state import (
     SC_FREE_SEAMS,
     SC_ITEM,
     SC_LAST_SEAT,
-    SC_LOG,
-    SC_NCATS,
     SC_NDISCARD,
-    SC_NEVENTS,
     SC_NFRONT,
     SC_PHASE,
     SC_PLACED,
@@ -87,45 +96,12 @@ from sim.engine.table import (
     CALLED,
     INLINE,
     can_place,
-    cat_spot_ok,
     evict_with_princess,
-    fits_table,
-    fitting_front_cells,
-    lowest_free_seam,
-    nth_fitting_front_cell,
-    offset,
     place_card,
     place_cat,
     place_item,
     place_sleeping,
-    popcount32,
-    seam_word,
-    seam_words_laid,
-    sides_match,
     turned,
-    whole_front_fits,
-)
-
-# Action kinds.
-A_BOX = 0  # choose the box action (R3.1)
-A_SLEEP_CHOICE = 1  # choose the sleeping-cat action (R3.2)
-A_PLACE = 2  # arg1 = 2*type + turned, arg2 = cell
-A_PRINCESS = 3  # arg1 = type, arg2 = north cell of the evicted cat
-A_DISCARD = 4  # arg1 = type
-A_CAT = 5  # arg2 = north cell of the cat
-A_NO_CAT = 6
-A_ITEM = 7  # arg1 = seam side (DIR_E or DIR_S), arg2 = cell
-A_SLEEP = 8  # arg1 = turned, arg2 = cell
-ACTION_NAMES = (
-    "box",
-    "sleeping",
-    "place",
-    "princess",
-    "discard",
-    "cat",
-    "no_cat",
-    "item",
-    "sleep_at",
 )
 
 # What a turn event says the turn was.
@@ -134,82 +110,6 @@ TURN_BOX, TURN_SLEEPING, TURN_SKIP = 0, 1, 2
 # Steps of the automatic part of a turn; `_advance` runs them until a decision. Callers pass
 # a step as np.int64(STEP_X): a bare constant would compile `_advance` once per literal value.
 STEP_DONE, STEP_BEGIN, STEP_DRAW, STEP_END = 0, 1, 2, 3
-
-
-@njit(**INLINE)
-def action(kind, arg1, arg2):
-    return np.int32((kind << 26) | (arg1 << 13) | arg2)
-
-
-@njit(**INLINE)
-def action_kind(a):
-    return a >> 26
-
-
-@njit(**INLINE)
-def action_arg1(a):
-    return (a >> 13) & 0x1FFF
-
-
-@njit(**INLINE)
-def action_arg2(a):
-    return a & 0x1FFF
-
-
-@njit(**INLINE)
-def log(s, pr, kind, seat, a, b, c, d):
-    """Record an event when logging is on (sim play --log, replays, tests).
-
-    Inlined at every event site, so it is only the test; the writing is compiled once,
-    with int64 arguments (a literal would compile it once per value)."""
-    if s[SC_LOG] != 0:
-        _record(
-            s, pr, np.int64(kind), np.int64(seat), np.int64(a), np.int64(b), np.int64(c),
-            np.int64(d),
-        )  # fmt: skip
-
-
-@njit(**CALLED)
-def _record(s, pr, kind, seat, a, b, c, d):
-    """Append one event record (kind, seat, a, b, c, d) to the state's event buffer."""
-    at = pr.o_events + s[SC_NEVENTS] * EV_WIDTH
-    s[at] = kind
-    s[at + 1] = seat
-    s[at + 2] = a
-    s[at + 3] = b
-    s[at + 4] = c
-    s[at + 5] = d
-    s[SC_NEVENTS] += 1
-
-
-@njit(**INLINE)
-def hand_at(pr, p, t):
-    """Index of seat p's count of card type t."""
-    return pr.o_hands + p * pr.ntypes + t
-
-
-@njit(**INLINE)
-def stat_at(pr, p, t, k):
-    """Index of counter k for seat p and card type t."""
-    return pr.o_stats + (p * pr.ntypes + t) * N_ST + k
-
-
-@njit(**INLINE)
-def seat_stat_at(pr, p, k):
-    return pr.o_seat_stats + p * N_PS + k
-
-
-@njit(**INLINE)
-def hand_count(s, pr, p):
-    n = 0
-    for t in range(pr.ntypes):
-        n += s[hand_at(pr, p, t)]
-    return n
-
-
-@njit(**INLINE)
-def kind_of(s, pr, t):
-    return s[pr.t_kind + t]
 
 
 # ---------------------------------------------------------------- setup (R2)
@@ -471,245 +371,6 @@ def _draw(s, pr):
         return STEP_END
     s[SC_DECISION] = DEC_PLAY
     return STEP_DONE
-
-
-# ---------------------------------------------------------------- legal actions
-
-
-@njit(**INLINE)
-def _placements(s, pr, p, out, n):
-    """Box cards from hand x empty cells x turnings (R1.3-R1.5), in cell, type, turn order."""
-    # The box types in hand lie between lo and hi; walking that range (rather than
-    # collecting the types in an array) keeps this loop free of allocation.
-    lo = pr.ntypes
-    hi = -1
-    for t in range(pr.ntypes):
-        if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
-            lo = min(lo, t)
-            hi = t
-    codes = 0  # the cards and turnings every fitting cell takes, packed (match_sides=any)
-    per_cell = 0
-    if pr.match_sides == 0 and hi < 32:  # codes 2t + turned fit six bits
-        for t in range(lo, hi + 1):
-            if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
-                m = s[pr.t_walls + t]
-                for code in range(2 * t, 2 * t + (2 if turned(m) != m else 1)):
-                    if per_cell < 10:  # ten codes fill 60 bits
-                        codes |= code << (6 * per_cell)
-                    per_cell += 1
-    if 0 < per_cell <= 10:
-        # Every fitting cell takes the same codes: packed once, written out per cell.
-        whole = whole_front_fits(s, pr)  # then every front cell fits (R1.5)
-        for i in range(s[SC_NFRONT]):
-            x = s[pr.o_front + i]
-            if not whole and not fits_table(s, pr, x):
-                continue
-            word = codes
-            for _ in range(per_cell):
-                out[n] = action(A_PLACE, word & 63, x)
-                n += 1
-                word >>= 6
-        return n
-    for i in range(s[SC_NFRONT]):
-        x = s[pr.o_front + i]
-        if not fits_table(s, pr, x):  # R1.5, the same for every card
-            continue
-        for t in range(lo, hi + 1):
-            if s[hand_at(pr, p, t)] <= 0 or kind_of(s, pr, t) != KIND_BOX:
-                continue
-            m = s[pr.t_walls + t]
-            m2 = turned(m)
-            if pr.match_sides == 0 or sides_match(s, pr, x, m):
-                out[n] = action(A_PLACE, 2 * t, x)
-                n += 1
-            if m2 != m and (pr.match_sides == 0 or sides_match(s, pr, x, m2)):
-                out[n] = action(A_PLACE, 2 * t + 1, x)
-                n += 1
-    return n
-
-
-@njit(**INLINE)
-def _play_shape(s, pr):
-    """At a play decision with match_sides=any: the box cards-and-turnings every fitting
-    cell admits, and the Princess types in hand that can be played (awake cats on the
-    table, R6.1); (-1, 0) at any other decision."""
-    if pr.match_sides != 0 or s[SC_DECISION] != DEC_PLAY:
-        return -1, 0
-    p = s[SC_SEAT]
-    per_cell = 0
-    princesses = 0
-    for t in range(pr.ntypes):
-        if s[hand_at(pr, p, t)] > 0:
-            kind = kind_of(s, pr, t)
-            if kind == KIND_BOX:
-                m = s[pr.t_walls + t]
-                per_cell += 1 if turned(m) == m else 2
-            elif kind == KIND_PRINCESS and s[SC_NCATS] > 0:
-                princesses += 1
-    return per_cell, princesses
-
-
-@njit(**CALLED)
-def legal_actions(s, pr, out):
-    """Fill out[:n] with the legal actions at the current decision; return n."""
-    dec = s[SC_DECISION]
-    p = s[SC_SEAT]
-    n = 0
-    if dec == DEC_CHOOSE:
-        out[0] = action(A_BOX, 0, 0)
-        out[1] = action(A_SLEEP_CHOICE, 0, 0)
-        return 2
-    if dec == DEC_ITEM:  # the free seams of the placed cards in order, east before south
-        for j in range(seam_words_laid(s)):
-            w = seam_word(s, pr, j)
-            while w != 0:
-                x, side = lowest_free_seam(s, pr, j, w)
-                out[n] = action(A_ITEM, side, x)
-                n += 1
-                w &= w - 1
-        return n
-    if dec == DEC_PLAY:
-        n = _placements(s, pr, p, out, 0)
-        if s[SC_NCATS] > 0:
-            for t in range(pr.ntypes):
-                if kind_of(s, pr, t) == KIND_PRINCESS and s[hand_at(pr, p, t)] > 0:
-                    for i in range(s[SC_NCATS]):  # R6.1: any awake cat, own included
-                        out[n] = action(A_PRINCESS, t, s[pr.o_cat_cell + i])
-                        n += 1
-        if n == 0:  # R3.1: discard only when nothing can be played
-            for t in range(pr.ntypes):
-                if s[hand_at(pr, p, t)] > 0:
-                    out[n] = action(A_DISCARD, t, 0)
-                    n += 1
-        return n
-    if dec == DEC_CAT:
-        out[0] = action(A_NO_CAT, 0, 0)
-        return _cat_spots(s, pr, p, s[SC_PLACED], out, 1)
-    if dec == DEC_SLEEP:
-        return sleeping_placements(s, pr, out, np.int64(0))
-    return 0
-
-
-@njit(**INLINE)
-def _card_on_cell(s, pr, p, rest, x):
-    """The rest-th card-and-turning of seat p's box cards laid on x, in legal_actions' order."""
-    for t in range(pr.ntypes):
-        if s[hand_at(pr, p, t)] > 0 and kind_of(s, pr, t) == KIND_BOX:
-            m = s[pr.t_walls + t]
-            if rest == 0:
-                return action(A_PLACE, 2 * t, x)
-            if turned(m) != m:
-                if rest == 1:
-                    return action(A_PLACE, 2 * t + 1, x)
-                rest -= 1
-            rest -= 1
-    return np.int32(-1)
-
-
-@njit(**CALLED)
-def _princess_action(s, pr, p, j):
-    """The j-th Princess action of seat p, in legal_actions' order (by type, then cat);
-    called, not inlined: a draw lands here rarely, and each inlined copy costs compile time."""
-    for t in range(pr.ntypes):
-        if kind_of(s, pr, t) == KIND_PRINCESS and s[hand_at(pr, p, t)] > 0:
-            if j < s[SC_NCATS]:
-                return action(A_PRINCESS, t, s[pr.o_cat_cell + j])
-            j -= s[SC_NCATS]
-    return np.int32(-1)
-
-
-@njit(**CALLED)
-def _free_seam_action(s, pr, k):
-    """At an item decision, the k-th action of legal_actions' list (the free seams of the
-    placed cards in order, east before south): counted off the free-seam bits a word at a
-    time, with no walk over the cards."""
-    for j in range(seam_words_laid(s)):
-        w = seam_word(s, pr, j)
-        c = popcount32(w)
-        if k < c:
-            for _ in range(k):
-                w &= w - 1  # drop the lowest set bit
-            x, side = lowest_free_seam(s, pr, j, w)
-            return action(A_ITEM, side, x)
-        k -= c
-    return np.int32(-1)
-
-
-@njit(**INLINE)
-def random_legal_action(s, pr, stream, buf):
-    """A uniformly random legal action; at a play decision (match_sides=any), without
-    listing them.
-
-    There legal_actions lists every fitting cell's cards-and-turnings, then each playable
-    Princess's awake cats: the fitting cells are counted from the front's kept counts per
-    line, and the draw picks a card on a cell (found by a walk that stops there) or a
-    Princess's cat (the same action the list would give at that index, so the same game).
-    At an item decision the count of free seams is kept (SC_FREE_SEAMS), so the draw comes
-    first and the free-seam bits give its seam."""
-    per_cell, princesses = _play_shape(s, pr)
-    if per_cell >= 0:
-        whole_front = whole_front_fits(s, pr)  # then the front is the list of fitting cells
-        cells = 0
-        if per_cell > 0:
-            cells = s[SC_NFRONT] if whole_front else fitting_front_cells(s, pr)
-        placements = cells * per_cell
-        n = placements + princesses * s[SC_NCATS]
-        if n > 1:
-            i = randint(stream, n)
-            if i < placements:
-                cell = i // per_cell
-                x = s[pr.o_front + cell] if whole_front else nth_fitting_front_cell(s, pr, cell)
-                return _card_on_cell(s, pr, s[SC_SEAT], i - cell * per_cell, x)
-            return _princess_action(s, pr, s[SC_SEAT], i - placements)
-    elif s[SC_DECISION] == DEC_CHOOSE:  # legal_actions' two, the box action first
-        return action(A_BOX, 0, 0) if randint(stream, 2) == 0 else action(A_SLEEP_CHOICE, 0, 0)
-    elif s[SC_DECISION] == DEC_ITEM:  # the free seams are counted as they open and fill
-        n = s[SC_FREE_SEAMS]
-        return _free_seam_action(s, pr, randint(stream, n) if n > 1 else np.int64(0))
-    n = legal_actions(s, pr, buf)
-    if n == 1:
-        return buf[0]
-    return buf[randint(stream, n)]
-
-
-@njit(**CALLED)
-def sleeping_placements(s, pr, out, n):
-    """R3.2: where the sleeping-cat card may go, appended to out from n; returns the new n."""
-    m = pr.sleep_walls
-    m2 = turned(m)
-    for i in range(s[SC_NFRONT]):
-        x = s[pr.o_front + i]
-        if can_place(s, pr, x, m):
-            out[n] = action(A_SLEEP, 0, x)
-            n += 1
-        if m2 != m and can_place(s, pr, x, m2):
-            out[n] = action(A_SLEEP, 1, x)
-            n += 1
-    return n
-
-
-@njit(**INLINE)
-def _cat_spots(s, pr, p, x, out, n):
-    """R4.2: cat spots with this turn's card x as the south or the north card.
-
-    cat_spot_ok checks that both cards exist (an open seam needs two cards).
-    """
-    north = x + offset(pr, DIR_N)
-    if cat_spot_ok(s, pr, north, p):
-        out[n] = action(A_CAT, 0, north)
-        n += 1
-    if cat_spot_ok(s, pr, x, p):
-        out[n] = action(A_CAT, 0, x)
-        n += 1
-    return n
-
-
-@njit(**INLINE)
-def _can_cat(s, pr, p, x):
-    """R3.1.3: is a cat decision worth offering (a cat in supply and a spot for it)?"""
-    if s[pr.o_supply_awake + p] == 0:
-        return False
-    return cat_spot_ok(s, pr, x + offset(pr, DIR_N), p) or cat_spot_ok(s, pr, x, p)
 
 
 # ---------------------------------------------------------------- effects

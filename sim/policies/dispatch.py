@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine.state import ParamsRecord
-from sim.policies.compiled import choose_greedy, choose_random, work_size
+from sim.policies.compiled import choose_greedy, choose_random
 from sim.policies.heuristic import choose_heuristic
 from sim.policies.ismcts import T_WIDTH, choose_ismcts, tree_rows
 from sim.policies.lookahead import choose_lookahead
+from sim.policies.work import work_size
 from sim.specs import (
     N_PARAMS,
     P_BAN,

@@ -18,18 +18,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.actions import action_arg1, action_arg2
+from sim.engine.legal import legal_actions, sleeping_placements
 from sim.engine.state import DEC_CHOOSE, SC_DECISION, SC_SEAT
 from sim.engine.table import CALLED, turned
-from sim.engine.turns import action_arg1, action_arg2, legal_actions, sleeping_placements
-from sim.policies.compiled import (
+from sim.policies.heuristic import _rival, _table_features, action_value
+from sim.policies.score_delta import (
     _clear_delta,
     _evaluate,
     _objective,
     _place_delta,
     current_scores,
-    work_size,
 )
-from sim.policies.heuristic import _rival, _table_features, action_value
+from sim.policies.work import work_size
 from sim.specs import FEAT_SLEEPING_USED, N_FEATURES
 
 

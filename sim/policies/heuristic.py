@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.actions import A_CAT, A_PRINCESS, action_arg1, action_arg2, action_kind
+from sim.engine.legal import sleeping_placements
 from sim.engine.rng import randint, uniform
 from sim.engine.scoring import leads
 from sim.engine.state import (
@@ -25,26 +27,9 @@ from sim.engine.state import (
     SC_SEAT,
 )
 from sim.engine.table import CALLED, INLINE, find, turned
-from sim.engine.turns import (
-    A_CAT,
-    A_PRINCESS,
-    action_arg1,
-    action_arg2,
-    action_kind,
-    sleeping_placements,
-)
-from sim.policies.compiled import (
-    F_CLOSES_OWN,
-    F_FEEDS_RIVAL,
-    _sleep_delta,
-    allowed_actions,
-    current_scores,
-    led_by_rival,
-    score_change,
-    w_cur,
-    w_delta,
-    w_flags,
-)
+from sim.policies.compiled import allowed_actions
+from sim.policies.score_delta import _sleep_delta, current_scores, led_by_rival, score_change
+from sim.policies.work import F_CLOSES_OWN, F_FEEDS_RIVAL, w_cur, w_delta, w_flags
 from sim.specs import (
     FEAT_CAT_USED,
     FEAT_CLOSES_OWN_BOX,

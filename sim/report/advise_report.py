@@ -12,8 +12,7 @@ import yaml
 from markupsafe import Markup
 
 from sim import units
-from sim.analysis.advice_words import advice_summary
-from sim.analysis.findings import people_line, play_text
+from sim.analysis.advice_words import advice_summary, people_line, play_text
 from sim.report.html import render_template, table, text
 from sim.runs.paths import check_report_path, page_path
 from sim.runs.storage import write_text
@@ -38,14 +37,25 @@ def _why_table(data: dict) -> Markup:
     for level in data["levels"]:
         for r in data["why"][level]["split"]:
             rows.append(
-                {"level": level, "seat": str(r["seat"]), "extra": units.pct(r["extra_share"]),
-                 "turn": units.interval(r["turn_part"], r["turn_lo"], r["turn_hi"], "share", True),
-                 "equal": units.interval(r["equal_part"], r["equal_lo"], r["equal_hi"], "share",
-                                         True)}
-            )  # fmt: skip
-    cols = [("level", text("level")), ("seat", text("seat")),
-            ("takes an extra turn", text("extra")), ("edge from extra turns (pp)", text("turn")),
-            ("edge at equal turns (pp)", text("equal"))]  # fmt: skip
+                {
+                    "level": level,
+                    "seat": str(r["seat"]),
+                    "extra": units.pct(r["extra_share"]),
+                    "turn": units.interval(
+                        r["turn_part"], r["turn_lo"], r["turn_hi"], "share", True
+                    ),
+                    "equal": units.interval(
+                        r["equal_part"], r["equal_lo"], r["equal_hi"], "share", True
+                    ),
+                }
+            )
+    cols = [
+        ("level", text("level")),
+        ("seat", text("seat")),
+        ("takes an extra turn", text("extra")),
+        ("edge from extra turns (pp)", text("turn")),
+        ("edge at equal turns (pp)", text("equal")),
+    ]
     return table(pd.DataFrame(rows), cols)
 
 
@@ -54,31 +64,59 @@ def _fix_table(data: dict) -> Markup | None:
     every seat at every level on the confirmation's fresh games."""
     rows = []
     for f in data["fixes"]:
-        state = ("confirmed" if f["confirmed"] else "not every seat inside") if f["offered"] \
-            else "not offered"  # fmt: skip
-        after = "; ".join(f"{c['level']} s{c['seat']} {units.pp(c['estimate'])} {c['mark']}"
-                          for c in f["cells_detail"])  # fmt: skip
-        rows.append({"fix": "; ".join(f["text"]), "group": f["group"],
-                     "worst": f"{abs(f['worst_edge_pp']):.1f} pp ({f['worst_at']['level']},"
-                              f" seat {f['worst_at']['seat']})",
-                     "inside": f"{f['inside']} of {f['cells']}", "state": state,
-                     "after": after})  # fmt: skip
+        state = (
+            ("confirmed" if f["confirmed"] else "not every seat inside")
+            if f["offered"]
+            else "not offered"
+        )
+        after = "; ".join(
+            f"{c['level']} s{c['seat']} {units.pp(c['estimate'])} {c['mark']}"
+            for c in f["cells_detail"]
+        )
+        rows.append(
+            {
+                "fix": "; ".join(f["text"]),
+                "group": f["group"],
+                "worst": f"{abs(f['worst_edge_pp']):.1f} pp ({f['worst_at']['level']},"
+                f" seat {f['worst_at']['seat']})",
+                "inside": f"{f['inside']} of {f['cells']}",
+                "state": state,
+                "after": after,
+            }
+        )
     if not rows:
         return None
-    cols = [("change", text("fix")), ("acts on", text("group")),
-            ("worst seat-level", text("worst")), ("✓", text("inside")),
-            ("verdict", text("state")), ("every seat-level after it", text("after"))]  # fmt: skip
+    cols = [
+        ("change", text("fix")),
+        ("acts on", text("group")),
+        ("worst seat-level", text("worst")),
+        ("✓", text("inside")),
+        ("verdict", text("state")),
+        ("every seat-level after it", text("after")),
+    ]
     return table(pd.DataFrame(rows), cols)
 
 
 def _screen_table(data: dict) -> Markup | None:
-    rows = [{"change": r["label"], "group": r["group"], "games": f"{r['games']:,}",
-             "worst": "–" if r["worst_pp"] is None else f"{r['worst_pp']:+.1f}",
-             "fate": r["dropped"] or "finalist"} for r in data.get("screened", [])]  # fmt: skip
+    rows = [
+        {
+            "change": r["label"],
+            "group": r["group"],
+            "games": f"{r['games']:,}",
+            "worst": "–" if r["worst_pp"] is None else f"{r['worst_pp']:+.1f}",
+            "fate": r["dropped"] or "finalist",
+        }
+        for r in data.get("screened", [])
+    ]
     if not rows:
         return None
-    cols = [("change", text("change")), ("acts on", text("group")), ("games", text("games")),
-            ("worst edge so far (pp)", text("worst")), ("fate", text("fate"))]  # fmt: skip
+    cols = [
+        ("change", text("change")),
+        ("acts on", text("group")),
+        ("games", text("games")),
+        ("worst edge so far (pp)", text("worst")),
+        ("fate", text("fate")),
+    ]
     return table(pd.DataFrame(rows), cols)
 
 
@@ -95,22 +133,38 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
     games = data["games"]
     spent = ", ".join(f"{k} {v:,}" for k, v in games.items() if k not in ("total", "budget"))
     sections = [
-        {"id": "seats", "title": "Is it fair between equal players?", "table": _seats_table(data),
-         "intro": "Every seat plays the same policy, one skill level at a time, seats rotated;"
-                  " each cell is the seat's win share minus a fair share, in percentage points,"
-                  " with its 95% interval (✓: inside the band, ✗: outside, ?: unclear)."},
-        {"id": "why", "title": "Why", "table": _why_table(data),
-         "intro": "Each seat's edge split into the part its extra turns add and the part at equal"
-                  " turns (the engine's turn parity, R7)."},
-        {"id": "fix", "title": "The fix, judged by the whole game", "table": _fix_table(data),
-         "intro": "The set of changes chosen on the screen's and the selection's games, each"
-                  " confirmed on other fresh games at every level: every seat-level's edge"
-                  " (✓ inside the band, ✗ outside, ? unclear). Best first."},
-        {"id": "screen", "title": "Every change tried", "table": _screen_table(data),
-         "intro": "The screen's race on common random numbers: how far each change got and"
-                  " why it stopped."},
+        {
+            "id": "seats",
+            "title": "Is it fair between equal players?",
+            "table": _seats_table(data),
+            "intro": "Every seat plays the same policy, one skill level at a time, seats rotated;"
+            " each cell is the seat's win share minus a fair share, in percentage points,"
+            " with its 95% interval (✓: inside the band, ✗: outside, ?: unclear).",
+        },
+        {
+            "id": "why",
+            "title": "Why",
+            "table": _why_table(data),
+            "intro": "Each seat's edge split into the part its extra turns add and the part at"
+            " equal turns (the engine's turn parity, R7).",
+        },
+        {
+            "id": "fix",
+            "title": "The fix, judged by the whole game",
+            "table": _fix_table(data),
+            "intro": "The set of changes chosen on the screen's and the selection's games, each"
+            " confirmed on other fresh games at every level: every seat-level's edge"
+            " (✓ inside the band, ✗ outside, ? unclear). Best first.",
+        },
+        {
+            "id": "screen",
+            "title": "Every change tried",
+            "table": _screen_table(data),
+            "intro": "The screen's race on common random numbers: how far each change got and"
+            " why it stopped.",
+        },
         {"id": "play", "title": "How it plays", "table": _play_table(data)},
-    ]  # fmt: skip
+    ]
     context = {
         "title": f"{study.name}: advice",
         "summary": advice_summary(data),

@@ -15,8 +15,9 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from sim import units
+from sim.analysis.calibration_words import bound, players_line, weight_interval
 from sim.analysis.choice_scale import UNIT
-from sim.analysis.findings import bound, lead, players_line, weight_interval
+from sim.analysis.findings import lead
 from sim.config.yamlio import dump_yaml
 from sim.report.causal_report import interval_bars
 from sim.report.figures import to_svg
@@ -80,8 +81,13 @@ def _weights_section(g: GroupFit) -> dict:
         " Decisions: those at which the feature took more than one value among the actions"
         " offered, the only ones that say anything about its weight."
     )
-    return {"id": "weights", "title": "Weights", "figure": _weights_figure(g),
-            "table": table(g.table, cols), "note": note}  # fmt: skip
+    return {
+        "id": "weights",
+        "title": "Weights",
+        "figure": _weights_figure(g),
+        "table": table(g.table, cols),
+        "note": note,
+    }
 
 
 def _heldout_section(g: GroupFit) -> dict:
@@ -112,8 +118,12 @@ def _heldout_section(g: GroupFit) -> dict:
         " taken (ties shared). Intervals: percentile bootstrap over held-out games; gains"
         " are paired (the same resampled games)."
     )
-    return {"id": "heldout", "title": "Held-out games", "table": table(g.heldout, cols),
-            "note": note}  # fmt: skip
+    return {
+        "id": "heldout",
+        "title": "Held-out games",
+        "table": table(g.heldout, cols),
+        "note": note,
+    }
 
 
 def _players_section(result: Calibration) -> dict:

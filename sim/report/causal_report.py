@@ -101,6 +101,28 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
     out = check_report_path(page_path("value", result.study, out_path), force)
     v, a = result.values, result.ablation
     head, lines = value_verdict(v, result.seat, result.study.seats[result.seat].label)
+    sections = _value_sections(v) + _ablation_sections(a)
+    return _page(
+        out,
+        t0,
+        result.study,
+        title=f"{result.study.name}: what each option is worth",
+        lead=value_lead(result),
+        command="sim value",
+        intro="Restricted play (Jaffe et al. 2012) and deck ablation on common random numbers.",
+        verdict=head,
+        findings=lines,
+        facts=[
+            ("folder", str(result.out_dir)),
+            ("restricted slot", str(result.seat)),
+            ("points", str(len(result.points))),
+        ],
+        sections=sections,
+    )
+
+
+def _value_sections(v) -> list[dict]:
+    """The option values: sorted bars and the table."""
     sections = []
     if len(v):
         fig = interval_bars(
@@ -115,15 +137,19 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
         cols = [
             ("option", lambda r: card_label(r["option"])),
             ("win share lost when banned [95%]", _pp_ci("value", "lo", "hi")),
-            ("points lost [95%]", lambda r: units.interval(
-                r["score_loss"], r["score_lo"], r["score_hi"], "points", diff=True)),
+            (
+                "points lost [95%]",
+                lambda r: units.interval(
+                    r["score_loss"], r["score_lo"], r["score_hi"], "points", diff=True
+                ),
+            ),
             ("n", lambda r: f"{r['n']:,}"),
             ("p", _p("p")),
             ("Holm p", _p("p_adj")),
             ("real", lambda r: "yes" if r["real"] else "no"),
             ("fallback games", _pct("fallback_rate")),
             ("fallbacks / game", _num("fallbacks_per_game", 3)),
-        ]  # fmt: skip
+        ]
         note = (
             f"Value: the slot's win share unrestricted minus restricted, game by game on the"
             f" same deals (positive: the option is worth having). {family_note('holm', len(v))}"
@@ -139,6 +165,12 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
                 "note": note,
             }
         )
+    return sections
+
+
+def _ablation_sections(a) -> list[dict]:
+    """One copy fewer of each card: a figure per measure and the table."""
+    sections = []
     if len(a):
         for measure, group in a.groupby("measure", sort=False):
             g = group.sort_values("change", ascending=False)
@@ -175,23 +207,7 @@ def build_value_report(result: ValueResult, out_path=None, force: bool = False) 
                 " order, so the games are paired. " + family_note("holm", len(a)),
             }
         )
-    return _page(
-        out,
-        t0,
-        result.study,
-        title=f"{result.study.name}: what each option is worth",
-        lead=value_lead(result),
-        command="sim value",
-        intro="Restricted play (Jaffe et al. 2012) and deck ablation on common random numbers.",
-        verdict=head,
-        findings=lines,
-        facts=[
-            ("folder", str(result.out_dir)),
-            ("restricted slot", str(result.seat)),
-            ("points", str(len(result.points))),
-        ],
-        sections=sections,
-    )
+    return sections
 
 
 # ---------------------------------------------------------------- sim ladder
@@ -201,7 +217,28 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
     """Write the `sim ladder` page: ratings, the steps heads-up and at the table size."""
     t0 = time.perf_counter()
     out = check_report_path(page_path("ladder", result.study, out_path), force)
-    r, s = result.ratings, result.steps
+    sections = [_ratings_section(result.ratings), _steps_section(result.steps)]
+    return _page(
+        out,
+        t0,
+        result.study,
+        title=f"{result.study.name}: skill ladder",
+        lead=ladder_lead(result),
+        command="sim ladder",
+        intro="Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
+        verdict=result.verdict(),
+        findings=[],
+        facts=[
+            ("folder", str(result.out_dir)),
+            ("rungs", ", ".join(result.labels)),
+            ("games per match", f"{result.matches[0].study.games:,}"),
+        ],
+        sections=sections,
+    )
+
+
+def _ratings_section(r) -> dict:
+    """The rungs' Bradley-Terry ratings: bars and the table, all sizes and each."""
     fig = interval_bars(
         list(r["rung"]),
         r["elo"],
@@ -220,6 +257,21 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
             (f"Elo, {size} players", _num(f"elo_{size}p", 0)),
             (f"95% interval ({size}p)", _ci(f"elo_lo_{size}p", f"elo_hi_{size}p", 0)),
         ]
+    return {
+        "id": "ratings",
+        "title": "Ratings",
+        "figure": _svg(fig, "ratings"),
+        "table": table(r, rcols),
+        "note": "One Bradley-Terry model (choix) fitted to every pairwise result of every"
+        " match: heads-up games, and games of more seats broken into their pairs of seats of"
+        " different rungs (higher score wins, ties half); then one model per table size,"
+        " since skill can count for more heads-up than at a full table. Intervals:"
+        " bootstrap over games within matches.",
+    }
+
+
+def _steps_section(s) -> dict:
+    """Each rung against the one below: heads-up bars and the table of every step."""
     scols = [
         ("upper", lambda x: x["upper"]),
         ("lower", lambda x: x["lower"]),
@@ -247,51 +299,21 @@ def build_ladder_report(result: LadderResult, out_path=None, force: bool = False
         ref=0.5,
         axis="pct",
     )
-    sections = [
-        {
-            "id": "ratings",
-            "title": "Ratings",
-            "figure": _svg(fig, "ratings"),
-            "table": table(r, rcols),
-            "note": "One Bradley-Terry model (choix) fitted to every pairwise result of every"
-            " match: heads-up games, and games of more seats broken into their pairs of seats of"
-            " different rungs (higher score wins, ties half); then one model per table size,"
-            " since skill can count for more heads-up than at a full table. Intervals:"
-            " bootstrap over games within matches.",
-        },
-        {
-            "id": "steps",
-            "title": "Steps",
-            "figure": _svg(fig2, "steps"),
-            "table": table(s, scols),
-            "note": "Seats rotate; at the table size the seats alternate upper, lower, ...; the"
-            " fair share is the upper rung's seats over all seats. Pairwise share: the upper rung's"
-            " seats' results against the lower rung's seats (higher score wins, ties half; the"
-            " interval treats a game as one unit), what the rating models are fitted to. The"
-            " model's prediction is the chance for that pair by the ratings of the match's table"
-            " size; rows against the rung two below test transitivity: where a prediction falls"
-            " outside the interval (agrees: no), one strength per rung does not explain the"
-            " results. The one-model prediction uses the ratings fitted to every table size"
-            " at once.",
-        },
-    ]
-    return _page(
-        out,
-        t0,
-        result.study,
-        title=f"{result.study.name}: skill ladder",
-        lead=ladder_lead(result),
-        command="sim ladder",
-        intro="Skill ladder and depth (Lantz et al. 2017) on common random numbers.",
-        verdict=result.verdict(),
-        findings=[],
-        facts=[
-            ("folder", str(result.out_dir)),
-            ("rungs", ", ".join(result.labels)),
-            ("games per match", f"{result.matches[0].study.games:,}"),
-        ],
-        sections=sections,
-    )
+    return {
+        "id": "steps",
+        "title": "Steps",
+        "figure": _svg(fig2, "steps"),
+        "table": table(s, scols),
+        "note": "Seats rotate; at the table size the seats alternate upper, lower, ...; the"
+        " fair share is the upper rung's seats over all seats. Pairwise share: the upper rung's"
+        " seats' results against the lower rung's seats (higher score wins, ties half; the"
+        " interval treats a game as one unit), what the rating models are fitted to. The"
+        " model's prediction is the chance for that pair by the ratings of the match's table"
+        " size; rows against the rung two below test transitivity: where a prediction falls"
+        " outside the interval (agrees: no), one strength per rung does not explain the"
+        " results. The one-model prediction uses the ratings fitted to every table size"
+        " at once.",
+    }
 
 
 # ---------------------------------------------------------------- sim luck

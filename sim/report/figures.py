@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from sim import units
-from sim.analysis.balance import distribution
+from sim.analysis.flow import distribution
 from sim.report.table_picture import SEAT_COLOURS
 from sim.units import card_label
 
@@ -263,17 +263,36 @@ def turn_panels(counts: pd.DataFrame, decomposition: pd.DataFrame, last: pd.Data
     ax_turns.legend(frameon=False, fontsize=6)
     shares = last.set_index("last_seat").reindex(seats)
     err = _err(shares["share"].fillna(0), shares["lo"].fillna(0), shares["hi"].fillna(0))
-    ax_last.bar([str(s) for s in seats], shares["share"].fillna(0), yerr=err, capsize=3,
-                color=[PALETTE[i] for i in range(len(seats))])  # fmt: skip
+    ax_last.bar(
+        [str(s) for s in seats],
+        shares["share"].fillna(0),
+        yerr=err,
+        capsize=3,
+        color=[PALETTE[i] for i in range(len(seats))],
+    )
     ax_last.set_xlabel("seat")
     ax_last.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax_last.set_title("takes the last turn", loc="left")
     d = decomposition
     x = np.arange(len(d))
-    ax_edge.bar(x - 0.2, d["equal_part"], 0.4, color="#4c72b0", label="at equal turns",
-                yerr=_err(d["equal_part"], d["equal_lo"], d["equal_hi"]), capsize=3)  # fmt: skip
-    ax_edge.bar(x + 0.2, d["turn_part"], 0.4, color="#dd8452", label="from extra turns",
-                yerr=_err(d["turn_part"], d["turn_lo"], d["turn_hi"]), capsize=3)  # fmt: skip
+    ax_edge.bar(
+        x - 0.2,
+        d["equal_part"],
+        0.4,
+        color="#4c72b0",
+        label="at equal turns",
+        yerr=_err(d["equal_part"], d["equal_lo"], d["equal_hi"]),
+        capsize=3,
+    )
+    ax_edge.bar(
+        x + 0.2,
+        d["turn_part"],
+        0.4,
+        color="#dd8452",
+        label="from extra turns",
+        yerr=_err(d["turn_part"], d["turn_lo"], d["turn_hi"]),
+        capsize=3,
+    )
     ax_edge.plot(x, d["edge"], "k_", ms=18, mew=2, label="whole edge (win − 1/n)")
     ax_edge.axhline(0, color="black", lw=0.6)
     ax_edge.set_xticks(x, [f"seat {s}" for s in d["seat"]])
@@ -294,11 +313,24 @@ def turns_by_deck(scan: pd.DataFrame) -> Figure:
         ax.plot(d["boxes"], d["turns"], color=colour, lw=1, label=f"{n} players")
         equal = d["all_equal"].to_numpy(bool)
         ax.scatter(d["boxes"][equal], d["turns"][equal], color=colour, s=28, zorder=3)
-        ax.scatter(d["boxes"][~equal], d["turns"][~equal], facecolor="white",
-                   edgecolor=colour, s=28, zorder=3)  # fmt: skip
+        ax.scatter(
+            d["boxes"][~equal],
+            d["turns"][~equal],
+            facecolor="white",
+            edgecolor=colour,
+            s=28,
+            zorder=3,
+        )
         for r in d.itertuples():
-            ax.annotate(units.pct(r.equal), (r.boxes, r.turns), textcoords="offset points",
-                        xytext=(0, 5), ha="center", fontsize=5, color=colour)  # fmt: skip
+            ax.annotate(
+                units.pct(r.equal),
+                (r.boxes, r.turns),
+                textcoords="offset points",
+                xytext=(0, 5),
+                ha="center",
+                fontsize=5,
+                color=colour,
+            )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("box cards in the deck (mix kept)")
     ax.set_ylabel("turns per game")
@@ -322,18 +354,26 @@ def tension_panels(
     fig = Figure(figsize=(7.6, 2.6), layout="constrained")
     ax_game, ax_band, ax_changes = fig.subplots(1, 3)
     for i, seat in enumerate(game.columns):
-        ax_game.plot(game.index, game[seat], marker="o", ms=2, color=PALETTE[i % len(PALETTE)],
-                     label=f"seat {seat}")  # fmt: skip
+        ax_game.plot(
+            game.index,
+            game[seat],
+            marker="o",
+            ms=2,
+            color=PALETTE[i % len(PALETTE)],
+            label=f"seat {seat}",
+        )
     ax_game.set_xlabel("round")
     ax_game.set_ylabel("table score")
     ax_game.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_game.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax_game.set_title(f"game {index} (median margin)", loc="left")
     ax_game.legend(frameon=False, fontsize=6)
-    ax_band.fill_between(bands["round"], bands["q10"], bands["q90"], color="#4c72b0", alpha=0.2,
-                         lw=0, label="10–90%")  # fmt: skip
-    ax_band.fill_between(bands["round"], bands["q25"], bands["q75"], color="#4c72b0", alpha=0.4,
-                         lw=0, label="25–75%")  # fmt: skip
+    ax_band.fill_between(
+        bands["round"], bands["q10"], bands["q90"], color="#4c72b0", alpha=0.2, lw=0, label="10–90%"
+    )
+    ax_band.fill_between(
+        bands["round"], bands["q25"], bands["q75"], color="#4c72b0", alpha=0.4, lw=0, label="25–75%"
+    )
     ax_band.plot(bands["round"], bands["q50"], color="#1f3f6e", lw=1.5, label="median")
     ax_band.set_xlabel("round")
     ax_band.set_ylabel("points")
@@ -357,8 +397,13 @@ def dead_card_bars(usage: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(5.6, 0.8 + 0.24 * len(d)))
     ax = fig.add_subplot()
     y = np.arange(len(d))
-    ax.barh(y, d["dead_games"], xerr=_err(d["dead_games"], d["dg_lo"], d["dg_hi"]), capsize=2,
-            color=[KIND_COLOURS.get(k, "#777") for k in d["kind"]])  # fmt: skip
+    ax.barh(
+        y,
+        d["dead_games"],
+        xerr=_err(d["dead_games"], d["dg_lo"], d["dg_hi"]),
+        capsize=2,
+        color=[KIND_COLOURS.get(k, "#777") for k in d["kind"]],
+    )
     ax.set_yticks(y, [card_label(c) for c in d["card"]])
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("share of the seat-games holding the card in which a copy did nothing")

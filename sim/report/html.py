@@ -27,8 +27,9 @@ def render_template(name: str, context: dict) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]))
     from sim.analysis.glossary import GLOSSARY
 
-    return env.get_template(name).render(report_mark=Markup(REPORT_MARK), glossary=GLOSSARY,
-                                         **context)  # fmt: skip
+    return env.get_template(name).render(
+        report_mark=Markup(REPORT_MARK), glossary=GLOSSARY, **context
+    )
 
 
 Col = tuple[str, Callable[[dict], str]]

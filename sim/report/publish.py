@@ -38,8 +38,11 @@ def publish_run_report(
     theirs = report_run(shared) if shared.exists() else None
     if theirs is not None and theirs[1] != ours[1]:
         if not fresh and out_path is None and theirs[0] > ours[0]:
-            return [*lines, f"kept {shared}: it holds the report of a newer run, {theirs[1]}"
-                            f" (finished {theirs[0]}); --out {shared} replaces it"]  # fmt: skip
+            return [
+                *lines,
+                f"kept {shared}: it holds the report of a newer run, {theirs[1]}"
+                f" (finished {theirs[0]}); --out {shared} replaces it",
+            ]
         lines.append(f"report: {shared} (replaced the report of {theirs[1]}, finished {theirs[0]})")
     else:
         lines.append(f"report: {shared}")

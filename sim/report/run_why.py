@@ -93,11 +93,18 @@ def tension_section(games: pd.DataFrame, turns: pd.DataFrame) -> dict:
     """Section 7: lead changes, when the game was decided, comebacks, the trace's shape."""
     summary = A.tension_summary(games)
     index = representative_game(games)
-    fmt_value = {"lead_changes": False, "decided_at": True, "comeback": True,
-                 "open_before_last": True}  # fmt: skip
-    labels = {"lead_changes": "lead changes per game", "decided_at": "decided at",
-              "comeback": "comeback rate",
-              "open_before_last": "still open before the last round"}  # fmt: skip
+    fmt_value = {
+        "lead_changes": False,
+        "decided_at": True,
+        "comeback": True,
+        "open_before_last": True,
+    }
+    labels = {
+        "lead_changes": "lead changes per game",
+        "decided_at": "decided at",
+        "comeback": "comeback rate",
+        "open_before_last": "still open before the last round",
+    }
     summary["label"] = summary["metric"].map(labels)
     return {
         "table": table(
@@ -182,7 +189,7 @@ def usage_section(cards: pd.DataFrame, games: pd.DataFrame, players: pd.DataFram
                 ),
                 ("n games", num("n", 0)),
             ],
-        ),  # fmt: skip
+        ),
         "princess": f"{princess['per_game']:.2f} [{princess['per_game_lo']:.2f},"
         f" {princess['per_game_hi']:.2f}] evictions per game;"
         + (

@@ -66,8 +66,17 @@ def sweep_lines(
             label = (
                 r["metric_label"].dropna().iloc[0].rsplit(", ", 1)[-1] if len(names) > 1 else None
             )
-            ax.errorbar(x + nudge, r["value"], yerr=err, marker="o", ms=3, capsize=3, lw=1,
-                        color=PALETTE[k % len(PALETTE)], label=label)  # fmt: skip
+            ax.errorbar(
+                x + nudge,
+                r["value"],
+                yerr=err,
+                marker="o",
+                ms=3,
+                capsize=3,
+                lw=1,
+                color=PALETTE[k % len(PALETTE)],
+                label=label,
+            )
         ax.set_title(_short(panel_title), loc="left", fontsize=8)
         fair = metric(names[0]).fair
         if fair is not None:
@@ -83,8 +92,9 @@ def sweep_lines(
             ax.set_xticks(x, ticks, rotation=30, ha="right")
         ax.set_xlabel(param)
         if len(names) > 1:  # below the panel, never over the data
-            ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.35),
-                      ncols=2)  # fmt: skip
+            ax.legend(
+                frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.35), ncols=2
+            )
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle(title, x=0.01, ha="left", fontsize=9)
@@ -197,20 +207,34 @@ def compare_forest(table: pd.DataFrame, title: str) -> Figure:
     y = np.arange(len(d))
     fig = Figure(figsize=(6.4, 0.9 + 0.2 * len(d)))
     ax = fig.add_subplot()
-    ax.hlines(y, (d["unpaired_lo"] - diff) / half, (d["unpaired_hi"] - diff) / half,
-              color="#bbbbbb", lw=5, label="unpaired")  # fmt: skip
+    ax.hlines(
+        y,
+        (d["unpaired_lo"] - diff) / half,
+        (d["unpaired_hi"] - diff) / half,
+        color="#bbbbbb",
+        lw=5,
+        label="unpaired",
+    )
     colours = np.where(d["real"].to_numpy(), _BEST, "#1f5fa8")
-    ax.hlines(y, (d["lo"] - diff) / half, (d["hi"] - diff) / half, color=colours, lw=2,
-              label="paired (red: real)")  # fmt: skip
+    ax.hlines(
+        y,
+        (d["lo"] - diff) / half,
+        (d["hi"] - diff) / half,
+        color=colours,
+        lw=2,
+        label="paired (red: real)",
+    )
     edge = 3.6
     zero = -diff / half
     inside = np.abs(zero) <= edge
-    ax.scatter(zero[inside], y[inside], marker="x", s=16, color="black", lw=1, zorder=3,
-               label="B − A = 0")  # fmt: skip
+    ax.scatter(
+        zero[inside], y[inside], marker="x", s=16, color="black", lw=1, zorder=3, label="B − A = 0"
+    )
     for side, marker in ((1, ">"), (-1, "<")):
         out = ~inside & (np.sign(zero) == side)
-        ax.scatter(np.full(out.sum(), side * edge), y[out], marker=marker, s=14, color="black",
-                   zorder=3)  # fmt: skip
+        ax.scatter(
+            np.full(out.sum(), side * edge), y[out], marker=marker, s=14, color="black", zorder=3
+        )
     ax.axvline(0, color="black", lw=0.5)
     ax.set_xlim(-edge - 0.3, edge + 0.3)
     ax.set_yticks(y, [_short(t) for t in d["label"]])

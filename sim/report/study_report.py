@@ -46,11 +46,14 @@ from sim.studies.sweep import SweepResult, load_sweep
 SWEEP_SECTIONS = (
     ("balance", "Balance", ["first_player_advantage", "balance", "shared_wins"]),
     ("scores", "Scores", ["margin", "mean_score", "score_sd", "box_value"]),
-    ("flow", "Game flow", ["turns", "deck_empty", "items_wasted", "closed_share",
-                           "dead_card_rate"]),
+    (
+        "flow",
+        "Game flow",
+        ["turns", "deck_empty", "items_wasted", "closed_share", "dead_card_rate"],
+    ),
     ("turns", "Turn parity", ["unequal_turns", "final_phase"]),
     ("tension", "Tension", ["lead_changes", "decided_at", "comeback", "open_before_last"]),
-)  # fmt: skip
+)
 
 
 def _svg(fig, key: str) -> Markup:
@@ -109,7 +112,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
             ):
                 members = [m for m in metric_names if m.startswith(family + ".")]
                 if members:
-                    panels.append((label, members))  # fmt: skip
+                    panels.append((label, members))
         title = (
             f"{name} against {' × '.join(params)} (95% intervals, {per_point:,} games per point)"
         )
@@ -175,11 +178,19 @@ def _ranking(stats: SweepStats) -> Markup:
     ]
     cols += [
         ("miss (sd units)", lambda row: f"{row['miss']:.2f}"),
-        ("miss − best [95%]", lambda row: f"{row['gap']:+.2f} [{row['gap_lo']:+.2f},"
-                                          f" {row['gap_hi']:+.2f}]"),
-        ("call", lambda row: ("best" if len(stats.verdict.best_set) == 1 else "in the best set")
-         if row["in_best_set"] else "worse"),
-    ]  # fmt: skip
+        (
+            "miss − best [95%]",
+            lambda row: f"{row['gap']:+.2f} [{row['gap_lo']:+.2f}, {row['gap_hi']:+.2f}]",
+        ),
+        (
+            "call",
+            lambda row: (
+                ("best" if len(stats.verdict.best_set) == 1 else "in the best set")
+                if row["in_best_set"]
+                else "worse"
+            ),
+        ),
+    ]
     return table(r, cols)
 
 
@@ -208,11 +219,14 @@ def _wide(t: pd.DataFrame, labels: list[str], what: str) -> Markup:
     frame = pd.DataFrame(rows).fillna("–")
     points = [c for c in frame.columns if c != "metric"]
     # Stacked, WIDE_POINTS points to a table: a sweep of many points never scrolls sideways.
-    return Markup("\n".join(
-        frame[["metric", *points[i : i + WIDE_POINTS]]].to_html(
-            index=False, border=0, classes="t", escape=True)
-        for i in range(0, len(points), WIDE_POINTS)
-    ))  # fmt: skip
+    return Markup(
+        "\n".join(
+            frame[["metric", *points[i : i + WIDE_POINTS]]].to_html(
+                index=False, border=0, classes="t", escape=True
+            )
+            for i in range(0, len(points), WIDE_POINTS)
+        )
+    )
 
 
 # ---------------------------------------------------------------- comparisons
@@ -272,21 +286,28 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         ("metric", text("label")),
         (la, lambda r: metric_text(r["metric"], r["a"])),
         (lb, lambda r: metric_text(r["metric"], r["b"])),
-        (f"{lb} − {la} [95%]", lambda r: f"{metric_text(r['metric'], r['diff'], True)} "
-         f"[{metric_text(r['metric'], r['lo'], True)}, {metric_text(r['metric'], r['hi'], True)}]"),
+        (
+            f"{lb} − {la} [95%]",
+            lambda r: (
+                f"{metric_text(r['metric'], r['diff'], True)} "
+                f"[{metric_text(r['metric'], r['lo'], True)},"
+                f" {metric_text(r['metric'], r['hi'], True)}]"
+            ),
+        ),
         ("paired width", lambda r: metric_text(r["metric"], r["width"], diff=True)),
         ("unpaired width", lambda r: metric_text(r["metric"], r["unpaired_width"], diff=True)),
-        ("paired / unpaired", lambda r: "–" if pd.isna(r["width_ratio"])
-         else units.pct(r["width_ratio"])),
+        (
+            "paired / unpaired",
+            lambda r: "–" if pd.isna(r["width_ratio"]) else units.pct(r["width_ratio"]),
+        ),
         ("adjusted p", lambda r: "–" if pd.isna(r["p_adj"]) else f"{r['p_adj']:.2g}"),
         ("call", _call),
-    ]  # fmt: skip
+    ]
     families = t.attrs.get("families", {})
     groups = [
-        {"name": name, "table": table(g, cols),
-         "family": families.get(family_of(name), "")}
+        {"name": name, "table": table(g, cols), "family": families.get(family_of(name), "")}
         for name, g in t.groupby("group", sort=False)
-    ]  # fmt: skip
+    ]
     real, tested = headline_count(t)
     sets = [f"{la}: {x}" for x in a.sets] + [f"{lb}: {x}" for x in b.sets]
     return {
@@ -304,16 +325,14 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         "paired": t.attrs.get("paired", True) is not False,
         "primary": t.attrs.get("primary"),
         "median_ratio": units.pct(ratio.median()) if len(ratio) else "–",
-        "forest": _svg(SF.compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"),
-                       "forest"),
+        "forest": _svg(
+            SF.compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"), "forest"
+        ),
         "groups": groups,
-        "configs": [
-            (lab, dump_yaml(s.to_yaml_dict()))
-            for lab, s in ((la, a), (lb, b))
-        ],
+        "configs": [(lab, dump_yaml(s.to_yaml_dict())) for lab, s in ((la, a), (lb, b))],
         "resamples": t.attrs.get("resamples"),
         "stopped": page_lines(result.meta),  # a comparison stopped when decided (issue 24)
-    }  # fmt: skip
+    }
 
 
 def _call(r) -> str:

@@ -27,8 +27,14 @@ def search_trace(trace: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(6.4, 2.8), layout="constrained")
     ax = fig.subplots()
     for k, (games, rows) in enumerate(trace.groupby("rung_games")):
-        ax.scatter(rows["games"], rows["distance"], s=10, alpha=0.6,
-                   color=PALETTE[k % len(PALETTE)], label=f"{games:,} games each")  # fmt: skip
+        ax.scatter(
+            rows["games"],
+            rows["distance"],
+            s=10,
+            alpha=0.6,
+            color=PALETTE[k % len(PALETTE)],
+            label=f"{games:,} games each",
+        )
     best = trace["distance"].cummin()
     ax.step(trace["games"], best, where="post", color="black", lw=1.2, label="best so far")
     ax.axhline(1.0, color="black", ls="--", lw=0.8)

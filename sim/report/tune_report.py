@@ -86,17 +86,22 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
     # no candidate at all when the start meets every target (nothing was searched): the
     # frame keeps its columns so every table below is simply empty
     frame = pd.DataFrame(
-        [{"id": c["id"], "first_distance": c["first_distance"], **c["params"]}
-         for c in meta["candidates"] if c["first_distance"] is not None],
+        [
+            {"id": c["id"], "first_distance": c["first_distance"], **c["params"]}
+            for c in meta["candidates"]
+            if c["first_distance"] is not None
+        ],
         columns=["id", "first_distance", *params],
-    )  # fmt: skip
+    )
     effects = parameter_effects(frame.rename(columns={"first_distance": "distance"}), params)
     trace = pd.DataFrame(meta["trace"])
     checked = [verdict["start_check"], *verdict["finalists"]]
     misses = pd.DataFrame(
-        {r["label"]: target_misses({n: r["targets"][n]["estimate"] for n in targets}, targets)
-         for r in checked}
-    ).T  # fmt: skip
+        {
+            r["label"]: target_misses({n: r["targets"][n]["estimate"] for n in targets}, targets)
+            for r in checked
+        }
+    ).T
     pareto = None
     if len(targets) > 1:
         pareto = Markup(to_svg(TF.pareto_scatter(misses, verdict["pareto"], list(targets)), "tp"))
@@ -120,7 +125,7 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
                 ("lowest mean D at", text("best_value")),
                 ("values tried", text("levels")),
             ],
-        ),  # fmt: skip
+        ),
         "pareto": pareto,
         "pareto_members": verdict["pareto"],
         "facts": _facts(study, meta, verdict, folder),
@@ -133,25 +138,37 @@ def _targets_table(verdict: dict, targets: dict) -> Markup:
     for name, t in verdict["targets"].items():
         s = t["start"]
         rows.append(
-            {"target": name, "band": describe_target(name, targets[name]),
-             "start": metric_interval(name, s),
-             "start_v": s["verdict"],
-             "after": metric_interval(name, t),
-             "after_v": t["verdict"]}
-        )  # fmt: skip
+            {
+                "target": name,
+                "band": describe_target(name, targets[name]),
+                "start": metric_interval(name, s),
+                "start_v": s["verdict"],
+                "after": metric_interval(name, t),
+                "after_v": t["verdict"],
+            }
+        )
     after = f"{verdict['chosen']} [95% interval]"
-    cols = [("target", text("target")), ("band", text("band")),
-            ("start [95% interval]", text("start")), ("verdict", text("start_v")),
-            (after, text("after")), ("verdict ", text("after_v"))]  # fmt: skip
+    cols = [
+        ("target", text("target")),
+        ("band", text("band")),
+        ("start [95% interval]", text("start")),
+        ("verdict", text("start_v")),
+        (after, text("after")),
+        ("verdict ", text("after_v")),
+    ]
     return table(pd.DataFrame(rows), cols)
 
 
 def _finalists_table(checked: list[dict], targets: dict, params: list[str]) -> Markup:
     rows = []
     for r in checked:
-        row = {"config": r["label"], **{p: str(r["params"].get(p)) for p in params},
-               "games": f"{r['games']:,} (seed {r['seed']})",
-               "met": f"{r['met']} of {len(targets)}", "D": f"{r['distance']:.2f}"}  # fmt: skip
+        row = {
+            "config": r["label"],
+            **{p: str(r["params"].get(p)) for p in params},
+            "games": f"{r['games']:,} (seed {r['seed']})",
+            "met": f"{r['met']} of {len(targets)}",
+            "D": f"{r['distance']:.2f}",
+        }
         for n in targets:
             e = r["targets"][n]
             row[n] = f"{metric_interval(n, e)} {e['verdict']}"
@@ -169,12 +186,15 @@ def _facts(study, meta: dict, verdict: dict, folder: Path) -> list[tuple[str, st
         ("Space", "; ".join(f"{p}: {json.dumps(s)}" for p, s in study.tune.space.items())),
         ("Constraints", json.dumps(limits) if limits else "none"),
         ("Games", f"{games['total']:,} of a budget of {games['budget']:,} ({spent})"),
-        ("Search", f"{search['candidates']} candidates in {search['rounds']} rounds, "
-                   f"{search['games']:,} games, seed {study.seed}; "
-                   f"{search['wall_time_s']:.0f} s in all"),
+        (
+            "Search",
+            f"{search['candidates']} candidates in {search['rounds']} rounds, "
+            f"{search['games']:,} games, seed {study.seed}; "
+            f"{search['wall_time_s']:.0f} s in all",
+        ),
         ("Inert settings", ", ".join(verdict["inert"]) or "none"),
         ("Selection", f"{sel['games']:,} games per finalist on seed {sel['seed']}"),
         ("Start check and confirmation", f"{conf['games']:,} games each on seed {conf['seed']}"),
         ("Seats (line-up)", ", ".join(s.label for s in study.seats)),
         ("Tune folder", str(folder)),
-    ]  # fmt: skip
+    ]

@@ -4,9 +4,9 @@ A chunk of games with a plug-in seat is played in a child forked from the proces
 that was given the chunk (the command itself with one worker, a local worker, or a
 Dask worker), while that process supervises it:
 
-* the child's every plug-in call is recorded in a black box (`sim.foreign`): its
+* the child's every plug-in call is recorded in a black box (`sim.guard.foreign`): its
   seat, game and seed, when it began and its time limit;
-* the child keeps its own time limit on each call (`sim.foreign.call_limited`),
+* the child keeps its own time limit on each call (`sim.guard.foreign.call_limited`),
   which ends a slow call with an ordinary error; if the child stops answering
   anyway (a call stuck in C code, or one that swallows the timer's exception),
   the supervisor kills it GRACE_S seconds after the limit;
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sim.errors import PolicyError, SimError, one_line
-from sim.foreign import BlackBox, use_black_box
+from sim.guard.foreign import BlackBox, use_black_box
 
 T = TypeVar("T")
 GRACE_S = 5.0  # past a call's own limit, before a silent child is killed
@@ -85,8 +85,9 @@ def _child(fn: Callable[[], Any], box: BlackBox, unused: int, out: int, quiet: b
         try:
             data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # an exception that does not pickle: its words do
-            data = pickle.dumps(("error", SimError(one_line(outcome[1] if outcome[0] == "error"
-                                                            else exc))))  # fmt: skip
+            data = pickle.dumps(
+                ("error", SimError(one_line(outcome[1] if outcome[0] == "error" else exc)))
+            )
         _write_all(out, _SIZE.pack(len(data)) + data)
     except BaseException:
         code = 70  # could not even report: the supervisor says the process ended
@@ -184,7 +185,10 @@ def _how(status: int | None) -> str:
             name = signal.Signals(sig).name
         except ValueError:
             name = f"signal {sig}"
-        crash = " (a crash)" if sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT,
-                                        signal.SIGILL, signal.SIGFPE) else ""  # fmt: skip
+        crash = (
+            " (a crash)"
+            if sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE)
+            else ""
+        )
         return f"killed by {name}{crash}"
     return f"exit code {os.WEXITSTATUS(status)}"

@@ -49,8 +49,9 @@ def play_chunk(pr, blank, root, first, count, slots_by_game, slot_codes, slot_pa
     shuffle of game i // R, the seats' streams of `replay_words` (replay 0: the game's own).
     Returns the result arrays (`sim.runs.results.empty_arrays`).
     """
-    return chunk_loop(*chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes,
-                                  slot_params, replays))  # fmt: skip
+    return chunk_loop(
+        *chunk_args(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays)
+    )
 
 
 def _read_only(blank: np.ndarray) -> np.ndarray:
@@ -92,8 +93,24 @@ def _scratch(pr, blank: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True, nogil=True)  # a thread writes the last chunk while this one plays
-def chunk_loop(pr, blank, root, first, count, slots_by_game, slot_codes, slot_params, replays,
-               scratch, out, random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
+def chunk_loop(
+    pr,
+    blank,
+    root,
+    first,
+    count,
+    slots_by_game,
+    slot_codes,
+    slot_params,
+    replays,
+    scratch,
+    out,
+    random,
+    greedy,
+    heuristic,
+    lookahead,
+    ismcts,
+):
     """play_chunk's compiled loop; a policy argument None: no seat plays it (`policy_set`).
 
     In game i seat p plays line-up slot slots_by_game[i, p]. Each seat's table score after

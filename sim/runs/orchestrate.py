@@ -100,8 +100,11 @@ class Executed:
         games_per_s (without the start-up), as run.json and study.json record them."""
         playing = self.wall_s - self.startup_s
         gps = round(self.played / playing, 1) if playing > 0 and self.played else None
-        return {"wall_time_s": round(self.wall_s, 3), "startup_s": round(self.startup_s, 3),
-                "games_per_s": gps}  # fmt: skip
+        return {
+            "wall_time_s": round(self.wall_s, 3),
+            "startup_s": round(self.startup_s, 3),
+            "games_per_s": gps,
+        }
 
 
 def chunk_games(studies: Sequence[StudyConfig], workers: int) -> int:
@@ -307,8 +310,12 @@ def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tup
     set aside on the way."""
     counts = dict(ranges)
     bad = [{first for first, _ in verify_chunks(p.folder, ranges)} for p in points]
-    return [(i, first, counts[first]) for first, _ in ranges for i in range(len(points))
-            if first in bad[i]]  # fmt: skip
+    return [
+        (i, first, counts[first])
+        for first, _ in ranges
+        for i in range(len(points))
+        if first in bad[i]
+    ]
 
 
 def _look_at_saved(watch: Watch, points, ranges, todo) -> None:
@@ -424,8 +431,10 @@ class Heartbeat:
             self.said = now
             share = pct(self.done / self.total)
             most = "" if self.detail is None else "at most "
-            line = (f"  played {self.done:,} of {most}{self.total:,} games ({share}) in"
-                    f" {now - self.t0:.0f} s")  # fmt: skip
+            line = (
+                f"  played {self.done:,} of {most}{self.total:,} games ({share}) in"
+                f" {now - self.t0:.0f} s"
+            )
             said = self.detail() if self.detail is not None else None
             print(f"{line}; {said}" if said else line, file=sys.stderr, flush=True)
 

@@ -143,9 +143,11 @@ def run_moments(
     todo = [first for first, _ in chunks if keys[first] not in covered]
     missing = [first for first in todo if load_moments(run_dir, first) is None]
     if say:
-        say(f"{len(chunks)} chunks of {meta.get('games', 0):,} games:"
+        say(
+            f"{len(chunks)} chunks of {meta.get('games', 0):,} games:"
             f" {len(chunks) - len(missing)} with saved partial results,"
-            f" {len(missing)} to compute")  # fmt: skip
+            f" {len(missing)} to compute"
+        )
     if not todo:
         return total
     computed: dict[int, Moments] = {}

@@ -32,7 +32,7 @@ from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
 from sim.config.study import announce_plugin
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
-from sim.foreign import ForeignError, call_limited
+from sim.guard.foreign import ForeignError, call_limited
 from sim.policies.base import LegalAction
 from sim.policies.compiled import action_banned
 from sim.policies.dispatch import PolicyScratch
@@ -63,7 +63,7 @@ from sim.specs import PLUGIN, SeatError, load_plugin, policy_code
 
 class Seat:
     """One seat's player in a Python-driven game; a plug-in's calls (its constructor, each
-    choose) are foreign code, each given `limit` seconds (`sim.foreign.call_limited`)."""
+    choose) are foreign code, each given `limit` seconds (`sim.guard.foreign.call_limited`)."""
 
     def __init__(
         self,
@@ -254,8 +254,8 @@ def engine_is_cached(study: StudyConfig | None = None) -> bool:
 def load_engine(study: StudyConfig, say: bool = True) -> float:
     """Load (or compile) the study's compiled game loop in this process; the seconds it
     took. While it compiles (a cold cache), a heartbeat on stderr says so every 10 s."""
-    from sim.compile_watch import compile_heartbeat
     from sim.policies.dispatch import policy_set, policy_set_names
+    from sim.runs.compile_watch import compile_heartbeat
 
     t0 = time.perf_counter()
     codes, _ = lineup_policies(study)

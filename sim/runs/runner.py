@@ -59,8 +59,11 @@ def run(
         resume="sim run --resume {folder}",
     )
     with locked(run_dir):
-        size = (chunk_size([plan.study], workers.jobs) if plan.cap is None
-                else until_chunk([plan.study], plan.cap))  # fmt: skip
+        size = (
+            chunk_size([plan.study], workers.jobs)
+            if plan.cap is None
+            else until_chunk([plan.study], plan.cap)
+        )
         return _run_in(run_dir, plan, size, workers)
 
 

@@ -107,8 +107,11 @@ def write_chunk(
         table = parts[name]
         data = _parquet_bytes(table, name)
         _write_bytes(_part_path(run_dir, name, first), data)
-        return {"rows": table.num_rows, "bytes": len(data),
-                "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
+        return {
+            "rows": table.num_rows,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
 
     if spare is None:
         if meanwhile is not None:
@@ -183,8 +186,10 @@ def _required(table: pa.Table) -> pa.Table:
     then stores no definition levels for it (one per row), which took 13% of the encoding
     time of an all-random chunk and 1% of its bytes. Readers see the same columns and
     dtypes. The same arrays, no copy."""
-    fields = [f.with_nullable(f.nullable and c.null_count > 0)
-              for f, c in zip(table.schema, table.columns, strict=True)]  # fmt: skip
+    fields = [
+        f.with_nullable(f.nullable and c.null_count > 0)
+        for f, c in zip(table.schema, table.columns, strict=True)
+    ]
     return pa.Table.from_arrays(table.columns, schema=pa.schema(fields, table.schema.metadata))
 
 
@@ -412,8 +417,9 @@ def new_folder(out: Path | str | None, stem: str, hint: str, resume: str | None 
                 what = "run" if name == RUN_FILE else f"{meta.get('kind', 'study')} study"
                 how = f"finish it with {resume.format(folder=folder)}, or " if resume else ""
                 article = "an" if status[:1] in "aeiou" else "a"
-                raise SimError(f"{folder}: holds {article} {status} {what}{why}; {how}"
-                               "use another --out")  # fmt: skip
+                raise SimError(
+                    f"{folder}: holds {article} {status} {what}{why}; {how}use another --out"
+                )
         raise SimError(f"{folder}: " + hint.format(folder=folder))
     make_folder(folder)
     return folder

@@ -67,8 +67,12 @@ class Until:
     def meta(self) -> dict:
         """What run.json and study.json record while the study plays (once it stops: the
         record of `sim.analysis.stopping.stop_record`)."""
-        return {"until": "decided", "status": "running", "max_games": self.max_games,
-                "min_games": self.min_games}  # fmt: skip
+        return {
+            "until": "decided",
+            "status": "running",
+            "max_games": self.max_games,
+            "min_games": self.min_games,
+        }
 
 
 def cap_of(study: StudyConfig, max_games: int | None) -> int:
@@ -133,8 +137,10 @@ def resumed_plan(meta: dict, saved: StudyConfig, request, folder) -> Plan:
         cap = request.max_games or (old or {}).get("max_games") or cap_of(saved, None)
         if cap < saved.games:
             held = "holds" if complete else "was started with a cap of"
-            raise SimError(f"--max-games {cap:,}: {folder} {held} {saved.games:,} games;"
-                           " a resumed run may go on to more games, not fewer")  # fmt: skip
+            raise SimError(
+                f"--max-games {cap:,}: {folder} {held} {saved.games:,} games;"
+                " a resumed run may go on to more games, not fewer"
+            )
         study = saved.with_overrides(games=cap_of(saved, cap))
         return Plan(study, cap, saved.games if complete else 0)
     study = resumed(saved, folder, request.games, request.seed)
@@ -142,9 +148,11 @@ def resumed_plan(meta: dict, saved: StudyConfig, request, folder) -> Plan:
         return Plan(study)
     if study.games == saved.games and old.get("status") != "running":
         return Plan(study, extra={"until": old})  # nothing to add: how it stopped stays
-    note = (f"extended with --games to {study.games:,} games after"
-            f" {'stopping when decided' if complete else 'an interrupted run until decided'}:"
-            " fixed-n intervals")  # fmt: skip
+    note = (
+        f"extended with --games to {study.games:,} games after"
+        f" {'stopping when decided' if complete else 'an interrupted run until decided'}:"
+        " fixed-n intervals"
+    )
     return Plan(study, extra={"until": {"until": "fixed", "note": note, "before": old}})
 
 
@@ -163,15 +171,31 @@ def study_questions(kind: str, studies: list[StudyConfig], labels: list[str]) ->
     if kind in ("compare", "sweep") and first.primary:
         m = metric(first.primary)
         for p in range(1, len(studies)):
-            qs.append(Question(f"{m.label}, {labels[p]} − {labels[0]}", m.name, "difference",
-                               margin=m.within, point=p, family="primary"))  # fmt: skip
+            qs.append(
+                Question(
+                    f"{m.label}, {labels[p]} − {labels[0]}",
+                    m.name,
+                    "difference",
+                    margin=m.within,
+                    point=p,
+                    family="primary",
+                )
+            )
     if not qs and kind == "run":
         qs.append(seat_question())
     elif not qs:
         m = metric("first_player_advantage")
         for p in range(1, len(studies)):
-            qs.append(Question(f"{m.label}, {labels[p]} − {labels[0]}", m.name, "difference",
-                               margin=m.within, point=p, family="seats"))  # fmt: skip
+            qs.append(
+                Question(
+                    f"{m.label}, {labels[p]} − {labels[0]}",
+                    m.name,
+                    "difference",
+                    margin=m.within,
+                    point=p,
+                    family="seats",
+                )
+            )
     return qs
 
 
@@ -198,8 +222,9 @@ class Watch:
     _said: float = -math.inf
 
     def __post_init__(self) -> None:
-        self.monitor = Monitor(list(self.until.questions), alpha=self.until.alpha,
-                               min_games=self.until.min_games)  # fmt: skip
+        self.monitor = Monitor(
+            list(self.until.questions), alpha=self.until.alpha, min_games=self.until.min_games
+        )
         # plain metrics are decided from the column sums: their bootstrap draws go unused,
         # so a study asking only those draws the fewest (they cost a third of the parent)
         plain = all(metric(q.metric).interval in DIRECT for q in self.until.questions)
@@ -238,8 +263,9 @@ class Watch:
 
     def record(self, played_all: bool) -> dict:
         """How the study stopped, for run.json, study.json and summary.json."""
-        return stop_record(self.monitor, self.until.max_games, played_all, self.until.min_games,
-                           self.points)  # fmt: skip
+        return stop_record(
+            self.monitor, self.until.max_games, played_all, self.until.min_games, self.points
+        )
 
 
 def progress_text(monitor: Monitor) -> str:

@@ -56,22 +56,30 @@ def fixes_of(state: AdviseState) -> list[dict]:
         moved = moves_problem(game, start)
         worst = game.worst
         lo, hi = game.worst_bounds()
-        out.append({
-            "changes": r["changes"], "label": r["label"],
-            "text": describe_changes(state.study, r["changes"]), "group": r["group"],
-            "turns": r["turns"], "worst_edge_pp": round(100 * worst.estimate, 2),
-            "worst_abs_pp": [round(100 * lo, 2), round(100 * hi, 2)],
-            "worst_edge_ci_pp": [round(100 * worst.lo, 2), round(100 * worst.hi, 2)],
-            "worst_at": {"level": worst.level, "seat": worst.seat},
-            "inside": game.inside, "outside": game.outside, "cells": len(game.cells),
-            "confirmed": game.all_inside,
-            "offered": not moved and worst.size < start.worst.size,
-            "moved": [c.to_json() for c in moved],
-            "cells_detail": [c.to_json() for c in game.cells],
-            "command": compare_command(state.study, r["changes"]),
-            "size": r["size"], "rank": order.index(r["id"]) if r["id"] in order else 99,
-            "tied": r["id"] in order,
-        })  # fmt: skip
+        out.append(
+            {
+                "changes": r["changes"],
+                "label": r["label"],
+                "text": describe_changes(state.study, r["changes"]),
+                "group": r["group"],
+                "turns": r["turns"],
+                "worst_edge_pp": round(100 * worst.estimate, 2),
+                "worst_abs_pp": [round(100 * lo, 2), round(100 * hi, 2)],
+                "worst_edge_ci_pp": [round(100 * worst.lo, 2), round(100 * worst.hi, 2)],
+                "worst_at": {"level": worst.level, "seat": worst.seat},
+                "inside": game.inside,
+                "outside": game.outside,
+                "cells": len(game.cells),
+                "confirmed": game.all_inside,
+                "offered": not moved and worst.size < start.worst.size,
+                "moved": [c.to_json() for c in moved],
+                "cells_detail": [c.to_json() for c in game.cells],
+                "command": compare_command(state.study, r["changes"]),
+                "size": r["size"],
+                "rank": order.index(r["id"]) if r["id"] in order else 99,
+                "tied": r["id"] in order,
+            }
+        )
     # the order is the selection's (every game before the confirmation): the confirmation
     # only checks, so the lead's numbers carry no winner's curse; the offered first, then
     # the confirmed (every seat-level inside)
@@ -96,8 +104,12 @@ def advice(state: AdviseState) -> Advice:
         "levels": levels,
         "bands": {n: list(target_band(n, t)) for n, t in state.targets.items()},
         "cells": [c.to_json() for c in start.cells],
-        "counts": {"inside": start.inside, "outside": start.outside,
-                   "unclear": start.unclear, "cells": len(start.cells)},
+        "counts": {
+            "inside": start.inside,
+            "outside": start.outside,
+            "unclear": start.unclear,
+            "cells": len(start.cells),
+        },
         "problems": [c.to_json() for c in start.cells if is_problem(c)],
         "worst": start.worst.to_json(),
         "start_confirmed": [c for r in confirm[:1] for c in r["cells"]],
@@ -109,13 +121,17 @@ def advice(state: AdviseState) -> Advice:
         "why": {r["level"]: r["why"] for r in diag},
         "family": FAMILY,
         "games": {**state.spent_by, "total": state.spent, "budget": study.advise.budget},
-        "seeds": {"diagnose": study.seed, "screen": study.seed,
-                  "select": study.seed + SELECT_SEED_OFFSET,
-                  "confirm": study.seed + CONFIRM_SEED_OFFSET},
+        "seeds": {
+            "diagnose": study.seed,
+            "screen": study.seed,
+            "select": study.seed + SELECT_SEED_OFFSET,
+            "confirm": study.seed + CONFIRM_SEED_OFFSET,
+        },
         "screened": _screen_table(state),
-        "inert": [describe_changes(study, c["changes"])[0] for c in state.candidates
-                  if c.get("inert")],
-    }  # fmt: skip
+        "inert": [
+            describe_changes(study, c["changes"])[0] for c in state.candidates if c.get("inert")
+        ],
+    }
     data["answer"] = answer_block(data)
     data.update(_people(state, diag))
     data["lines"] = answer_lines(data)
@@ -125,8 +141,16 @@ def advice(state: AdviseState) -> Advice:
 def answer_block(data: dict) -> dict:
     """advice.json's `answer`: the status and the fixes, best first (what a script reads)."""
     fixes = [f for f in data["fixes"] if f["offered"]]
-    keep = ("changes", "group", "worst_edge_pp", "worst_edge_ci_pp", "worst_at", "inside",
-            "cells", "confirmed")  # fmt: skip
+    keep = (
+        "changes",
+        "group",
+        "worst_edge_pp",
+        "worst_edge_ci_pp",
+        "worst_at",
+        "inside",
+        "cells",
+        "confirmed",
+    )
     return {"status": data["status"], "fixes": [{k: f[k] for k in keep} for f in fixes]}
 
 
@@ -136,16 +160,22 @@ def _screen_table(state: AdviseState) -> list[dict]:
     out = []
     for c in state.candidates:
         game = whole_of(c) if c["cells"] else None
-        out.append({"label": c["label"], "group": c["group"], "dropped": c["dropped"],
-                    "games": sum(c["games"].values()),
-                    "worst_pp": round(100 * game.worst.estimate, 2) if game else None})  # fmt: skip
+        out.append(
+            {
+                "label": c["label"],
+                "group": c["group"],
+                "dropped": c["dropped"],
+                "games": sum(c["games"].values()),
+                "worst_pp": round(100 * game.worst.estimate, 2) if game else None,
+            }
+        )
     return out
 
 
 def _people(state: AdviseState, diag: list[dict]) -> dict[str, Any]:
     """With a calibrated level: its label, the bots', and the banner of the verdicts that
     change between them (`sim.analysis.flips`); without one, people is None."""
-    from sim.analysis.findings import level_verdicts
+    from sim.analysis.advice_words import level_verdicts
     from sim.analysis.flips import flip_banner
 
     people = next((lv.label for lv in state.levels if lv.people), None)
@@ -164,8 +194,9 @@ def compare_command(study: StudyConfig, changes: dict[str, Any]) -> str:
             return "true" if v else "false"
         return json.dumps(v, separators=(",", ":")) if isinstance(v, dict) else str(v)
 
-    sets = " ".join(f"--b-set '{p.replace(chr(39) * 2, chr(34) * 2)}={value(v)}'"
-                    for p, v in changes.items())  # fmt: skip
+    sets = " ".join(
+        f"--b-set '{p.replace(chr(39) * 2, chr(34) * 2)}={value(v)}'" for p, v in changes.items()
+    )
     # the advised study's own --set changes go on both sides, so the line compares the fix
     # against the game that was advised, not against the config file's
     both = "".join(f" --set {shlex.quote(s)}" for s in study.sets)

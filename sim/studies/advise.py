@@ -184,25 +184,36 @@ def _open_state(study, request: Request, workers: Workers, budget) -> AdviseStat
         study = study.with_overrides(seed=request.seed)
     plan(study, budget)  # before the folder: a budget that cannot pay is one line
     check_page(request, "advise", study)
-    out_dir = new_folder(request.out, folder_stem("advise", study.name),
-                         "folder exists and is not empty; use another --out")  # fmt: skip
+    out_dir = new_folder(
+        request.out,
+        folder_stem("advise", study.name),
+        "folder exists and is not empty; use another --out",
+    )
     a, players = study.advise, study.game.players
-    at_levels = [study.with_overrides(**NO_BLOCKS, seats=[lv.seat] * players, games=a.games)
-                 for lv in levels_of(study)]  # fmt: skip
+    at_levels = [
+        study.with_overrides(**NO_BLOCKS, seats=[lv.seat] * players, games=a.games)
+        for lv in levels_of(study)
+    ]
     games = a.games * len(at_levels)
     state = AdviseState(study, out_dir, chunk_games(at_levels, resolve_jobs(workers.jobs, games)))
     state.save()
     return state
 
 
-def level_study(state: AdviseState, level: Level, changes: dict, games: int, seed: int,
-                label: str) -> StudyConfig:  # fmt: skip
+def level_study(
+    state: AdviseState, level: Level, changes: dict, games: int, seed: int, label: str
+) -> StudyConfig:
     """The study at one level (every seat plays it, rotated) with a candidate's changes."""
     players = state.study.game.players
     return state.study.with_overrides(
-        **NO_BLOCKS, **changes, seats=[level.seat] * players, rotate_seats=True, games=games,
-        seed=seed, name=f"{state.study.name}[{level.label}{', ' + label if label else ''}]",
-    )  # fmt: skip
+        **NO_BLOCKS,
+        **changes,
+        seats=[level.seat] * players,
+        rotate_seats=True,
+        games=games,
+        seed=seed,
+        name=f"{state.study.name}[{level.label}{', ' + label if label else ''}]",
+    )
 
 
 def _folder(state: AdviseState, phase: str, cid: int, level: int) -> Path:
@@ -221,18 +232,25 @@ def _diagnose(state: AdviseState, workers: Workers, say: Say) -> None:
     the games (the same games and more): each seat's cell, how the game plays, and why."""
     a, seed, levels = state.study.advise, state.study.seed, state.levels
     names = ", ".join(lv.label for lv in levels)
-    say(f"advise: is it fair between equal players? {len(levels)} levels ({names}),"
-        f" {a.games:,} games each (seed {seed})")  # fmt: skip
+    say(
+        f"advise: is it fair between equal players? {len(levels)} levels ({names}),"
+        f" {a.games:,} games each (seed {seed})"
+    )
     state.results["diagnosis"] = [None] * len(levels)  # again from the runs on disk
     state.spent_by["diagnose"], state.spent = 0, state.spent - state.spent_by["diagnose"]
     games = dict.fromkeys(range(len(levels)), a.games)
     _diagnose_at(state, games, workers)
-    unclear = [i for i, r in enumerate(state.results["diagnosis"])
-               if any(c["verdict"] == "unclear" for c in r["cells"])]  # fmt: skip
+    unclear = [
+        i
+        for i, r in enumerate(state.results["diagnosis"])
+        if any(c["verdict"] == "unclear" for c in r["cells"])
+    ]
     if unclear:
         more = a.games * SHARPEN
-        say(f"advise: {', '.join(levels[i].label for i in unclear)}: a seat is unclear;"
-            f" {more:,} games there (the same games and more)")  # fmt: skip
+        say(
+            f"advise: {', '.join(levels[i].label for i in unclear)}: a seat is unclear;"
+            f" {more:,} games there (the same games and more)"
+        )
         _diagnose_at(state, {i: more for i in unclear}, workers)
     for r in state.results["diagnosis"]:
         say(f"advise: {r['level']} ({r['games']:,} games): {seats_text(r)}")
@@ -244,16 +262,23 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
     rows = state.results["diagnosis"]
     for n in sorted(set(games.values())):
         at = [i for i, g in games.items() if g == n]
-        points = [(level_study(state, levels[i], {}, n, seed, ""),
-                   _folder(state, "diagnose", 0, i)) for i in at]  # fmt: skip
+        points = [
+            (level_study(state, levels[i], {}, n, seed, ""), _folder(state, "diagnose", 0, i))
+            for i in at
+        ]
         checked = check_all(points, state.targets, state.chunk, workers, _hint(state))
         for i, row in zip(at, checked, strict=True):
             had = rows[i]["games"] if rows[i] else 0
             state.spend("diagnose", n - had)
             run = load_run(_folder(state, "diagnose", 0, i))
             cells = level_cells(run.players, levels[i].label, bands)
-            rows[i] = {"level": levels[i].label, **row, "play": _play(run, state.study),
-                       "why": _why(run), "cells": [c.to_json() for c in cells]}  # fmt: skip
+            rows[i] = {
+                "level": levels[i].label,
+                **row,
+                "play": _play(run, state.study),
+                "why": _why(run),
+                "cells": [c.to_json() for c in cells],
+            }
 
 
 def _play(run, study: StudyConfig) -> dict[str, dict]:
@@ -275,12 +300,23 @@ def _why(run) -> dict[str, Any]:
     end = end_structure(games)
     usage = card_usage(run.cards, games)
     return {
-        "split": split[["seat", "extra_share", "edge", "turn_part", "turn_lo", "turn_hi",
-                        "equal_part", "equal_lo", "equal_hi"]].to_dict("records"),
+        "split": split[
+            [
+                "seat",
+                "extra_share",
+                "edge",
+                "turn_part",
+                "turn_lo",
+                "turn_hi",
+                "equal_part",
+                "equal_lo",
+                "equal_hi",
+            ]
+        ].to_dict("records"),
         "last": end["last"].to_dict("records"),
         "trigger": end["trigger"].to_dict("records"),
         "dead": dead_card_notes(usage, limit=3),
-    }  # fmt: skip
+    }
 
 
 # ---------------------------------------------------------------- 2. screening
@@ -293,10 +329,19 @@ def _new_candidates(state: AdviseState) -> list[dict]:
     out = []
     for cid, change in enumerate(fix_candidates(study), start=1):
         keeps = not moves_turns(study, change)
-        out.append({"id": cid, "changes": change, "label": label_of(study, change),
-                    "size": size_of(study, change), "group": group_of(study, change),
-                    "turns": turns_of(study, change).text(), "games": {}, "cells": {},
-                    "dropped": "keeps the turns" if turns and keeps else None})  # fmt: skip
+        out.append(
+            {
+                "id": cid,
+                "changes": change,
+                "label": label_of(study, change),
+                "size": size_of(study, change),
+                "group": group_of(study, change),
+                "turns": turns_of(study, change).text(),
+                "games": {},
+                "cells": {},
+                "dropped": "keeps the turns" if turns and keeps else None,
+            }
+        )
     return out
 
 
@@ -335,8 +380,10 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None
     live = [c for c in state.candidates if not c["dropped"]]
     kept_turns = len(state.candidates) - len(live)
     if kept_turns:
-        say(f"advise: the worst edge comes from the turn order; {kept_turns} changes that"
-            " keep every seat's turns (toys, spray bottles, rules) cannot fix it")  # fmt: skip
+        say(
+            f"advise: the worst edge comes from the turn order; {kept_turns} changes that"
+            " keep every seat's turns (toys, spray bottles, rules) cannot fix it"
+        )
     afford = len(live)
     while afford > 1 and screen_cost(a, afford, len(levels)) > steps.screen:
         afford -= 1
@@ -346,9 +393,11 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None
     every = list(range(len(levels)))
     for r, (games, keep) in enumerate(rungs(a, len(live))):
         where_text = f" (problems at {', '.join(levels[i].label for i in where)})" if not r else ""
-        say(f"advise: screening rung {r + 1}: {len(live)} one-setting changes at every"
+        say(
+            f"advise: screening rung {r + 1}: {len(live)} one-setting changes at every"
             f" level{where_text}, {games:,} games each (seed {state.study.seed}, common random"
-            " numbers)")  # fmt: skip
+            " numbers)"
+        )
         _play_candidates(state, live, every, games, workers)
         live = _race(state, live, keep, anytime=True)
     state.results["screened"] = [c["id"] for c in live]
@@ -411,8 +460,10 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> None:
         say("advise: no change to choose from (every one played the start's very games)")
         state.results["selection"], state.results["chosen"] = [], []
         return
-    say(f"advise: selection: {len(cands)} changes at every level, {a.select:,} fresh games"
-        f" each (seed {seed})")  # fmt: skip
+    say(
+        f"advise: selection: {len(cands)} changes at every level, {a.select:,} fresh games"
+        f" each (seed {seed})"
+    )
     rows = _check(state, cands, "select", a.select, seed, ALPHA, workers)
     start = state.start_game()
     for r in rows:  # ranked on every game before the confirmation: the screen's and these
@@ -486,8 +537,10 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> None:
         return
     cands = [c for c in state.candidates if c["id"] in ids]
     cands.sort(key=lambda c: ids.index(c["id"]))
-    say(f"advise: confirming {len(cands)} change(s) and the start at every level,"
-        f" {a.confirm:,} fresh games each (seed {seed})")  # fmt: skip
+    say(
+        f"advise: confirming {len(cands)} change(s) and the start at every level,"
+        f" {a.confirm:,} fresh games each (seed {seed})"
+    )
     alpha = ALPHA / len(cands)
     rows = _check(state, [START, *cands], "confirm", a.confirm, seed, alpha, workers)
     state.results["confirmation"] = rows

@@ -69,8 +69,10 @@ def fairness_targets(study: StudyConfig) -> dict[str, Any]:
 
 def seat_bands(study: StudyConfig) -> dict[int, tuple[float, float]]:
     """Each seat's band for its edge over a fair share."""
-    return {int(n.removeprefix("seat_edge.seat")): target_band(n, t)
-            for n, t in fairness_targets(study).items()}  # fmt: skip
+    return {
+        int(n.removeprefix("seat_edge.seat")): target_band(n, t)
+        for n, t in fairness_targets(study).items()
+    }
 
 
 def play_targets(study: StudyConfig) -> dict[str, Any]:
@@ -104,14 +106,24 @@ class AdviseState:
     def save(self) -> None:
         write_json(
             self.out_dir / STUDY_FILE,
-            {"kind": "advise", "name": self.study.name, "config": self.study.to_yaml_dict(),
-             "config_hash": self.study.config_hash(), "engine_version": ENGINE_VERSION,
-             "source": self.study.source, "folder": self.study.folder,
-             "chunk_games": self.chunk, "status": self.phase, "phase": self.phase,
-             "games_spent": self.spent, "games_by_phase": self.spent_by,
-             "candidates": self.candidates, "results": self.results,
-             "wall_time_s": round(self.wall_s, 3)},
-        )  # fmt: skip
+            {
+                "kind": "advise",
+                "name": self.study.name,
+                "config": self.study.to_yaml_dict(),
+                "config_hash": self.study.config_hash(),
+                "engine_version": ENGINE_VERSION,
+                "source": self.study.source,
+                "folder": self.study.folder,
+                "chunk_games": self.chunk,
+                "status": self.phase,
+                "phase": self.phase,
+                "games_spent": self.spent,
+                "games_by_phase": self.spent_by,
+                "candidates": self.candidates,
+                "results": self.results,
+                "wall_time_s": round(self.wall_s, 3),
+            },
+        )
 
     def spend(self, phase: str, games: int) -> None:
         self.spent += games
@@ -119,8 +131,9 @@ class AdviseState:
 
     def start_game(self) -> WholeGame:
         """The diagnosis's cells: the start, judged by the whole game."""
-        return WholeGame.of(Cell.from_json(c) for r in self.results["diagnosis"]
-                            for c in r["cells"])  # fmt: skip
+        return WholeGame.of(
+            Cell.from_json(c) for r in self.results["diagnosis"] for c in r["cells"]
+        )
 
 
 def state_of(study: StudyConfig, out_dir: Path, meta: dict) -> AdviseState:
@@ -140,8 +153,11 @@ def is_problem(c: dict | Cell) -> bool:
 
 def problem_levels(state: AdviseState) -> list[int]:
     """The levels with a problem cell."""
-    return [i for i, r in enumerate(state.results["diagnosis"])
-            if any(is_problem(c) for c in r["cells"])]  # fmt: skip
+    return [
+        i
+        for i, r in enumerate(state.results["diagnosis"])
+        if any(is_problem(c) for c in r["cells"])
+    ]
 
 
 def turn_driven(state: AdviseState) -> bool:

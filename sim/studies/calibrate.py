@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from sim.analysis.calibration_words import calibration_lines, players_line
 from sim.analysis.choice import Choices, LogitFit, fit_logit, fit_scale, players_differ
 from sim.analysis.choice_scale import (
     MIN_DECISIONS,
@@ -28,7 +29,6 @@ from sim.analysis.choice_scale import (
     seat_spec,
     weight_table,
 )
-from sim.analysis.findings import calibration_lines, players_line
 from sim.errors import SimError
 from sim.specs import FEATURE_NAMES, PRESETS
 from sim.units import plural
@@ -158,8 +158,9 @@ def calibrate(
     pooled = fit_group(c, "all players", LABEL, test_mask, min_decisions, seed)
     kinds = {str(k): int(v) for k, v in zip(*np.unique(c.kind, return_counts=True), strict=True)}
     if not by_player:
-        return Calibration(pooled, holdout=holdout, seed=seed, min_decisions=min_decisions,
-                           kinds=kinds)  # fmt: skip
+        return Calibration(
+            pooled, holdout=holdout, seed=seed, min_decisions=min_decisions, kinds=kinds
+        )
     players = []
     for p, name in enumerate(c.players):
         mine = c.player == p

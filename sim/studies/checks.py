@@ -27,8 +27,13 @@ def verdicts(run: RunResult, targets: dict[str, Any]) -> dict[str, dict]:
     for name, target in targets.items():
         lo, hi = float(table.at[name, "lo"]), float(table.at[name, "hi"])
         band = target_band(name, target)
-        out[name] = {"estimate": float(table.at[name, "value"]), "lo": lo, "hi": hi,
-                     "verdict": target_status(lo, hi, band), "band": list(band)}  # fmt: skip
+        out[name] = {
+            "estimate": float(table.at[name, "value"]),
+            "lo": lo,
+            "hi": hi,
+            "verdict": target_status(lo, hi, band),
+            "band": list(band),
+        }
     return out
 
 
@@ -58,7 +63,13 @@ def check_all(
     for study, folder in points:
         est = verdicts(load_run(folder), targets)
         values = {n: e["estimate"] for n, e in est.items()}
-        out.append({"targets": est, "met": sum(e["verdict"] == "met" for e in est.values()),
-                    "distance": target_distance(values, targets), "games": study.games,
-                    "seed": study.seed})  # fmt: skip
+        out.append(
+            {
+                "targets": est,
+                "met": sum(e["verdict"] == "met" for e in est.values()),
+                "distance": target_distance(values, targets),
+                "games": study.games,
+                "seed": study.seed,
+            }
+        )
     return out

@@ -116,9 +116,17 @@ def finish_hint(kind: str, out_dir: Path | str) -> str:
 # A study.json not yet done: a run's or study's `running`, the phases of a tune and of an
 # advice (and the tune's names before it had phases).
 WORKING = (
-    "running", "start", "search", "select", "confirm", "diagnose", "screen",
-    "searching", "searched", "confirming",
-)  # fmt: skip
+    "running",
+    "start",
+    "search",
+    "select",
+    "confirm",
+    "diagnose",
+    "screen",
+    "searching",
+    "searched",
+    "confirming",
+)
 
 
 @contextmanager

@@ -140,8 +140,9 @@ def size_of(study: StudyConfig, changes: dict[str, Any]) -> int:
 
 def label_of(study: StudyConfig, changes: dict[str, Any]) -> str:
     """A change as a short label: 'deck.princesses=1', 'deck.boxes=47' (a resized mix)."""
-    return ", ".join(f"{p}={v if not isinstance(v, dict) else sum(v.values())}"
-                     for p, v in changes.items())  # fmt: skip
+    return ", ".join(
+        f"{p}={v if not isinstance(v, dict) else sum(v.values())}" for p, v in changes.items()
+    )
 
 
 def _seats(seats: tuple[int, ...]) -> str:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the study modules only for their result types: `sim run` im
     from sim.studies.ladder import LadderResult
     from sim.studies.luck import LuckResult
     from sim.studies.sweep import SweepResult
-    from sim.studies.tune import Verdict
+    from sim.studies.tune_verdict import Verdict
     from sim.studies.value import ValueResult
 
 SUMMARY_FILE = "summary.json"
@@ -81,8 +81,21 @@ def write_differences(table: pd.DataFrame, out_dir: Path) -> Path:
     """A comparison's verdicts as `differences.csv`: one row per metric, in the reports'
     units: `unit` is that of a and b ("%" for shares), `diff_unit` that of diff, lo and hi
     ("pp", percentage points, for shares)."""
-    cols = ["metric", "label", "unit", "a", "b", "diff_unit", "diff", "lo", "hi", "p",
-            "family", "p_adj", "real"]  # fmt: skip
+    cols = [
+        "metric",
+        "label",
+        "unit",
+        "a",
+        "b",
+        "diff_unit",
+        "diff",
+        "lo",
+        "hi",
+        "p",
+        "family",
+        "p_adj",
+        "real",
+    ]
     out = table.copy()
     share = out["unit"] == "share"
     for col in ("a", "b", "diff", "lo", "hi"):
@@ -193,8 +206,11 @@ def write_tune_files(verdict: Verdict) -> Path:
     write_json(out_dir / TUNE_FILE, verdict.data)
     chosen = verdict.recommended_study or verdict.closest_study
     name = RECOMMENDED_FILE if verdict.recommended_study is not None else CLOSEST_FILE
-    why = {"recommended": "recommended by", "no change needed": "no change needed: the start,"
-           " checked by", "not met": "closest found by"}[verdict.data["status"]]  # fmt: skip
+    why = {
+        "recommended": "recommended by",
+        "no change needed": "no change needed: the start, checked by",
+        "not met": "closest found by",
+    }[verdict.data["status"]]
     header = f"# {why} sim tune ({out_dir}); see tune.json for the evidence\n"
     write_text(out_dir / name, header + study_yaml(chosen))
     return out_dir / name

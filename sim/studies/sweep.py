@@ -143,8 +143,9 @@ def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers):
     write_text(out_dir / "config.yaml", study_yaml(study))
     studies = sweep_studies(study)
     questions = study_questions("sweep", studies, [point_label(p) for p in points])
-    runs, meta = run_points(studies, out_dir, head, workers, size, plan.until(questions),
-                            plan.extra)  # fmt: skip
+    runs, meta = run_points(
+        studies, out_dir, head, workers, size, plan.until(questions), plan.extra
+    )
     if meta["games"] != study.games:  # stopped when decided
         study = study.with_overrides(games=meta["games"])
         write_text(out_dir / "config.yaml", study_yaml(study))

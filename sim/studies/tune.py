@@ -42,14 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from sim import units
-from sim.analysis.findings import metric_interval
-from sim.analysis.tuning import pareto_front, target_misses
-from sim.config import StudyConfig, TuneBlock, describe_changes, parse_study, tune_game_problem
+from sim.config import StudyConfig, TuneBlock, parse_study, tune_game_problem
 from sim.errors import SimError
-from sim.metrics import describe_target
 from sim.runs.options import Workers
 from sim.runs.orchestrate import chunk_games
 from sim.runs.parallel import resolve_jobs
@@ -57,16 +51,17 @@ from sim.runs.paths import STUDY_FILE, folder_stem
 from sim.runs.storage import new_folder, read_study_meta, write_json
 from sim.studies import tune_search as S
 from sim.studies.checks import check
+from sim.studies.tune_verdict import (
+    CONFIRM_SEED_OFFSET,
+    SELECT_SEED_OFFSET,
+    Verdict,
+    live_candidates,
+    targets_text,
+    verdict_of,
+)
 from sim.version import ENGINE_VERSION
 
-SELECT_SEED_OFFSET = 1  # the selection plays seed + 1: games the search never saw
-CONFIRM_SEED_OFFSET = 2  # the start's check and the confirmation: games neither saw
 PHASES = ("start", "search", "select", "confirm", "done")
-FAMILY = (
-    "every target must be met: each 95% interval inside its band (an intersection-union"
-    " test, so no correction over targets); one candidate is confirmed, on games that played"
-    " no part in choosing it, so none over candidates either"
-)
 Say = Callable[[str], None]
 
 
@@ -113,15 +108,27 @@ class TuneState:
         """Write study.json (atomically): the state a resume rebuilds the tune from."""
         write_json(
             self.out_dir / STUDY_FILE,
-            {"kind": "tune", "name": self.study.name, "config": self.study.to_yaml_dict(),
-             "sets": list(self.study.sets), "config_hash": self.study.config_hash(),
-             "engine_version": ENGINE_VERSION,
-             "chunk_games": self.chunk, "check_chunk_games": self.check_chunk,
-             "status": status or self.phase, "phase": self.phase, "games_spent": self.spent,
-             "games_by_phase": self.spent_by, "wall_time_s": round(self.wall_s, 3),
-             "candidates": self.candidates, "rounds": self.rounds, "trace": self.trace,
-             "inert": self.inert, "results": self.results},
-        )  # fmt: skip
+            {
+                "kind": "tune",
+                "name": self.study.name,
+                "config": self.study.to_yaml_dict(),
+                "sets": list(self.study.sets),
+                "config_hash": self.study.config_hash(),
+                "engine_version": ENGINE_VERSION,
+                "chunk_games": self.chunk,
+                "check_chunk_games": self.check_chunk,
+                "status": status or self.phase,
+                "phase": self.phase,
+                "games_spent": self.spent,
+                "games_by_phase": self.spent_by,
+                "wall_time_s": round(self.wall_s, 3),
+                "candidates": self.candidates,
+                "rounds": self.rounds,
+                "trace": self.trace,
+                "inert": self.inert,
+                "results": self.results,
+            },
+        )
 
 
 # ---------------------------------------------------------------- the plan
@@ -190,7 +197,7 @@ def run_tune(
     if state.phase == "start":
         if _check_start(state, workers, say):
             saved("done")
-            return _verdict(state)
+            return verdict_of(state)
         saved("search")
     if state.phase == "search":
         _search(state, steps, workers, say, lambda: saved("search"))
@@ -201,7 +208,7 @@ def run_tune(
     if state.phase == "confirm":
         _confirm(state, workers, say)
         saved("done")
-    return _verdict(state)
+    return verdict_of(state)
 
 
 def _open_state(study, budget, jobs, out, resume) -> TuneState:
@@ -268,8 +275,15 @@ def _check_chunk(study: StudyConfig, jobs: int) -> int:
 # ---------------------------------------------------------------- 1. the start
 
 
-def _check(state: TuneState, label: str, params: dict, folder: Path, games: int, seed: int,
-           workers: Workers) -> dict:  # fmt: skip
+def _check(
+    state: TuneState,
+    label: str,
+    params: dict,
+    folder: Path,
+    games: int,
+    seed: int,
+    workers: Workers,
+) -> dict:
     """One config of the space on `games` fresh games of `seed` (resumable), every target
     checked (`sim.studies.checks.check`)."""
     study = S.apply_point(state.study, params).with_overrides(
@@ -290,13 +304,22 @@ def _check_start(state: TuneState, workers: Workers, say: Say) -> bool:
     b = state.budget
     seed = state.study.seed + CONFIRM_SEED_OFFSET
     say(f"tune: checking the start on {b.confirm:,} fresh games (seed {seed})")
-    row = _check(state, "start", state.start_point(), state.out_dir / "confirm" / "start",
-                 b.confirm, seed, workers)  # fmt: skip
+    row = _check(
+        state,
+        "start",
+        state.start_point(),
+        state.out_dir / "confirm" / "start",
+        b.confirm,
+        seed,
+        workers,
+    )
     _spend(state, "start", row["games"])
     state.results["start"] = row
     met = row["met"] == len(state.tune.targets)
-    say(f"tune: the start {'meets every target' if met else 'misses a target'}:"
-        f" {_targets_text(state, row)}")  # fmt: skip
+    say(
+        f"tune: the start {'meets every target' if met else 'misses a target'}:"
+        f" {targets_text(state, row)}"
+    )
     return met
 
 
@@ -317,12 +340,20 @@ def _search(state: TuneState, steps: Plan, workers: Workers, say: Say, save) -> 
         moves = [p for p in S.neighbours(start, state.tune.space) if _valid(state, p)]
         for params in [start, *moves]:
             _add(state, params, 0)
-        state.rounds.append({"round": 0, "candidates": [c["id"] for c in state.candidates],
-                             "kind": "one-setting moves", "done": False})  # fmt: skip
+        state.rounds.append(
+            {
+                "round": 0,
+                "candidates": [c["id"] for c in state.candidates],
+                "kind": "one-setting moves",
+                "done": False,
+            }
+        )
         save()
         n = len(state.candidates)
-        say(f"tune: search round 0: the start and {n - 1} one-setting moves, {first:,} games"
-            f" each (seed {state.study.seed}, common random numbers)")  # fmt: skip
+        say(
+            f"tune: search round 0: the start and {n - 1} one-setting moves, {first:,} games"
+            f" each (seed {state.study.seed}, common random numbers)"
+        )
     if not state.rounds[0]["done"]:
         S.race(state, state.rounds[0]["candidates"], first, workers, steps.search)
         state.inert = S.mark_inert(state)
@@ -330,8 +361,10 @@ def _search(state: TuneState, steps: Plan, workers: Workers, say: Say, save) -> 
         save()
         say(_progress(state, steps))
         if state.inert:
-            say(f"tune: {', '.join(state.inert)} cannot matter here (every move of it played"
-                " the start's very games): left out")  # fmt: skip
+            say(
+                f"tune: {', '.join(state.inert)} cannot matter here (every move of it played"
+                " the start's very games): left out"
+            )
     while not _single_fits(state):
         if state.rounds[-1]["done"] and not _new_round(state, steps):
             break
@@ -348,10 +381,20 @@ def _add(state: TuneState, params: dict, round_: int) -> int:
     start = state.start_point() if state.candidates else params
     moved = S.changes(params, start)
     state.candidates.append(
-        {"id": len(state.candidates), "round": round_, "params": params, "changes": moved,
-         "size": S.size(moved, start, state.tune.space), "games": 0, "values": {},
-         "distance": None, "first_distance": None, "fits": False, "inert": False}
-    )  # fmt: skip
+        {
+            "id": len(state.candidates),
+            "round": round_,
+            "params": params,
+            "changes": moved,
+            "size": S.size(moved, start, state.tune.space),
+            "games": 0,
+            "values": {},
+            "distance": None,
+            "first_distance": None,
+            "fits": False,
+            "inert": False,
+        }
+    )
     return len(state.candidates) - 1
 
 
@@ -359,18 +402,9 @@ def _valid(state: TuneState, params: dict) -> bool:
     return tune_game_problem(state.study.game.game_dict(), state.tune, params) is None
 
 
-def _live(state: TuneState) -> list[dict]:
-    """Evaluated candidates that may be recommended: not the start, no inert setting."""
-    return [
-        c for c in state.candidates[1:]
-        if c["distance"] is not None and not c["inert"]
-        and not set(c["changes"]) & set(state.inert)
-    ]  # fmt: skip
-
-
 def _single_fits(state: TuneState) -> bool:
     """Has a one-setting move fit every target on the search games?"""
-    return any(c["fits"] and len(c["changes"]) == 1 for c in _live(state))
+    return any(c["fits"] and len(c["changes"]) == 1 for c in live_candidates(state))
 
 
 def _new_round(state: TuneState, steps: Plan) -> bool:
@@ -388,8 +422,15 @@ def _new_round(state: TuneState, steps: Plan) -> bool:
     if not wanted:
         return False
     ids = [_add(state, params, len(state.rounds)) for params in wanted]
-    state.rounds.append({"round": len(state.rounds), "candidates": ids, "start_games": first,
-                         "kind": "larger moves (TPE)", "done": False})  # fmt: skip
+    state.rounds.append(
+        {
+            "round": len(state.rounds),
+            "candidates": ids,
+            "start_games": first,
+            "kind": "larger moves (TPE)",
+            "done": False,
+        }
+    )
     return True
 
 
@@ -397,7 +438,7 @@ def _reduce(state: TuneState, steps: Plan, workers: Workers, say: Say) -> None:
     """Drop each setting of the best fitting candidate in turn while the reduced candidate
     still fits (played on the same search games): a recommendation needs every change."""
     while True:
-        live = sorted(_live(state), key=S.rank_key)
+        live = sorted(live_candidates(state), key=S.rank_key)
         best = next((c for c in live if c["fits"]), None)
         if best is None or len(best["changes"]) < 2:
             return
@@ -423,8 +464,10 @@ def _searches_on(state: TuneState) -> bool:
     confirmed = state.results.get("confirmation") or {}
     settled = state.results["start"]["met"] == n or confirmed.get("met") == n
     checked = state.spent_by["select"] + state.spent_by["confirm"]
-    return not settled and state.spent_by["search"] + state.budget.first <= plan(
-        state.tune, checked).search  # fmt: skip
+    return (
+        not settled
+        and state.spent_by["search"] + state.budget.first <= plan(state.tune, checked).search
+    )
 
 
 # ---------------------------------------------------------------- 3. the selection
@@ -435,7 +478,7 @@ def _select(state: TuneState, workers: Workers, say: Say) -> None:
     then the smallest change, then the smallest distance. A choice that misses a target
     outright (its interval wholly outside the band) is not worth confirming: none."""
     b = state.budget
-    finalists = sorted(_live(state), key=S.rank_key)[: b.finalists]
+    finalists = sorted(live_candidates(state), key=S.rank_key)[: b.finalists]
     seed = state.study.seed + SELECT_SEED_OFFSET
     rows = []
     for c in finalists:
@@ -457,8 +500,10 @@ def _select(state: TuneState, workers: Workers, say: Say) -> None:
     if best is None:
         say("tune: no candidate to choose from")
     elif missed:
-        say(f"tune: the best finalist, {best['label']}, misses a target on the selection's"
-            " games: nothing to confirm")  # fmt: skip
+        say(
+            f"tune: the best finalist, {best['label']}, misses a target on the selection's"
+            " games: nothing to confirm"
+        )
 
 
 # ---------------------------------------------------------------- 4. the confirmation
@@ -484,112 +529,8 @@ def _slug(params: dict, state: TuneState) -> str:
     return f"c{index:04d}"
 
 
-# ---------------------------------------------------------------- the verdict
-
-
-@dataclass
-class Verdict:
-    """The answer: what tune.json holds, the lines to print, and the study to write."""
-
-    state: TuneState
-    data: dict
-    lines: list[str]
-    recommended_study: StudyConfig | None
-    closest_study: StudyConfig
-
-
-def _verdict(state: TuneState) -> Verdict:
-    """The tune's answer from its phases' results."""
-    targets, res = state.tune.targets, state.results
-    start, n = res["start"], len(targets)
-    confirmed = res.get("confirmation")
-    if start["met"] == n:
-        status, shown = "no change needed", start
-        head = "no change needed: the start meets every target"
-    elif confirmed is not None and confirmed["met"] == n:
-        status, shown = "recommended", confirmed
-        k = len(confirmed["changes"])
-        head = f"recommended ({units.plural(k, 'setting')} changed): " + "; ".join(
-            describe_changes(state.study, confirmed["changes"])
-        )
-    else:
-        rows = [r for r in (confirmed, *res.get("selection", [])) if r is not None]
-        shown = min(rows, key=lambda r: (-r["met"], r["distance"])) if rows else start
-        status = "not met"
-        why = ("the chosen candidate does not meet every target on fresh games" if confirmed
-               else "the best finalist misses a target on the selection's games" if rows
-               else "no candidate to try")  # fmt: skip
-        moves = "; ".join(describe_changes(state.study, shown["changes"])) or "the start"
-        head = (f"no change recommended: {why}. Closest ({shown['met']} of {n} met on"
-                f" {shown['games']:,} games): {moves}")  # fmt: skip
-    lines = [head]
-    for name in targets:
-        after = shown["targets"][name]
-        was = metric_interval(name, start["targets"][name])
-        tail = "" if shown is start else f"   (start: {was})"
-        lines.append(f"  {_target_line(name, targets[name], after)}{tail}")
-    spent = f"{state.spent:,} games in all ({_by_phase(state)}); budget {state.budget.games:,}"
-    lines.append(f"  {spent}")
-    recommended = shown["changes"] if status == "recommended" else {}
-    rows = [r for r in (start, *res.get("selection", []), confirmed) if r is not None]
-    misses = np.array([[target_misses({m: r["targets"][m]["estimate"] for m in targets},
-                                      targets)[m] for m in targets] for r in rows])  # fmt: skip
-    front = [rows[i]["label"] for i in pareto_front(misses)] if n > 1 and len(rows) else []
-    data = {
-        "status": status,
-        "recommended": {p: S.plain(v) for p, v in recommended.items()},
-        "changes": describe_changes(state.study, recommended),
-        "settings_changed": len(recommended),
-        "start": {p: S.plain(v) for p, v in state.start_point().items()},
-        "chosen": shown["label"],
-        "chosen_params": shown["params"],
-        "targets": {m: {**shown["targets"][m], "start": start["targets"][m]} for m in targets},
-        "start_check": start,
-        "selection": res.get("selection", []),
-        "confirmation": confirmed,
-        "finalists": [r for r in (*res.get("selection", []), confirmed) if r is not None],
-        "pareto": front,
-        "inert": state.inert,
-        "family": FAMILY,
-        "distance": "sqrt(sum over targets of (|estimate - band centre| / band half-width)^2)",
-        "search": {"candidates": len(state.candidates), "rounds": len(state.rounds),
-                   "games": state.spent_by["search"], "budget": state.budget.games,
-                   "wall_time_s": round(state.wall_s, 3)},
-        "games": {**state.spent_by, "total": state.spent, "budget": state.budget.games},
-        "select": {"games": state.budget.select, "seed": state.study.seed + SELECT_SEED_OFFSET},
-        "confirm": {"games": state.budget.confirm,
-                    "seed": state.study.seed + CONFIRM_SEED_OFFSET},
-        "text": lines,
-    }  # fmt: skip
-    chosen = S.apply_point(state.study, shown["params"])
-    tuned = chosen.with_overrides(name=f"{state.study.name}-tuned", targets=_yaml_targets(targets))
-    return Verdict(state, data, lines, tuned if status != "not met" else None, tuned)
-
-
-def _target_line(name: str, target: Any, est: dict) -> str:
-    """'mean_score 0.57 [0.53, 0.61] (met, target 0.57 ± 0.15)'."""
-    return (f"{name} {metric_interval(name, est)} ({est['verdict']}, target"
-            f" {describe_target(name, target)})")  # fmt: skip
-
-
-def _targets_text(state: TuneState, row: dict) -> str:
-    return "; ".join(
-        f"{n} {metric_interval(n, e)} {e['verdict']}" for n, e in row["targets"].items()
-    )
-
-
-def _by_phase(state: TuneState) -> str:
-    names = {"start": "start check", "search": "search", "select": "selection",
-             "confirm": "confirmation"}  # fmt: skip
-    return ", ".join(f"{names[p]} {g:,}" for p, g in state.spent_by.items() if g)
-
-
-def _yaml_targets(targets: dict) -> dict:
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in targets.items()}
-
-
 def _progress(state: TuneState, steps: Plan) -> str:
-    live = sorted(_live(state), key=S.rank_key)
+    live = sorted(live_candidates(state), key=S.rank_key)
     best = live[0] if live else state.candidates[0]
     fit = "fits every target" if best["fits"] else f"distance {best['distance']:.2f}"
     return (

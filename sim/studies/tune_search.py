@@ -139,19 +139,30 @@ def evaluate(state, ids: list[int], games: int, workers) -> None:
         return
     targets = state.tune.targets
     points = [Point(_study(state, i, games), state.candidate_dir(i)) for i in todo]
-    execute(points, state.chunk, workers,
-            died_hint=f"finish it with sim tune --resume {state.out_dir}")  # fmt: skip
+    execute(
+        points, state.chunk, workers, died_hint=f"finish it with sim tune --resume {state.out_dir}"
+    )
     for i in todo:
         cand = state.candidates[i]
         state.spent += games - cand["games"]
         state.spent_by["search"] += games - cand["games"]
         values = estimates(load_run(state.candidate_dir(i)), list(targets))
-        cand.update(games=games, values=values, distance=target_distance(values, targets),
-                    fits=fits(values, targets))  # fmt: skip
+        cand.update(
+            games=games,
+            values=values,
+            distance=target_distance(values, targets),
+            fits=fits(values, targets),
+        )
         if cand["first_distance"] is None:
             cand["first_distance"] = cand["distance"]
-        state.trace.append({"games": state.spent, "candidate": i, "rung_games": games,
-                            "distance": cand["distance"]})  # fmt: skip
+        state.trace.append(
+            {
+                "games": state.spent,
+                "candidate": i,
+                "rung_games": games,
+                "distance": cand["distance"],
+            }
+        )
 
 
 def _study(state, index: int, games: int) -> StudyConfig:
@@ -205,10 +216,11 @@ def ask(state, n: int, seed: int, space: dict[str, Any]) -> list[dict]:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     dists = {
-        p: IntDistribution(s[0], s[1]) if isinstance(s, list) else CategoricalDistribution(
-            s["choices"])
+        p: IntDistribution(s[0], s[1])
+        if isinstance(s, list)
+        else CategoricalDistribution(s["choices"])
         for p, s in space.items()
-    }  # fmt: skip
+    }
     start = state.start_point()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -219,8 +231,11 @@ def ask(state, n: int, seed: int, space: dict[str, Any]) -> list[dict]:
         for c in state.candidates:
             if c["first_distance"] is not None and in_space(c["params"], space):
                 params = {p: c["params"][p] for p in space}
-                opt.add_trial(optuna.trial.create_trial(
-                    params=params, distributions=dists, value=c["first_distance"]))  # fmt: skip
+                opt.add_trial(
+                    optuna.trial.create_trial(
+                        params=params, distributions=dists, value=c["first_distance"]
+                    )
+                )
         seen = {key(c["params"]) for c in state.candidates}
         base = state.study.game.game_dict()
         out: list[dict] = []
@@ -250,11 +265,20 @@ def in_space(params: dict[str, Any], space: dict[str, Any]) -> bool:
 def candidates_frame(state) -> pd.DataFrame:
     """One row per evaluated candidate: id, round, games, distance, each setting, each estimate."""
     rows = [
-        {"id": c["id"], "label": state.label(c["id"]), "round": c["round"], "games": c["games"],
-         "distance": c["distance"], "fits": c["fits"], "changes": len(c["changes"]),
-         **{p: plain(v) for p, v in c["params"].items()}, **c["values"]}
-        for c in state.candidates if c["distance"] is not None
-    ]  # fmt: skip
+        {
+            "id": c["id"],
+            "label": state.label(c["id"]),
+            "round": c["round"],
+            "games": c["games"],
+            "distance": c["distance"],
+            "fits": c["fits"],
+            "changes": len(c["changes"]),
+            **{p: plain(v) for p, v in c["params"].items()},
+            **c["values"],
+        }
+        for c in state.candidates
+        if c["distance"] is not None
+    ]
     return pd.DataFrame(rows)
 
 

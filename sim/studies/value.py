@@ -120,8 +120,9 @@ def cause_lines(study: StudyConfig, ablation: pd.DataFrame) -> list[str]:
         lo, hi = min(m.change for m in members), max(m.change for m in members)
         real = sum(bool(m.real) for m in members)
         span = f"{lo:+.1f} pp" if len(members) == 1 else f"{lo:+.1f} to {hi:+.1f} pp"
-        out.append(f"  {group}: {len(members)} card kind(s), seat 0's win share {span}"
-                   f" ({real} real)")  # fmt: skip
+        out.append(
+            f"  {group}: {len(members)} card kind(s), seat 0's win share {span} ({real} real)"
+        )
     if out:
         out.insert(0, "one copy fewer, by what it acts on (the groups of sim advise's fixes):")
     return out

@@ -119,8 +119,13 @@ def read_game(path: str | Path, study: StudyConfig | None = None) -> LoggedGame:
         if record["event"] != DECISION:
             continue
         try:
-            move = Move(number, int(record["seat"]), str(record["decision"]),
-                        tuple(int(a) for a in record["legal"]), int(record["action"]))  # fmt: skip
+            move = Move(
+                number,
+                int(record["seat"]),
+                str(record["decision"]),
+                tuple(int(a) for a in record["legal"]),
+                int(record["action"]),
+            )
         except (KeyError, TypeError, ValueError):
             raise SimError(
                 f"{path}:{number}: a decision record without seat, legal or action"

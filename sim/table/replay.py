@@ -161,9 +161,14 @@ def page_data(replay: ReplayGame, whatifs: dict[int, WhatIf]) -> dict:
         highlight = highlight_of(records)
     final = steps[-1]["t"]
     players = study.game.players
-    lead = replay_headline(replay.labels, list(final["scores"]), list(final["winners"]),
-                           int(steps[-1]["turns"]), str(steps[-1]["trigger"]),
-                           replay.finished)  # fmt: skip
+    lead = replay_headline(
+        replay.labels,
+        list(final["scores"]),
+        list(final["winners"]),
+        int(steps[-1]["turns"]),
+        str(steps[-1]["trigger"]),
+        replay.finished,
+    )
     return {
         "title": f"{study.name}: replay of {replay.source}",
         "lead": lead,

@@ -35,8 +35,25 @@ from sim.specs import (
 
 
 @njit(cache=True)
-def _play_on(s, pr, streams, codes, params, buf, w, values, s2, buf2, pool, tree,
-             random, greedy, heuristic, lookahead, ismcts):  # fmt: skip
+def _play_on(
+    s,
+    pr,
+    streams,
+    codes,
+    params,
+    buf,
+    w,
+    values,
+    s2,
+    buf2,
+    pool,
+    tree,
+    random,
+    greedy,
+    heuristic,
+    lookahead,
+    ismcts,
+):
     """Play the position in s to the end: seat p plays codes[p] with params[p] and its
     stream streams[p] (advanced in place). A policy argument None: no seat plays it, and
     its branch is never compiled (`sim.policies.dispatch.policy_set`, as the game loop)."""

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sim.engine.game import Game, PlayerView
-from sim.engine.turns import (
+from sim.engine.actions import (
     A_CAT,
     A_DISCARD,
     A_ITEM,
@@ -24,6 +23,7 @@ from sim.engine.turns import (
     action_arg2,
     action_kind,
 )
+from sim.engine.game import Game, PlayerView
 from sim.report.board import table_data
 from sim.units import card_label
 from sim.walls import turned, walls_str

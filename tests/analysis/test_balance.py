@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from sim.analysis import balance as B
+from sim.analysis import flow as F
 
 
 def _players(rows):
@@ -133,7 +134,7 @@ def test_policy_shares_and_matchups():
 
 
 def test_score_and_points(two_seats):
-    s = B.score_summary(two_seats, "seat").set_index("seat")
+    s = F.score_summary(two_seats, "seat").set_index("seat")
     assert s.loc[0, "mean"] == pytest.approx(3.0)  # 3, 2, 5, 2
     assert (s.loc[0, "min"], s.loc[0, "max"], s.loc[0, "n"]) == (2, 5, 4)
     parts = two_seats.assign(
@@ -144,7 +145,7 @@ def test_score_and_points(two_seats):
         boxes_led=1,
         closed_boxes_led=0,
     )
-    b = B.points_breakdown(parts, "policy")
+    b = F.points_breakdown(parts, "policy")
     assert b["n"].tolist() == [4, 4]
     assert b["negative_points"].tolist() == [-1, -1]
 
@@ -163,16 +164,16 @@ def test_flow_and_end_triggers():
             "end_trigger": ["deck_empty", "last_cat"],
         }
     )
-    f = B.flow_summary(games).set_index("metric")
+    f = F.flow_summary(games).set_index("metric")
     assert f.loc["turns", "mean"] == 15
     assert f.loc["closed_share", "mean"] == 0.25  # a game with no box has no closed share
     assert f.loc["closed_share", "n"] == 1
-    t = B.end_triggers(games).set_index("end_trigger")
+    t = F.end_triggers(games).set_index("end_trigger")
     assert t.loc["last_cat", "share"] == 0.5 and t.loc["last_cat", "n"] == 2
 
 
 def test_distribution():
-    d = B.distribution(pd.Series([2, 0, 2, 1]), "margin")
+    d = F.distribution(pd.Series([2, 0, 2, 1]), "margin")
     assert d["margin"].tolist() == [0, 1, 2]
     assert d["count"].tolist() == [1, 1, 2]
     assert d["share"].tolist() == [0.25, 0.25, 0.5]

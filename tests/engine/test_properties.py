@@ -32,8 +32,23 @@ from hypothesis import strategies as st
 from sim.cli import main as cli_main
 from sim.config import GameConfig, load_study, parse_study
 from sim.engine import reference
+from sim.engine.actions import (
+    A_BOX,
+    A_CAT,
+    A_DISCARD,
+    A_ITEM,
+    A_NO_CAT,
+    A_PLACE,
+    A_PRINCESS,
+    A_SLEEP,
+    A_SLEEP_CHOICE,
+    action_arg1,
+    action_arg2,
+    action_kind,
+)
 from sim.engine.fastplay import random_turns
 from sim.engine.game import Game
+from sim.engine.legal import random_legal_action
 from sim.engine.position_io import position_to_json
 from sim.engine.rng import randint
 from sim.engine.state import (
@@ -57,21 +72,6 @@ from sim.engine.state import (
     seam_words,
 )
 from sim.engine.table import fitting_front_cells
-from sim.engine.turns import (
-    A_BOX,
-    A_CAT,
-    A_DISCARD,
-    A_ITEM,
-    A_NO_CAT,
-    A_PLACE,
-    A_PRINCESS,
-    A_SLEEP,
-    A_SLEEP_CHOICE,
-    action_arg1,
-    action_arg2,
-    action_kind,
-    random_legal_action,
-)
 from sim.runs.lineup import engine_for
 from sim.runs.play import play_one
 from sim.walls import parse_walls, turned

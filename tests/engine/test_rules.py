@@ -16,17 +16,7 @@ from pydantic import ValidationError
 
 from sim.config import GameConfig
 from sim.engine import reference
-from sim.engine.game import Game
-from sim.engine.position import Item
-from sim.engine.state import (
-    DIR_E,
-    PS_EVICTED,
-    SC_DECK_POS,
-    ST_DISCARDED,
-    ST_WASTED,
-    StateView,
-)
-from sim.engine.turns import (
+from sim.engine.actions import (
     A_BOX,
     A_CAT,
     A_DISCARD,
@@ -40,6 +30,16 @@ from sim.engine.turns import (
     action_arg1,
     action_arg2,
     action_kind,
+)
+from sim.engine.game import Game
+from sim.engine.position import Item
+from sim.engine.state import (
+    DIR_E,
+    PS_EVICTED,
+    SC_DECK_POS,
+    ST_DISCARDED,
+    ST_WASTED,
+    StateView,
 )
 from sim.errors import ConfigError, IllegalAction
 from sim.runs.lineup import engine_for

@@ -15,8 +15,10 @@ from scipy import stats
 
 from sim.config import load_study
 from sim.engine.game import Game
-from sim.policies.compiled import choose_greedy, current_scores, objectives, w_values
+from sim.policies.compiled import choose_greedy, objectives
 from sim.policies.dispatch import PolicyScratch
+from sim.policies.score_delta import current_scores
+from sim.policies.work import w_values
 from sim.runs.lineup import engine_for
 from sim.specs import policy_code
 

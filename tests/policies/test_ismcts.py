@@ -17,9 +17,11 @@ from sim import run
 from sim.analysis import wilson
 from sim.config import GameConfig, load_study
 from sim.engine.game import Game
-from sim.policies.compiled import current_scores, objectives, top_actions, w_values
+from sim.policies.compiled import objectives, top_actions
 from sim.policies.dispatch import POLICY_GREEDY, PolicyScratch
 from sim.policies.ismcts import T_AVAIL, T_CHILD, T_MOVER, T_SIBLING, T_VISITS
+from sim.policies.score_delta import current_scores
+from sim.policies.work import w_values
 from sim.runs import run_chunk
 from sim.runs.lineup import engine_for
 from sim.runs.results import TABLES

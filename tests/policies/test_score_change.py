@@ -67,11 +67,7 @@ from hypothesis import strategies as st
 
 from sim.config import GameConfig, load_study
 from sim.engine import reference
-from sim.engine.game import Game
-from sim.engine.position import Position
-from sim.engine.state import DEC_CAT, DEC_CHOOSE, SC_DECISION
-from sim.engine.table import turned
-from sim.engine.turns import (
+from sim.engine.actions import (
     A_CAT,
     A_ITEM,
     A_PLACE,
@@ -83,18 +79,17 @@ from sim.engine.turns import (
     action_arg1,
     action_arg2,
     action_kind,
-    apply_action,
-    sleeping_placements,
 )
-from sim.policies.compiled import (
-    _place_delta,
-    current_scores,
-    objectives,
-    score_change,
-    w_delta,
-    w_values,
-)
+from sim.engine.game import Game
+from sim.engine.legal import sleeping_placements
+from sim.engine.position import Position
+from sim.engine.state import DEC_CAT, DEC_CHOOSE, SC_DECISION
+from sim.engine.table import turned
+from sim.engine.turns import apply_action
+from sim.policies.compiled import objectives
 from sim.policies.dispatch import PolicyScratch
+from sim.policies.score_delta import _place_delta, current_scores, score_change
+from sim.policies.work import w_delta, w_values
 from sim.runs.lineup import engine_for
 from sim.specs import policy_code, seat_params
 

@@ -9,7 +9,7 @@ import time
 import numpy as np
 from numba import njit
 
-from sim.compile_watch import compile_heartbeat
+from sim.runs.compile_watch import compile_heartbeat
 
 
 def _fresh():

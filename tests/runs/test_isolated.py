@@ -11,7 +11,7 @@ import time
 import pytest
 
 from sim.errors import PolicyError, SimError
-from sim.foreign import call_limited
+from sim.guard.foreign import call_limited
 from sim.runs import isolated
 from sim.runs.isolated import run_isolated
 

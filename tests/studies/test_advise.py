@@ -192,7 +192,7 @@ def test_the_banner_names_each_verdict_that_changes_with_the_players():
     (noisy) players; the turns target off for random only. And no banner when all agree."""
     from types import SimpleNamespace
 
-    from sim.analysis.findings import people_line
+    from sim.analysis.advice_words import people_line
     from sim.studies.advice import _people
     from sim.studies.advise_state import Level
 
