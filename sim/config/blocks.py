@@ -125,8 +125,8 @@ class AdviseBlock(Block):
     # more level after the bots' (its verdicts are the ones the bots' are checked against)
     calibrated: dict[str, Any] | None = None
     games: int = Field(6000, ge=1)
-    budget: int = Field(450_000, ge=1)
-    screen: int = Field(1000, ge=1)
+    budget: int = Field(600_000, ge=1)
+    screen: int = Field(1500, ge=1)
     finalists: int = Field(4, ge=1)
     select: int = Field(4000, ge=1)
     confirm: int = Field(6000, ge=1)

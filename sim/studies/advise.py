@@ -444,7 +444,10 @@ def _play_candidates(
         run = load_run(p.folder)
         cells = level_cells(run.players, state.levels[i].label, bands, ALPHA, anytime=True)
         c["cells"][str(i)] = [x.to_json() for x in cells]
-        c["inert"] = c.get("inert") or S.same_games(run, start[i])
+        # only a rule can play the start's very games (a card count changes every deal), and
+        # the first rung tells: compared there once, not at every rung
+        if not had and all(path.startswith("rules.") for path in c["changes"]):
+            c["inert"] = c.get("inert") or S.same_games(run, start[i])
     state.save()
 
 
