@@ -33,8 +33,6 @@ from sim.analysis.intervals import Summary, share_bounds, z_of
 from sim.analysis.sequential import bounded_cs
 
 MARKS = {"met": "✓", "missed": "✗", "unclear": "?"}
-WORDS = {"met": "inside", "missed": "outside", "unclear": "unclear"}
-STATUS_OF = {"fair", "not fair", "unclear"}
 
 
 @dataclass(frozen=True)
@@ -158,11 +156,6 @@ class WholeGame:
         noisy than the worst edge (a mean over cells, not a maximum)."""
         return float(np.sqrt(np.mean([c.estimate**2 for c in self.cells])))
 
-    @property
-    def off_by_estimate(self) -> int:
-        """Cells whose estimate lies outside the band (the screen's count: no interval)."""
-        return sum(c.excess > 0 for c in self.cells)
-
     def worst_bounds(self) -> tuple[float, float]:
         """An interval for the worst |edge|: from the largest lower bound of any cell's
         |edge| to the largest upper bound (each cell's interval folded at 0)."""
@@ -205,7 +198,7 @@ def ranked(entries: Sequence[tuple]) -> list[list[tuple]]:
     out: list[list[tuple]] = []
     classes: dict[tuple, list[tuple]] = {}
     for e in entries:
-        classes.setdefault((not e[1].all_inside, e[1].outside), []).append(e)
+        classes.setdefault(rank_key(e[1], e[2])[:2], []).append(e)
     for key in sorted(classes):
         group = list(classes[key])
         while group:

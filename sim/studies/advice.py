@@ -77,16 +77,14 @@ def fixes_of(state: AdviseState) -> list[dict]:
                 "command": compare_command(state.study, r["changes"]),
                 "size": r["size"],
                 "rank": order.index(r["id"]) if r["id"] in order else 99,
-                "tied": r["id"] in order,
             }
         )
     # the order is the selection's (every game before the confirmation): the confirmation
     # only checks, so the lead's numbers carry no winner's curse; the offered first, then
     # the confirmed (every seat-level inside)
     out.sort(key=lambda f: (not f["offered"], not f["confirmed"], f["rank"]))
-    lead = next((f for f in out if f["offered"]), None)
-    for f in out:
-        f["as_good_as_lead"] = lead is not None and f["offered"] and f["tied"]
+    for f in out:  # every member was chosen as good as the best on the selection's games
+        f["as_good_as_lead"] = f["offered"]
     return out
 
 
