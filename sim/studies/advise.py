@@ -322,6 +322,9 @@ def _why(run) -> dict[str, Any]:
 # ---------------------------------------------------------------- 2. screening
 
 
+KEEPS_TURNS = "keeps the turns"  # dropped by the rules, not by the race
+
+
 def _new_candidates(state: AdviseState) -> list[dict]:
     """Every one-setting change, with what it acts on; those that cannot move the turn order
     marked when the worst problem comes from it."""
@@ -339,7 +342,7 @@ def _new_candidates(state: AdviseState) -> list[dict]:
                 "turns": turns_of(study, change).text(),
                 "games": {},
                 "cells": {},
-                "dropped": "keeps the turns" if turns and keeps else None,
+                "dropped": KEEPS_TURNS if turns and keeps else None,
             }
         )
     return out
@@ -371,12 +374,17 @@ def screen_cost(a, candidates: int, levels: int) -> int:
 def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None:
     """Racing on the study's seed (common random numbers with the diagnosis): every live
     change at every level, then successive halving (`rungs`): after each rung the clearly
-    worse dropped and about a third kept, by the whole game's root-mean-square edge."""
+    worse dropped and about half kept, by the whole game's root-mean-square edge."""
     a, levels = state.study.advise, state.levels
     where = problem_levels(state)
     if not state.candidates:
         state.candidates = _new_candidates(state)
         state.save()
+    # a resumed screen races again from the first rung on the runs already on disk, so it
+    # drops exactly what an uninterrupted one would (only the rules' drop is kept)
+    for c in state.candidates:
+        if c["dropped"] != KEEPS_TURNS:
+            c["dropped"] = None
     live = [c for c in state.candidates if not c["dropped"]]
     kept_turns = len(state.candidates) - len(live)
     if kept_turns:

@@ -334,3 +334,37 @@ def test_values_ablation_names_the_same_cause_as_the_advice():
                         " 3 card kind(s), seat 0's win share -4.0 to -3.0 pp (3 real)")  # fmt: skip
     assert any(line.startswith("  toy counts") and "2 card kind(s)" in line for line in lines)
     assert any(line.startswith("  spray bottles") for line in lines)
+
+
+def test_an_advice_stopped_in_its_race_resumes_to_the_same_answer(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the screen's second rung, then --resume: the race is run again from its first
+    rung on the runs on disk and ends where an uninterrupted advice ends."""
+    from cli_helpers import cli
+
+    import sim.studies.advise as A
+
+    small = {"games": 2000, "screen": 300, "select": 600, "confirm": 600, "finalists": 2,
+             "budget": 100_000}  # fmt: skip
+    data = {"name": "race", "targets": {"seat_edge.seat0": {"value": 0.0, "within": 0.004}},
+            "advise": {"levels": [{"policy": "random"}], **small}}  # fmt: skip
+    config = _write(tmp_path / "race.yaml", data)
+    whole = tmp_path / "whole"
+    sim_cli("advise", config, "--out", whole, "--no-report", "--quiet")
+    real, calls = A._play_candidates, []
+
+    def stop_in_the_second_rung(*args, **kwargs):  # its save holds the first rung's drops
+        real(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt()
+
+    monkeypatch.setattr(A, "_play_candidates", stop_in_the_second_rung)
+    code, _, _ = cli(capsys, "advise", config, "--out", tmp_path / "cut", "--no-report", "--quiet")
+    assert code == 130 and json.loads((tmp_path / "cut" / "study.json").read_text())["phase"] == (
+        "screen"
+    )
+    monkeypatch.setattr(A, "_play_candidates", real)
+    sim_cli("advise", "--resume", tmp_path / "cut", "--no-report", "--quiet")
+    a, b = (json.loads((d / "advice.json").read_text()) for d in (whole, tmp_path / "cut"))
+    assert a["answer"] == b["answer"] and a["screened"] == b["screened"]
+    assert a["games"] == b["games"]
