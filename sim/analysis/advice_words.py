@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sim import units
 from sim.analysis.findings import metric_text
+from sim.analysis.turns import from_turns
 from sim.metrics import metric as registry_metric
 
 STATUS_WORD = {"fair": "Fair", "not fair": "Not fair", "unclear": "Unclear"}
@@ -68,9 +69,7 @@ def _from_turns(data: dict, cell: dict) -> bool:
     split = next(
         (s for s in data["why"][cell["level"]]["split"] if s["seat"] == cell["seat"]), None
     )
-    if split is None or not (split["turn_lo"] > 0 or split["turn_hi"] < 0):
-        return False
-    return abs(split["turn_part"]) > abs(split["equal_part"]) and split["turn_part"] > 0
+    return split is not None and from_turns(split) and split["turn_part"] > 0
 
 
 def why_text(data: dict, cell: dict) -> str | None:

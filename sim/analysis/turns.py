@@ -222,3 +222,11 @@ def parity_note(games: pd.DataFrame, players: pd.DataFrame) -> str | None:
                 f" {_pct(r['turn_lo'], r['turn_part'], r['turn_hi'])}"
             )
     return "Turn parity: " + "; ".join(parts) + "."
+
+
+def from_turns(split: dict) -> bool:
+    """Does a seat's edge come mostly from its turns? The part its extra (or missing) turns
+    make (`turn_decomposition`'s turn_part) is clear of 0 and larger than its part at equal
+    turns: what `sim advise` reads to know whether a change must move the turn order."""
+    clear = split["turn_lo"] > 0 or split["turn_hi"] < 0
+    return bool(clear and abs(split["turn_part"]) > abs(split["equal_part"]))

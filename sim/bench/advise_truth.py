@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from sim.config import NO_BLOCKS, load_study
+from sim.config import load_study
 from sim.runs.options import Workers
-from sim.studies.advise_state import fairness_targets, levels_of
+from sim.studies.advise_state import at_level, fairness_targets, levels_of
 from sim.studies.checks import check_all
 from sim.studies.fix_candidates import fix_candidates, label_of
 
@@ -40,22 +40,11 @@ def truth_table(study, games: int, seed: int, only: list[str] | None, jobs: int)
     ]
     levels = levels_of(study)
     targets = fairness_targets(study)
-    players = study.game.players
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, change in enumerate(cands):
             points = [
-                (
-                    study.with_overrides(
-                        **NO_BLOCKS,
-                        **change,
-                        seats=[lv.seat] * players,
-                        rotate_seats=True,
-                        games=games,
-                        seed=seed,
-                    ),
-                    Path(tmp) / f"c{i}-l{j}",
-                )
+                (at_level(study, lv, change, games, seed), Path(tmp) / f"c{i}-l{j}")
                 for j, lv in enumerate(levels)
             ]
             checked = check_all(points, targets, 2000, Workers(jobs=jobs, quiet=True), "")

@@ -208,12 +208,6 @@ def answer_lines(data: dict) -> list[str]:
     return advice_lines(data)
 
 
-def seats_text(row: dict) -> str:
-    from sim.analysis.advice_words import seat_cells_text
-
-    return seat_cells_text(row["cells"])
-
-
 def load_advice(out_dir: str | Path) -> Advice:
     """Open a finished advise folder (for `sim report`)."""
     out_dir = Path(out_dir)

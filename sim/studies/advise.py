@@ -46,6 +46,7 @@ from typing import Any
 
 import pandas as pd
 
+from sim.analysis.advice_words import seat_cells_text
 from sim.analysis.turns import end_structure, turn_decomposition
 from sim.analysis.usage import card_usage, dead_card_notes
 from sim.analysis.whole_game import (
@@ -68,7 +69,7 @@ from sim.runs.parallel import resolve_jobs
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import load_run, new_folder, read_study_meta, saved_study
 from sim.studies import tune_search as S
-from sim.studies.advice import Advice, advice, seats_text
+from sim.studies.advice import Advice, advice
 from sim.studies.advise_state import (
     ALPHA,
     CONFIRM_SEED_OFFSET,
@@ -78,6 +79,7 @@ from sim.studies.advise_state import (
     AdviseState,
     Level,
     Say,
+    at_level,
     levels_of,
     problem_levels,
     seat_bands,
@@ -203,17 +205,8 @@ def _open_state(study, request: Request, workers: Workers, budget) -> AdviseStat
 def level_study(
     state: AdviseState, level: Level, changes: dict, games: int, seed: int, label: str
 ) -> StudyConfig:
-    """The study at one level (every seat plays it, rotated) with a candidate's changes."""
-    players = state.study.game.players
-    return state.study.with_overrides(
-        **NO_BLOCKS,
-        **changes,
-        seats=[level.seat] * players,
-        rotate_seats=True,
-        games=games,
-        seed=seed,
-        name=f"{state.study.name}[{level.label}{', ' + label if label else ''}]",
-    )
+    """The advised study at one level with a candidate's changes (`at_level`)."""
+    return at_level(state.study, level, changes, games, seed, label)
 
 
 def _folder(state: AdviseState, phase: str, cid: int, level: int) -> Path:
@@ -253,7 +246,7 @@ def _diagnose(state: AdviseState, workers: Workers, say: Say) -> None:
         )
         _diagnose_at(state, {i: more for i in unclear}, workers)
     for r in state.results["diagnosis"]:
-        say(f"advise: {r['level']} ({r['games']:,} games): {seats_text(r)}")
+        say(f"advise: {r['level']} ({r['games']:,} games): {seat_cells_text(r['cells'])}")
 
 
 def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) -> None:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.analysis.turns import from_turns
 from sim.analysis.whole_game import Cell, WholeGame
-from sim.config import StudyConfig, rung_label, rung_seat
+from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.metrics import FAIR_BAND, target_band
 from sim.runs.paths import STUDY_FILE
 from sim.runs.storage import write_json
@@ -52,6 +53,22 @@ def levels_of(study: StudyConfig) -> list[Level]:
         label = r.get("label") or rung_label(rung_seat(r))
         out.append(Level(label, rung_seat(r).to_dict(), people is not None and label == people))
     return out
+
+
+def at_level(
+    study: StudyConfig, level: Level, changes: dict, games: int, seed: int, label: str = ""
+) -> StudyConfig:
+    """The study at one level (every seat plays it, seats rotated) with some changes: what
+    every phase of an advice, and a brute-force check of one, plays."""
+    return study.with_overrides(
+        **NO_BLOCKS,
+        **changes,
+        seats=[level.seat] * study.game.players,
+        rotate_seats=True,
+        games=games,
+        seed=seed,
+        name=f"{study.name}[{level.label}{', ' + label if label else ''}]",
+    )
 
 
 def fairness_targets(study: StudyConfig) -> dict[str, Any]:
@@ -169,12 +186,12 @@ def turn_driven(state: AdviseState) -> bool:
         return False
     row = next(r for r in state.results["diagnosis"] if r["level"] == worst.level)
     split = next(s for s in row["why"]["split"] if int(s["seat"]) == worst.seat)
-    clear = split["turn_lo"] > 0 or split["turn_hi"] < 0
-    return bool(clear and abs(split["turn_part"]) > abs(split["equal_part"]))
+    return from_turns(split)
 
 
-def whole_of(cand: dict, phase: str = "cells") -> WholeGame:
-    return WholeGame.of(Cell.from_json(x) for cells in cand[phase].values() for x in cells)
+def whole_of(cand: dict) -> WholeGame:
+    """A screened candidate's cells at every level it has played, as one game."""
+    return WholeGame.of(Cell.from_json(x) for cells in cand["cells"].values() for x in cells)
 
 
 def row_game(row: dict) -> WholeGame:

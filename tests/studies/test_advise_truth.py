@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import sim_cli
 
-from sim.config import NO_BLOCKS, load_study
+from sim.config import load_study
 from sim.runs.options import Workers
-from sim.studies.advise_state import fairness_targets, levels_of
+from sim.studies.advise_state import at_level, fairness_targets, levels_of
 from sim.studies.checks import check_all
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,11 +32,10 @@ CHECK_SEED = 987654
 
 def worst_edge(study, changes: dict, games: int, seed: int) -> float:
     """The largest |edge| of any seat at any level, on `games` games of `seed`."""
-    players, targets = study.game.players, fairness_targets(study)
+    targets = fairness_targets(study)
     with tempfile.TemporaryDirectory() as tmp:
-        points = [(study.with_overrides(**NO_BLOCKS, **changes, seats=[lv.seat] * players,
-                                        rotate_seats=True, games=games, seed=seed),
-                   Path(tmp) / f"l{i}") for i, lv in enumerate(levels_of(study))]  # fmt: skip
+        points = [(at_level(study, lv, changes, games, seed), Path(tmp) / f"l{i}")
+                  for i, lv in enumerate(levels_of(study))]  # fmt: skip
         rows = check_all(points, targets, 2000, Workers(quiet=True), "")
     return max(abs(e["estimate"]) for r in rows for e in r["targets"].values())
 
