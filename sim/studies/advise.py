@@ -399,8 +399,10 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None
             f" level{where_text}, {games:,} games each (seed {state.study.seed}, common random"
             " numbers)"
         )
-        _play_candidates(state, live, every, games, workers)
+        _play_candidates(state, live, every, games, workers, say)
+        before = len(live)
         live = _race(state, live, keep, anytime=True)
+        say(f"advise: rung {r + 1}: {len(live)} of {before} go on")
     state.results["screened"] = [c["id"] for c in live]
 
 
@@ -424,7 +426,12 @@ def _race(state: AdviseState, cands: list[dict], keep: int, anytime: bool) -> li
 
 
 def _play_candidates(
-    state: AdviseState, cands: list[dict], levels: list[int], games: int, workers
+    state: AdviseState,
+    cands: list[dict],
+    levels: list[int],
+    games: int,
+    workers,
+    say: Say = lambda _text: None,
 ) -> None:
     """Screen candidates at the given levels on the study's seed, `games` each (a run already
     on disk is extended), in one pool; each cell's anytime-valid interval."""
@@ -437,6 +444,7 @@ def _play_candidates(
     if not points:
         return
     execute([p for _, _, p in points], state.chunk, workers, died_hint=_hint(state))
+    say(f"advise: judging {len(points):,} runs (every seat's confidence sequence)")
     start = {i: load_run(_folder(state, "diagnose", 0, i)) for i in levels}
     for c, i, p in points:
         had = c["games"].get(str(i), 0)
