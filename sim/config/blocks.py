@@ -112,6 +112,9 @@ DEFAULT_LEVELS: tuple[dict[str, Any], ...] = (
 
 ADVISE_SHARPEN = 3  # a level with an unclear seat is played again on this many times the games
 ADVISE_SET = 2  # changes confirmed at most (the start is confirmed beside them)
+# the best finalists whose neighbours (the same count one copy further or nearer) join the
+# selection: the screen's few games cannot tell "one Princess fewer" from "none"
+ADVISE_NEIGHBOURS = 2
 
 
 class AdviseBlock(Block):
@@ -145,13 +148,17 @@ class AdviseBlock(Block):
             return None
         return str(self.calibrated.get("label") or CALIBRATED)
 
+    def selected(self) -> int:
+        """Changes the selection plays at most: the finalists and their neighbours."""
+        return self.finalists + ADVISE_NEIGHBOURS
+
     def least(self) -> int:
         """The fewest games that pay for the diagnosis at every level, one screened
         candidate, the selection and one confirmation."""
         n = len(self.level_list())
         confirm = (min(ADVISE_SET, self.finalists) + 1) * self.confirm  # the set and the start
         return n * (
-            self.games * ADVISE_SHARPEN + self.screen + self.finalists * self.select + confirm
+            self.games * ADVISE_SHARPEN + self.screen + self.selected() * self.select + confirm
         )
 
     def too_small(self, budget: int | None = None) -> str | None:
@@ -162,7 +169,7 @@ class AdviseBlock(Block):
         return (
             f"{games:,} games is too small a budget: the diagnosis (up to"
             f" {ADVISE_SHARPEN * self.games:,} games at each of {len(self.level_list())} levels),"
-            f" one screened fix ({self.screen:,} each), the selection ({self.finalists} x"
+            f" one screened fix ({self.screen:,} each), the selection ({self.selected()} x"
             f" {self.select:,} each) and the confirmation ({min(ADVISE_SET, self.finalists) + 1}"
             f" x {self.confirm:,} each) need at least {self.least():,}"
         )

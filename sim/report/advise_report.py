@@ -97,6 +97,14 @@ def _fix_table(data: dict) -> Markup | None:
     return table(pd.DataFrame(rows), cols)
 
 
+def _fate(row: dict) -> str:
+    if not row["dropped"]:
+        return "finalist"
+    if row.get("selected"):  # dropped by the race, played beside a finalist it neighbours
+        return f"{row['dropped']}; selected beside its neighbour"
+    return row["dropped"]
+
+
 def _screen_table(data: dict) -> Markup | None:
     rows = [
         {
@@ -104,7 +112,7 @@ def _screen_table(data: dict) -> Markup | None:
             "group": r["group"],
             "games": f"{r['games']:,}",
             "worst": "–" if r["worst_pp"] is None else f"{r['worst_pp']:+.1f}",
-            "fate": r["dropped"] or "finalist",
+            "fate": _fate(r),
         }
         for r in data.get("screened", [])
     ]

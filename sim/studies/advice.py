@@ -154,8 +154,9 @@ def answer_block(data: dict) -> dict:
 
 def _screen_table(state: AdviseState) -> list[dict]:
     """Every candidate's fate in the screen: its group, games, worst edge so far, why it
-    dropped out (None: a finalist)."""
-    out = []
+    dropped out (None: a finalist), and whether the selection played it (the finalists and
+    their neighbours)."""
+    out, selected = [], {r["id"] for r in state.results.get("selection", [])}
     for c in state.candidates:
         game = whole_of(c) if c["cells"] else None
         out.append(
@@ -163,6 +164,7 @@ def _screen_table(state: AdviseState) -> list[dict]:
                 "label": c["label"],
                 "group": c["group"],
                 "dropped": c["dropped"],
+                "selected": c["id"] in selected,  # a finalist, or one beside a finalist
                 "games": sum(c["games"].values()),
                 "worst_pp": round(100 * game.worst.estimate, 2) if game else None,
             }

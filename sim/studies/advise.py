@@ -20,11 +20,14 @@ The phases, each on games of its own:
    each rung costs no error), about half kept by the whole game's root-mean-square edge
    (a mean over cells, steadier on few games than their maximum) and played on `ETA` times
    the games (successive halving, `rungs`); the best `advise.finalists` go on.
-3. **Selection** (seed + 1, `advise.select` games per level): the finalists at every level,
-   ranked by the whole game (`sim.analysis.whole_game.ranked`): every cell inside first,
-   then the fewest outside, the smallest worst edge, the fewest cards moved; worst edges
-   that cannot be told apart are a tie, broken by the root-mean-square edge of every cell.
-   The best and those as good (at most `SET_SIZE`) are the set.
+3. **Selection** (seed + 1, `advise.select` games per level): the finalists, and beside the
+   best `NEIGHBOURS` of them the same count one copy further or nearer (the screen cannot
+   tell "one Princess fewer" from "none"), at every level, ranked by the whole game on the
+   screen's and these games together (`sim.analysis.whole_game.ranked`): every cell inside
+   first, then the fewest outside, the smallest worst edge, the fewest cards moved; worst
+   edges that cannot be told apart are a tie, broken by the root-mean-square edge of every
+   cell. The set is the best and those whose worst edge cannot be told from its (at most
+   `SET_SIZE`, whatever their class: "every cell inside" is itself a verdict on few games).
 4. **Confirmation** (seed + 2, `advise.confirm` games per level): each member of the set,
    and the start beside them on the same games. A member is *confirmed* when every cell is
    inside its band at 1 − 0.05/m (Bonferroni over the m members, each an
@@ -59,6 +62,7 @@ from sim.analysis.whole_game import (
     screen_key,
 )
 from sim.config import NO_BLOCKS, StudyConfig
+from sim.config.blocks import ADVISE_NEIGHBOURS as NEIGHBOURS
 from sim.config.blocks import ADVISE_SET as SET_SIZE
 from sim.config.blocks import ADVISE_SHARPEN as SHARPEN
 from sim.errors import SimError
@@ -93,6 +97,7 @@ from sim.studies.fix_candidates import (
     group_of,
     label_of,
     moves_turns,
+    neighbours,
     size_of,
     turns_of,
 )
@@ -130,7 +135,7 @@ def plan(study: StudyConfig, budget: int | None = None) -> Plan:
         raise SimError(f"{study.source}: advise.budget: {problem} (or give --budget)")
     n = len(a.level_list())
     diagnose = n * a.games * SHARPEN
-    select = a.finalists * n * a.select
+    select = a.selected() * n * a.select
     confirm = (min(SET_SIZE, a.finalists) + 1) * n * a.confirm
     return Plan(games, diagnose, select, confirm, max(games - diagnose - select - confirm, 0))
 
@@ -467,7 +472,11 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> None:
     """The finalists at every level on fresh games (seed + 1), ranked by the whole game; the
     best and those within noise of it (at most SET_SIZE) are the set to confirm."""
     a, seed = state.study.advise, state.study.seed + SELECT_SEED_OFFSET
-    cands = [c for c in state.candidates if c["id"] in state.results.get("screened", [])]
+    screened = state.results.get("screened", [])
+    cands = sorted(
+        (c for c in state.candidates if c["id"] in screened), key=lambda c: screened.index(c["id"])
+    )
+    cands += _neighbours_of(state, cands[:NEIGHBOURS])
     if not cands:
         say("advise: no change to choose from (every one played the start's very games)")
         state.results["selection"], state.results["chosen"] = [], []
@@ -485,8 +494,27 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> None:
     order = [e[0]["id"] for g in groups for e in g]
     order += [r["id"] for r in rows if r["id"] not in order]  # those that move a problem
     state.results["selection"] = sorted(rows, key=lambda r: order.index(r["id"]))
-    # the set: the best and those as good (`ranked`'s first group), at most SET_SIZE
-    state.results["chosen"] = [e[0]["id"] for e in groups[0][:SET_SIZE]] if groups else []
+    # the set: the best, then those whose worst edge cannot be told from the best's, whatever
+    # their class (whether every cell is inside is itself a verdict on few games), in the
+    # ranked order, at most SET_SIZE
+    flat = [e for g in groups for e in g]
+    high = flat[0][1].worst_bounds()[1] if flat else 0.0
+    tied = [e[0]["id"] for e in flat if e[1].worst_bounds()[0] <= high]
+    state.results["chosen"] = tied[:SET_SIZE]
+
+
+def _neighbours_of(state: AdviseState, best: list[dict]) -> list[dict]:
+    """The changes that set the same count as one of `best` one copy further or nearer
+    (`neighbours`) and are not among them: played in the selection beside it, whatever the
+    screen's few games said of them (the rules' drops stand)."""
+    out = []
+    for b in best:
+        for c in state.candidates:
+            near = neighbours(b["changes"], c["changes"])
+            raced = c["dropped"] not in (None, KEEPS_TURNS) and not c.get("inert")
+            if near and raced and all(c is not x for x in out):
+                out.append(c)
+    return out
 
 
 def _pooled(row: dict) -> WholeGame:

@@ -138,6 +138,18 @@ def size_of(study: StudyConfig, changes: dict[str, Any]) -> int:
     return total
 
 
+def neighbours(best: dict[str, Any], changes: dict[str, Any]) -> bool:
+    """Whether `changes` sets the same count as `best` one copy further or nearer: the
+    question a designer asks next ("one Princess fewer, or none?"), which the screen's few
+    games cannot answer (the two are often within noise of each other)."""
+    if len(best) != 1 or set(changes) != set(best):
+        return False
+    (path,) = best
+    a, b = best[path], changes[path]
+    ints = isinstance(a, int) and isinstance(b, int)
+    return ints and not isinstance(a, bool) and not isinstance(b, bool) and abs(a - b) == 1
+
+
 def label_of(study: StudyConfig, changes: dict[str, Any]) -> str:
     """A change as a short label: 'deck.princesses=1', 'deck.boxes=47' (a resized mix)."""
     return ", ".join(
