@@ -3,10 +3,11 @@
 A "mean" or "wilson" metric (`sim.metrics.INTERVALS`) is the mean of one game-value
 column plus a fixed offset, so a comparison needs of each point only that column's
 sums, and of each pair of points the sums of the per-game differences B − A (the same
-game index on both sides: common random numbers). `ColumnSums` keeps, per column, the
-number of games, the mean, the centred sum of squares, the smallest and largest value
-and how many values are not 0 or 1: a few numbers per column and chunk, merged exactly
-in any order (Chan et al.'s update), so the streaming comparison keeps its design.
+game index on both sides: common random numbers). The run report's record of a chunk,
+`sim.analysis.moments.Moments`, keeps them: per column the number of games, the mean, the
+centred sums of squares, cubes and fourth powers, the smallest and largest value and how
+many values are not 0 or 1, merged exactly in any order (Chan et al.'s update), so the
+streaming comparison keeps its design.
 
 From them (`sim.analysis.intervals`):
 
@@ -28,14 +29,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from sim.analysis.intervals import (
     Summary,
     discordant,
     mean_bounds,
-    merge_central,
     mover,
     p_value,
     share_bounds,
@@ -46,127 +45,6 @@ from sim.metrics import Metric
 
 INF = math.inf
 DIRECT = ("mean", "wilson")  # the interval kinds computed here rather than bootstrapped
-
-
-@dataclass(frozen=True)
-class ColumnSums:
-    """Per column of a game-values table: n games, mean (k,), m2 (k,) = Σ (x − mean)²,
-    nonbinary (k,) values not 0 or 1, lo and hi (k,) the smallest and largest value, and
-    m3, m4 (k,) the third and fourth central sums."""
-
-    columns: tuple[str, ...]
-    n: int
-    mean: np.ndarray
-    m2: np.ndarray
-    nonbinary: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    m3: np.ndarray
-    m4: np.ndarray
-
-    @classmethod
-    def of(cls, values: pd.DataFrame) -> ColumnSums:
-        """The sums of a table (one row per game); a column with a NaN has NaN sums."""
-        columns = tuple(sorted(values.columns))
-        x = values.reindex(columns=list(columns)).to_numpy(float)
-        if x.shape[0] == 0:
-            return cls.empty(columns)
-        mean = x.mean(axis=0)
-        d = x - mean
-        d2 = d * d
-        return cls(
-            columns,
-            x.shape[0],
-            mean,
-            d2.sum(axis=0),
-            ((x != 0.0) & (x != 1.0)).sum(axis=0).astype(np.int64),
-            x.min(axis=0),
-            x.max(axis=0),
-            (d2 * d).sum(axis=0),
-            (d2 * d2).sum(axis=0),
-        )
-
-    @classmethod
-    def empty(cls, columns: tuple[str, ...] = ()) -> ColumnSums:
-        """The sums of no games."""
-        k = len(columns)
-        return cls(
-            columns,
-            0,
-            np.zeros(k),
-            np.zeros(k),
-            np.zeros(k, np.int64),
-            np.full(k, INF),
-            np.full(k, -INF),
-            np.zeros(k),
-            np.zeros(k),
-        )
-
-    def expand(self, columns: tuple[str, ...]) -> ColumnSums:
-        """Over more columns: one this part lacks is NaN, as it would be in a whole table."""
-        if columns == self.columns:
-            return self
-        if self.n == 0:
-            return ColumnSums.empty(columns)
-        where = {c: i for i, c in enumerate(self.columns)}
-        idx = np.array([where.get(c, -1) for c in columns], dtype=np.int64)
-        have = idx >= 0
-
-        def pick(a: np.ndarray, fill) -> np.ndarray:
-            out = np.full(len(columns), fill, dtype=a.dtype)
-            out[have] = a[idx[have]]
-            return out
-
-        return ColumnSums(
-            columns,
-            self.n,
-            pick(self.mean, np.nan),
-            pick(self.m2, np.nan),
-            pick(self.nonbinary, self.n),
-            pick(self.lo, np.nan),
-            pick(self.hi, np.nan),
-            pick(self.m3, np.nan),
-            pick(self.m4, np.nan),
-        )
-
-    def merge(self, other: ColumnSums) -> ColumnSums:
-        """The sums of both parts' games together."""
-        columns = tuple(sorted(set(self.columns) | set(other.columns)))
-        a, b = self.expand(columns), other.expand(columns)
-        if a.n == 0:
-            return b
-        if b.n == 0:
-            return a
-        mean, m2, m3, m4 = merge_central(
-            a.n, (a.mean, a.m2, a.m3, a.m4), b.n, (b.mean, b.m2, b.m3, b.m4)
-        )
-        return ColumnSums(
-            columns,
-            a.n + b.n,
-            mean,
-            m2,
-            a.nonbinary + b.nonbinary,
-            np.minimum(a.lo, b.lo),
-            np.maximum(a.hi, b.hi),
-            m3,
-            m4,
-        )
-
-    def summary(self, column: str) -> Summary | None:
-        """One column's sums, or None when the column is absent or holds a NaN."""
-        if column not in self.columns:
-            return None
-        j = self.columns.index(column)
-        s = Summary(
-            self.n,
-            float(self.mean[j]),
-            float(self.m2[j]),
-            float(self.lo[j]),
-            float(self.hi[j]),
-            bool(self.nonbinary[j] == 0),
-            float(self.m4[j]),
-        )
-        return s if s.n >= 2 and math.isfinite(s.mean) and math.isfinite(s.m2) else None
 
 
 def point_bounds(metric: Metric, s: Summary, z: float) -> tuple[float, float]:
@@ -248,9 +126,9 @@ def _summaries(streamed, metric: Metric, points: list[int]):
     if metric.interval not in DIRECT or streamed.sums is None or streamed.differences is None:
         return None
     column = metric.columns[0]
-    found = [streamed.sums[0].summary(column)]
-    found += [streamed.sums[i].summary(column) for i in points]
-    found += [streamed.differences[i].summary(column) for i in points]
+    found = [streamed.sums[0].summary_if_any(column)]
+    found += [streamed.sums[i].summary_if_any(column) for i in points]
+    found += [streamed.differences[i].summary_if_any(column) for i in points]
     return None if any(s is None for s in found) else found
 
 

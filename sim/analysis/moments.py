@@ -196,6 +196,14 @@ class Moments:
             float(self.m4[j]),
         )
 
+    def summary_if_any(self, column: str) -> Summary | None:
+        """`summary`, or None when the column is absent or holds a NaN or there are fewer
+        than two games (a comparison's direct interval then leaves it to the bootstrap)."""
+        if column not in self.columns:
+            return None
+        s = self.summary(column)
+        return s if s.n >= 2 and math.isfinite(s.mean) and math.isfinite(s.m2) else None
+
     # ------------------------------------------------------------ storage as plain arrays
 
     def to_arrays(self) -> dict[str, np.ndarray]:

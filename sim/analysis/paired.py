@@ -35,8 +35,9 @@ import numpy as np
 import pandas as pd
 
 from sim import units
-from sim.analysis.differences import ColumnSums, direct_differences, direct_sweep
+from sim.analysis.differences import direct_differences, direct_sweep
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
+from sim.analysis.moments import Moments
 from sim.analysis.replicates import Replicates
 from sim.analysis.values import game_values
 from sim.metrics import (
@@ -141,8 +142,8 @@ class Streamed:
     unpaired: list[Replicates] | None
     games: int
     identical: bool
-    sums: list[ColumnSums] | None = None  # each point's column sums
-    differences: list[ColumnSums] | None = None  # point i − point 0, game by game
+    sums: list[Moments] | None = None  # each point's column sums
+    differences: list[Moments] | None = None  # point i − point 0, game by game
 
     @classmethod
     def of(cls, values: list[pd.DataFrame], resamples: int, seed: int, unpaired: bool):
@@ -158,8 +159,8 @@ class Streamed:
             else None,
             games=len(index),
             identical=all(same_games(values[0], v) for v in values[1:]),
-            sums=[ColumnSums.of(v) for v in values],
-            differences=[ColumnSums.of(v - values[0]) for v in values],
+            sums=[Moments.of(v) for v in values],
+            differences=[Moments.of(v - values[0]) for v in values],
         )
 
     def merge(self, other: Streamed) -> Streamed:

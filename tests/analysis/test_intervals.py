@@ -11,7 +11,6 @@ import pytest
 from scipy import stats as sps
 from scipy.optimize import minimize_scalar
 
-from sim.analysis.differences import ColumnSums
 from sim.analysis.intervals import (
     Z95,
     Summary,
@@ -26,6 +25,7 @@ from sim.analysis.intervals import (
     unseen,
     wilson_bounds,
 )
+from sim.analysis.moments import Moments
 
 COUNT = (0.0, math.inf)
 
@@ -140,16 +140,14 @@ def test_p_values_invert_the_intervals():
 def test_column_sums_merge_to_the_whole_table_in_any_order():
     rng = np.random.default_rng(2)
     v = pd.DataFrame({"a": rng.poisson(2, 900) * 1.0, "b": (rng.random(900) < 0.01) * 1.0})
-    whole = ColumnSums.of(v)
+    whole = Moments.of(v)
     merged = (
-        ColumnSums.of(v.iloc[600:])
-        .merge(ColumnSums.of(v.iloc[:50]))
-        .merge(ColumnSums.of(v.iloc[50:600]))
+        Moments.of(v.iloc[600:]).merge(Moments.of(v.iloc[:50])).merge(Moments.of(v.iloc[50:600]))
     )
     for name in ("mean", "m2", "m3", "m4", "lo", "hi", "nonbinary"):
         np.testing.assert_allclose(getattr(merged, name), getattr(whole, name), rtol=1e-9)
     assert merged.summary("b").binary and not merged.summary("a").binary
-    assert ColumnSums.of(v.assign(b=np.nan)).summary("b") is None  # NaN: not computable
+    assert Moments.of(v.assign(b=np.nan)).summary_if_any("b") is None  # NaN: not computable
 
 
 # ---------------------------------------------------------------- coverage at the edges
