@@ -57,7 +57,7 @@ def test_turns_figure_over_a_config_is_refused_before_any_game(
 ):
     victim = study(name="x.yaml")
     before = victim.read_bytes()
-    no_games(monkeypatch, "sim.studies.turns.deck_scan")
+    no_games(monkeypatch, "sim.studies.deck_parity.deck_scan")
     line = one_error(capsys, "turns", study(), "--games", "5", "--figure", victim)
     assert f"{victim}: exists and is not a figure made by sim; use --force" in line
     assert victim.read_bytes() == before  # byte for byte
@@ -229,7 +229,7 @@ def test_tune_space_is_still_checked_for_a_valid_game(study, capsys):
 def test_counts_on_the_command_line_are_bounded_before_any_game(
     study, tmp_path, capsys, monkeypatch, args, needle
 ):
-    no_games(monkeypatch, "sim.runs.orchestrate.execute", "sim.studies.turns.deck_scan")
+    no_games(monkeypatch, "sim.runs.orchestrate.execute", "sim.studies.deck_parity.deck_scan")
     extra = "sweep: {deck.sprayers: [2, 4]}\n" if args[0] == "sweep" else ""
     if args[0] == "tune":
         extra = TUNE.format(space="[0, 6]", budget=SMALL)

@@ -38,7 +38,7 @@ from sim.analysis.stats import (
     win_share_ci,
 )
 from sim.analysis.tension import game_trace, margin_bands, tension_summary, trace_summary
-from sim.analysis.turns import (
+from sim.analysis.turn_split import (
     end_structure,
     parity_note,
     turn_decomposition,

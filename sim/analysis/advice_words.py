@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sim import units
 from sim.analysis.findings import metric_text
-from sim.analysis.turns import from_turns
+from sim.analysis.turn_split import from_turns
 from sim.metrics import metric as registry_metric
 
 STATUS_WORD = {"fair": "Fair", "not fair": "Not fair", "unclear": "Unclear"}

@@ -500,7 +500,7 @@ def luck_headline(table: pd.DataFrame) -> str:
 
 def deck_parity_text(scan: pd.DataFrame, boxes: int) -> str:
     """Which deck sizes give every seat the same turns, from a deck scan
-    (`sim.studies.turns.deck_scan`: boxes, equal, all_equal), against the config's: 'With
+    (`sim.studies.deck_parity.deck_scan`: boxes, equal, all_equal), against the config's: 'With
     47 or 51 box cards (this config: 48), every seat takes the same number of turns in
     100% and 99.5% of games.' Empty when the config's own deck already does, or none does."""
     if not len(scan):

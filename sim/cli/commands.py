@@ -253,7 +253,7 @@ def run_lines(result, moments, view, headline: str = "") -> str:
     short answer (`headline`, as the page opens), and who won how often, each share with its
     95% interval (in the report's units)."""
     from sim.analysis.balance import policy_win_shares, seat_win_shares
-    from sim.analysis.turns import parity_note
+    from sim.analysis.turn_split import parity_note
     from sim.units import interval, pct
 
     meta, players = result.meta, view.players

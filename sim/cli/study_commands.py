@@ -211,7 +211,7 @@ def turns(args: argparse.Namespace) -> int:
     as a table; with --figure, the same drawn as an SVG file."""
     from sim.report.figures import to_svg, turns_by_deck
     from sim.runs.storage import make_folder, write_text
-    from sim.studies.turns import SCAN_GAMES, deck_scan, scan_text
+    from sim.studies.deck_parity import SCAN_GAMES, deck_scan, scan_text
 
     games = SCAN_GAMES if args.games is None else args.games
     check_count("--games", games, 1, MAX_SCAN_GAMES)

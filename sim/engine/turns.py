@@ -376,6 +376,45 @@ def _draw(s, pr):
 # ---------------------------------------------------------------- effects
 
 
+@njit(**INLINE)
+def _play_item(s, pr, p, a):
+    """R5: the drawn toy or spray bottle into a box (counted by whose box it went to)."""
+    t = s[SC_ITEM]
+    x = action_arg2(a)
+    side = action_arg1(a)
+    root = place_item(s, pr, np.int64(x), np.int64(side), np.int64(t))
+    if leads(s, pr, root, p):
+        s[stat_at(pr, p, t, ST_INTO_LED)] += 1
+    else:
+        s[stat_at(pr, p, t, ST_INTO_OTHER)] += 1
+        if box_top_count(s, pr, root) == 0:
+            s[stat_at(pr, p, t, ST_INTO_NOBODY)] += 1  # a box nobody leads
+    _count_first_play(s, pr, p, t)
+    log(s, pr, EV_ITEM, p, t, x, side, 0)
+
+
+@njit(**INLINE)
+def _play_princess(s, pr, p, a):
+    """R6: a Princess card evicts the cat it lands on (to its owner's supply, or discarded
+    under the evicted_cat variant, R6.2)."""
+    t = action_arg1(a)
+    north = action_arg2(a)
+    i = 0
+    while s[pr.o_cat_cell + i] != north:
+        i += 1
+    owner = evict_with_princess(s, pr, np.int64(i))
+    if pr.evict_discard == 0:
+        s[pr.o_supply_awake + owner] += 1  # R6.2: back to the owner's supply
+    s[hand_at(pr, p, t)] -= 1
+    s[stat_at(pr, p, t, ST_PLAYED)] += 1
+    s[seat_stat_at(pr, p, PS_PRINCESS)] += 1
+    s[seat_stat_at(pr, owner, PS_EVICTED)] += 1
+    if owner == p:
+        s[seat_stat_at(pr, p, PS_SELF_EVICT)] += 1
+    _count_first_play(s, pr, p, t)
+    log(s, pr, EV_PRINCESS, p, north, owner, 0, 0)
+
+
 @njit(**CALLED)
 def apply_action(s, pr, a):
     """Carry out a legal action and every automatic step up to the next decision."""
@@ -392,18 +431,7 @@ def apply_action(s, pr, a):
             log(s, pr, EV_TURN, p, PHASE_NORMAL, TURN_SLEEPING, 0, 0)
             s[SC_DECISION] = DEC_SLEEP
     elif dec == DEC_ITEM:
-        t = s[SC_ITEM]
-        x = action_arg2(a)
-        side = action_arg1(a)
-        root = place_item(s, pr, np.int64(x), np.int64(side), np.int64(t))
-        if leads(s, pr, root, p):
-            s[stat_at(pr, p, t, ST_INTO_LED)] += 1
-        else:
-            s[stat_at(pr, p, t, ST_INTO_OTHER)] += 1
-            if box_top_count(s, pr, root) == 0:
-                s[stat_at(pr, p, t, ST_INTO_NOBODY)] += 1  # a box nobody leads
-        _count_first_play(s, pr, p, t)
-        log(s, pr, EV_ITEM, p, t, x, side, 0)
+        _play_item(s, pr, p, a)
         step = STEP_DRAW
     elif dec == DEC_PLAY:
         if kind == A_PLACE:
@@ -424,22 +452,7 @@ def apply_action(s, pr, a):
             else:
                 step = STEP_END
         elif kind == A_PRINCESS:
-            t = action_arg1(a)
-            north = action_arg2(a)
-            i = 0
-            while s[pr.o_cat_cell + i] != north:
-                i += 1
-            owner = evict_with_princess(s, pr, np.int64(i))
-            if pr.evict_discard == 0:
-                s[pr.o_supply_awake + owner] += 1  # R6.2: back to the owner's supply
-            s[hand_at(pr, p, t)] -= 1
-            s[stat_at(pr, p, t, ST_PLAYED)] += 1
-            s[seat_stat_at(pr, p, PS_PRINCESS)] += 1
-            s[seat_stat_at(pr, owner, PS_EVICTED)] += 1
-            if owner == p:
-                s[seat_stat_at(pr, p, PS_SELF_EVICT)] += 1
-            _count_first_play(s, pr, p, t)
-            log(s, pr, EV_PRINCESS, p, north, owner, 0, 0)
+            _play_princess(s, pr, p, a)
             step = STEP_END
         else:
             t = action_arg1(a)

@@ -276,24 +276,13 @@ def execute(
                 raise SimError(f"chunk at game {still[0][1]} fails verification after replay")
     except BaseException as exc:
         _mark_stopped(points, size, exc, more)
-        if isinstance(exc, KeyboardInterrupt):  # its kind kept: Ctrl-C or SIGTERM
-            raise type(exc)(died_hint) from None
-        if isinstance(exc, SimError):
-            raise SimError(f"{exc}; {died_hint}") from None
-        if isinstance(exc, OSError):
-            raise SimError(f"{os_problem(exc)}; {died_hint}") from None
-        raise
+        _raise_stopped(exc, died_hint)
     stopped = None
     studies = [p.study for p in points]
     if watch is not None:
         stopped = watch.record(played_all=watch.games >= games)
         more["until"] = stopped
-        beyond = [first for first, _ in ranges if first >= watch.games]
-        for p in points:  # chunks that finished past the decision: not the run's games
-            for first in beyond:
-                drop_chunk(p.folder, first)
-                stats_path(p.folder, first).unlink(missing_ok=True)
-        studies = [s.with_overrides(games=watch.games) for s in studies]
+        studies = _keep_decided(points, ranges, watch.games)
         played = min(played, watch.games * len(points))
     wall = time.perf_counter() - t0
     runs = []
@@ -303,6 +292,30 @@ def execute(
         write_text(p.folder / "config.yaml", study_yaml(study))
         runs.append(RunResult(p.folder, meta))
     return Executed(runs, wall, played, startup, stopped)
+
+
+def _raise_stopped(exc: BaseException, died_hint: str) -> None:
+    """Raise what stopped a pool, ended by `died_hint` (what is kept, how to go on)."""
+    if isinstance(exc, KeyboardInterrupt):  # its kind kept: Ctrl-C or SIGTERM
+        raise type(exc)(died_hint) from None
+    if isinstance(exc, SimError):
+        raise SimError(f"{exc}; {died_hint}") from None
+    if isinstance(exc, OSError):
+        raise SimError(f"{os_problem(exc)}; {died_hint}") from None
+    raise exc
+
+
+def _keep_decided(
+    points: Sequence[Point], ranges: list[tuple[int, int]], decided: int
+) -> list[StudyConfig]:
+    """An `until` run's points cut to the games that decided it: chunks that finished past
+    the decision are not the run's games."""
+    beyond = [first for first, _ in ranges if first >= decided]
+    for p in points:
+        for first in beyond:
+            drop_chunk(p.folder, first)
+            stats_path(p.folder, first).unlink(missing_ok=True)
+    return [p.study.with_overrides(games=decided) for p in points]
 
 
 def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tuple[int, int, int]]:

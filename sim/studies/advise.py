@@ -50,7 +50,7 @@ from typing import Any
 import pandas as pd
 
 from sim.analysis.advice_words import seat_cells_text
-from sim.analysis.turns import end_structure, turn_decomposition
+from sim.analysis.turn_split import end_structure, turn_decomposition
 from sim.analysis.usage import card_usage, dead_card_notes
 from sim.analysis.whole_game import (
     Cell,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.analysis.turns import from_turns
+from sim.analysis.turn_split import from_turns
 from sim.analysis.whole_game import Cell, WholeGame
 from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.metrics import FAIR_BAND, target_band

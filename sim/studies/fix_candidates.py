@@ -9,7 +9,7 @@ gives every seat the same turns, or a rule variant. What it can do follows from 
   are the first `left mod players` (R2.5, R7.1). A change of the box or Princess count
   moves that; toys and spray bottles are drawn within a turn and never do, and neither
   does a rule variant that leaves the deck alone (the diagnosis measures how far the extra
-  turn drives each seat's edge, `sim.analysis.turns.turn_decomposition`).
+  turn drives each seat's edge, `sim.analysis.turn_split.turn_decomposition`).
 * **The group** (the cause a change acts on, what the advice names a set by): the same
   number of hand cards added or removed, whatever their kind, gives the same turns; the
   group says which seats then take an extra turn. Toy and spray-bottle counts act on what a
@@ -24,7 +24,7 @@ from typing import Any
 from sim import units
 from sim.config import StudyConfig, setting
 from sim.errors import ConfigError
-from sim.studies.turns import resized_boxes
+from sim.studies.deck_parity import resized_boxes
 
 WIDE = (-1, 1, -2, 2)  # copies of one card kind either way, nearest first
 RESIZE_FROM = 3  # deck sizes this many hand cards or more away from the config's

@@ -20,7 +20,7 @@ from sim.engine.position_io import parse_position, position_to_json
 from sim.errors import SimError
 from sim.runs.play import play_one
 from sim.runs.storage import RunResult, read_json, saved_study, write_json
-from sim.studies.turns import deck_scan
+from sim.studies.deck_parity import deck_scan
 from sim.version import ENGINE_VERSION
 
 PAGE_FILE = "page.json"
@@ -43,7 +43,7 @@ class RepresentativeGame:
 class PagePlays:
     """The played parts of a run's page."""
 
-    deck_scan: pd.DataFrame  # sim.studies.turns.deck_scan at the run's player count
+    deck_scan: pd.DataFrame  # sim.studies.deck_parity.deck_scan at the run's player count
     deck_games: int
     game: RepresentativeGame
 

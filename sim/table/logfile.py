@@ -50,10 +50,13 @@ class LogWriter:
         self._file = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 (kept open)
 
     def write(self, records: list[dict]) -> None:
-        """Append records and flush them to disk."""
-        self._file.write("".join(json.dumps(r) + "\n" for r in records))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Append records and flush them to disk (a full disk: one line naming the log)."""
+        try:
+            self._file.write("".join(json.dumps(r) + "\n" for r in records))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            raise SimError(f"{self.path}: cannot write the log: {exc.strerror}") from None
 
     def close(self) -> None:
         """Close the file (idempotent)."""

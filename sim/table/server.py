@@ -50,6 +50,7 @@ class TableServer(ThreadingHTTPServer):
     """The HTTP server of one table session."""
 
     daemon_threads = True
+    request_queue_size = 128  # socketserver's 5 dropped connections under a burst of clients
     allow_reuse_address = False  # a port another server holds is "in use", not shared
 
     def __init__(self, port: int, session_factory) -> None:
@@ -93,6 +94,9 @@ class TableHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        # never inside another site's frame (a page of another site could cover it)
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
         self.end_headers()
         self.wfile.write(body)
 
@@ -126,7 +130,7 @@ class TableHandler(BaseHTTPRequestHandler):
             seat = query.get("seat", [""])[0]
             if seat == "":
                 self._guarded(lambda: self.server.session.state(None))
-            elif not seat.isdigit():
+            elif not (seat.isascii() and seat.isdigit() and len(seat) <= 3):  # not "¹", not 5,000 digits
                 self._error(HTTPStatus.BAD_REQUEST, "seat must be a seat number")
             else:
                 self._guarded(lambda: self.server.session.state(int(seat)))
@@ -173,7 +177,7 @@ class TableHandler(BaseHTTPRequestHandler):
             return None
         try:
             body = json.loads(self.rfile.read(size) or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             self._error(HTTPStatus.BAD_REQUEST, "the request body is not JSON")
             return None
         if not isinstance(body, dict):

@@ -83,7 +83,9 @@ class TableSession:
 
     def _log_name(self, index: int) -> Path:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        base = f"{self.study.name}-{stamp}-seed{self.seed}-game{index}"
+        # no seed in the name: the page shows it while the game is on (the log's first
+        # record holds the seed)
+        base = f"{self.study.name}-{stamp}-game{index}"
         path = self.log_dir / f"{base}.jsonl"
         k = 1
         while path.exists():  # never another file's name
@@ -217,7 +219,9 @@ class TableSession:
             mover = -1 if game.over else game.seat
             out |= {
                 "game": self.recorded.index,
-                "seed": self.seed,
+                # the deal follows from the seed and the game index: kept off every page
+                # while the game is on (the terminal and the log keep it)
+                "seed": self.seed if game.over or self.abandoned else None,
                 "games_started": self.games_started,
                 "step": self.recorded.step,
                 "over": bool(game.over),

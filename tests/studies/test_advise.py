@@ -282,10 +282,10 @@ def test_the_terminal_opens_with_the_pages_first_paragraph(base_advice):
 def test_who_takes_an_extra_turn_follows_the_rules_as_the_engine_plays_them():
     """R2.3, R2.4, R3.1, R7.1: the hand cards left after the start card and the deal, modulo
     the players, are the first seats' extra turns; checked against played games at 2-5
-    players and five deck sizes (`sim.studies.turns.deck_scan`)."""
+    players and five deck sizes (`sim.studies.deck_parity.deck_scan`)."""
     from sim.config import load_study
+    from sim.studies.deck_parity import deck_scan
     from sim.studies.fix_candidates import turns_of
-    from sim.studies.turns import deck_scan
 
     study = load_study(BASE)
     scan = deck_scan(study, players=[2, 3, 4, 5], deltas=range(-2, 3), games=40)

@@ -84,6 +84,10 @@ def test_a_legal_action_and_the_bots_turn(serve):
         ("POST", "/api/action", b"[1, 2]", None, 400),
         ("POST", "/api/action", {"seat": 0}, {"Content-Type": "text/plain"}, 415),
         ("GET", "/api/state?seat=x", None, None, 400),
+        ("GET", "/api/state?seat=%C2%B9", None, None, 400),  # "¹": isdigit, not int
+        ("GET", "/api/state?seat=" + "7" * 5000, None, None, 400),
+        ("POST", "/api/action", b"[" * 30000 + b"]" * 30000, None, 400),  # RecursionError
+        ("POST", "/api/action", {"seat": int("9" * 400), "code": 1}, None, 409),
         ("GET", "/api/state?seat=9", None, None, 409),
         ("GET", "/api/state?seat=1", None, None, 409),  # the bot's hand
         ("GET", "/etc/passwd", None, None, 404),
@@ -93,6 +97,44 @@ def test_requests_that_are_not_the_pages_are_refused(serve, method, path, body, 
     served = serve()
     got, answer = _call(served, method, path, body, headers)
     assert got == status and set(answer) == {"error"}
+
+
+def test_no_answer_during_a_game_holds_the_seed_and_the_page_shows_it_once_over(serve):
+    """The deal follows from the seed and the game index: no page, state or answer carries
+    it while the game is on (the terminal and the log do); once the game is over it does.
+    Every answer is read as text, so a seed anywhere (a field, the log's name) is found."""
+    seed = 987_654_321
+    served = serve(seed=seed, humans=(0,))
+    bodies = []
+
+    def call(method, path, body=None):
+        status, answer = _call(served, method, path, body)
+        bodies.append(json.dumps(answer) if isinstance(answer, dict) else answer)
+        return status, answer
+
+    call("GET", "/")
+    _, state = call("GET", "/api/state?seat=0")
+    call("GET", "/api/state")
+    while not state["over"]:
+        if state["mover_human"]:
+            _, answer = call("POST", "/api/action", {"seat": 0, "code": state["legal"][0]["code"]})
+        else:
+            _, answer = call("POST", "/api/bot", {"seat": 0})
+        state = answer["state"]
+        if not state["over"]:
+            bodies.append(json.dumps(state))
+            assert all(str(seed) not in b for b in bodies), "the seed was sent during the game"
+    assert state["seed"] == seed  # the game is over: the page may say how it was dealt
+    assert str(seed) in served.session.log_path.read_text()  # the log keeps it
+
+
+def test_the_page_cannot_be_framed_by_another_site(serve):
+    conn = http.client.HTTPConnection("127.0.0.1", serve().server.port, timeout=10)
+    conn.request("GET", "/", headers={"Host": f"127.0.0.1:{conn.port}"})
+    resp = conn.getresponse()
+    resp.read()
+    assert resp.getheader("X-Frame-Options") == "DENY"
+    assert "frame-ancestors 'none'" in resp.getheader("Content-Security-Policy")
 
 
 def test_the_server_survives_a_dropped_connection(serve):

@@ -151,7 +151,8 @@
 
   function render() {
     const nh = humans().length;
-    $("facts").textContent = `game ${S.game} of seed ${S.seed} · ${S.players} players · log ${S.log}`;
+    const dealt = S.seed === null ? `game ${S.game}` : `game ${S.game} of seed ${S.seed}`;  // the seed once the game is over
+    $("facts").textContent = `${dealt} · ${S.players} players · log ${S.log}`;
     $("new-game").textContent = S.over || S.abandoned ? "New game" : "Abandon this game…";
     $("status").textContent = prompt() + (S.last.words.length && !myTurn() ? "  —  " + S.last.words.join("; ") : "");
     if (myTurn()) pickCard();

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from sim.analysis.balance import _turn_parity_clause, seat_win_shares, verdict
-from sim.analysis.turns import (
+from sim.analysis.turn_split import (
     end_structure,
     extra_turns,
     parity_note,
@@ -20,7 +20,7 @@ from sim.analysis.turns import (
 from sim.config import load_study
 from sim.runs import run_chunk
 from sim.runs.partials import moments_of
-from sim.studies.turns import deck_scan, resized_boxes, scan_text
+from sim.studies.deck_parity import deck_scan, resized_boxes, scan_text
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
