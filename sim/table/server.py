@@ -130,7 +130,8 @@ class TableHandler(BaseHTTPRequestHandler):
             seat = query.get("seat", [""])[0]
             if seat == "":
                 self._guarded(lambda: self.server.session.state(None))
-            elif not (seat.isascii() and seat.isdigit() and len(seat) <= 3):  # not "¹", not 5,000 digits
+            # ASCII digits, a few: not "¹" (isdigit, but not int) nor 5,000 of them
+            elif not (seat.isascii() and seat.isdigit() and len(seat) <= 3):
                 self._error(HTTPStatus.BAD_REQUEST, "seat must be a seat number")
             else:
                 self._guarded(lambda: self.server.session.state(int(seat)))
