@@ -346,6 +346,8 @@ def calibrate(args: argparse.Namespace) -> int:
     page = Path(args.report) if args.report else Path("reports") / f"{stem}.html"
     if not args.no_report:
         check_report_path(page, args.force)
+    # the folder before the fit: a folder that cannot be written is one line, not a fit lost
+    out_dir = fresh_dir(Path(args.out) if args.out else None, stem, None)
     say(f"replaying {plural(len(games), 'game')} through the engine")
     choices = logged_choices(games, args.seats, say)
     result = fit(
@@ -369,7 +371,6 @@ def calibrate(args: argparse.Namespace) -> int:
         "studies": [{"name": s.name, "config_hash": h} for h, s in studies.items()],
         "players_found": list(choices.players),
     }
-    out_dir = fresh_dir(Path(args.out) if args.out else None, stem, None)
     files = write_calibration_files(result, out_dir, about)
     lines = summary_lines(result, about, out_dir, files)
     if not args.no_report:

@@ -30,7 +30,7 @@ from sim.errors import SimError
 from sim.policies.features import FeatureScratch, features_of
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.specs import FEATURE_NAMES
-from sim.table.logfile import open_log
+from sim.table.logfile import check_log, open_log
 from sim.table.record import DECISION, PLAYERS_KEY, RecordedGame
 
 UNNAMED_PERSON = "person"
@@ -102,9 +102,12 @@ def player_names(setup: dict, study: StudyConfig, slots: Sequence[int], where: s
 
 
 def read_game(path: str | Path, study: StudyConfig | None = None) -> LoggedGame:
-    """One log file as a LoggedGame (its study checked like `sim play --replay` does: format,
-    engine version, config hash; a given `study` must be the log's)."""
+    """One log file as a LoggedGame, checked as `sim play --replay` checks it: its format,
+    engine version and config hash, and every record replayed against the engine (the deal,
+    the seats, each decision's legal actions, the final scores and winners), so a tampered
+    log is one error line and never fitted. A given `study` must be the log's."""
     path = Path(path)
+    check_log(path, study, bots=False)  # the people's moves are theirs: bots not asked
     records, setup, where, logged = open_log(path, study)
     seed, index = setup["seed"], setup["game"]
     if not (isinstance(seed, int) and isinstance(index, int) and seed >= 0 and index >= 0):

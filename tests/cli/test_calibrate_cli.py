@@ -64,7 +64,7 @@ def test_the_seats_flag_and_no_report(logs, tmp_path, capsys):
     assert any("no held-out check" in w for w in data["warnings"])
 
 
-def test_mistakes_are_one_line_and_write_nothing(logs, tmp_path, capsys):
+def test_mistakes_are_one_line_and_write_nothing(logs, tmp_path, capsys, monkeypatch):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("mine")
     (tmp_path / "notes.txt").write_text("not a report")
@@ -81,6 +81,10 @@ def test_mistakes_are_one_line_and_write_nothing(logs, tmp_path, capsys):
         (["--config", other], "not of the given config"),
         (["--seats", "3"], "no seat 3 in a game of 2"),
     ]
+    # a folder that cannot be made is said before the fit (which would fail this test)
+    monkeypatch.setattr("sim.studies.calibrate.calibrate", lambda *a, **k: pytest.fail("fit"))
+    line = one_error(capsys, "calibrate", logs, "--out", tmp_path / "notes.txt" / "fit")
+    assert "notes.txt" in line, line
     for extra, says in cases:
         line = one_error(capsys, "calibrate", logs, "--out", tmp_path / "new", *extra)
         assert says in line, line

@@ -60,8 +60,8 @@ def test_a_logs_choices_are_those_of_the_game_played(tmp_path):
 
 
 def test_a_log_that_is_not_the_engines_is_one_error(tmp_path):
-    """A decision whose offered actions are not the engine's names the log's line and
-    how to find the divergence."""
+    """A decision whose offered actions are not the engine's is one error naming the log's
+    line and what differs (the replay's check, before anything is fitted)."""
     study = two_player_study()
 
     def shorten(records):
@@ -71,9 +71,33 @@ def test_a_log_that_is_not_the_engines_is_one_error(tmp_path):
                 return
 
     path = _log(tmp_path, study, 3, change=shorten)
-    with pytest.raises(SimError, match=r"g3-0.jsonl:\d+: the engine offers other actions.*"
-                       "sim play --replay"):  # fmt: skip
+    with pytest.raises(SimError, match=r"g3-0.jsonl:\d+: diverges from the engine: decision"):
         logged_choices([read_game(path)])
+
+
+def _end(records):
+    return next(r for r in records if r["event"] == "end")
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda rs: _end(rs).update(scores=[s + 5 for s in _end(rs)["scores"]]),
+        lambda rs: _end(rs).update(winners=[1 - _end(rs)["winners"][0]]),
+        lambda rs: rs[0].update(deck=list(reversed(rs[0]["deck"]))),
+        lambda rs: rs[0].update(seats=list(reversed(rs[0]["seats"]))),
+        lambda rs: rs[0].update(config_hash="0" * 16),
+    ],
+    ids=["scores", "winners", "deck order", "seats", "config"],
+)
+def test_a_tampered_log_is_never_fitted(tmp_path, tamper):
+    """`sim calibrate` checks a log as `sim play --replay` does, every record against the
+    engine, not only its decisions: a changed score, winner, deck, seat or config is one
+    error line naming the file."""
+    study = load_study(BASE, MIXED)
+    path = _log(tmp_path, study, 5, change=tamper)
+    with pytest.raises(SimError, match="g5-0.jsonl"):
+        read_game(path)
 
 
 def test_missing_sources_and_folders(tmp_path):
