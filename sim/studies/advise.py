@@ -42,7 +42,6 @@ The phases, each on games of its own:
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +100,7 @@ from sim.studies.fix_candidates import (
     size_of,
     turns_of,
 )
+from sim.studies.phases import Checkpoint, run_phases
 
 # ---------------------------------------------------------------- the plan
 
@@ -155,25 +155,13 @@ def run_advise(
     say = _printer(workers.quiet)
     steps = plan(state.study, budget)
     say(steps.text())
-    t0, wall0 = time.perf_counter(), state.wall_s
-
-    def saved(phase: str) -> None:
-        state.phase = phase
-        state.wall_s = wall0 + time.perf_counter() - t0
-        state.save()
-
-    if state.phase == "diagnose":
-        _diagnose(state, workers, say)
-        saved("screen" if problem_levels(state) else "done")
-    if state.phase == "screen":
-        _screen(state, steps, workers, say)
-        saved("select")
-    if state.phase == "select":
-        _select(state, workers, say)
-        saved("confirm")
-    if state.phase == "confirm":
-        _confirm(state, workers, say)
-        saved("done")
+    phases = [
+        ("diagnose", lambda: _diagnose(state, workers, say)),
+        ("screen", lambda: _screen(state, steps, workers, say)),
+        ("select", lambda: _select(state, workers, say)),
+        ("confirm", lambda: _confirm(state, workers, say)),
+    ]
+    run_phases(state, phases, Checkpoint(state))
     return advice(state)
 
 
@@ -225,7 +213,7 @@ def _hint(state: AdviseState) -> str:
 # ---------------------------------------------------------------- 1. diagnosis
 
 
-def _diagnose(state: AdviseState, workers: Workers, say: Say) -> None:
+def _diagnose(state: AdviseState, workers: Workers, say: Say) -> str:
     """Every level on the study's seed; a level with an unclear cell again on SHARPEN times
     the games (the same games and more): each seat's cell, how the game plays, and why."""
     a, seed, levels = state.study.advise, state.study.seed, state.levels
@@ -252,6 +240,7 @@ def _diagnose(state: AdviseState, workers: Workers, say: Say) -> None:
         _diagnose_at(state, {i: more for i in unclear}, workers)
     for r in state.results["diagnosis"]:
         say(f"advise: {r['level']} ({r['games']:,} games): {seat_cells_text(r['cells'])}")
+    return "screen" if problem_levels(state) else "done"
 
 
 def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) -> None:
@@ -369,7 +358,7 @@ def screen_cost(a, candidates: int, levels: int) -> int:
     return total
 
 
-def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None:
+def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> str:
     """Racing on the study's seed (common random numbers with the diagnosis): every live
     change at every level, then successive halving (`rungs`): after each rung the clearly
     worse dropped and about half kept, by the whole game's root-mean-square edge."""
@@ -409,6 +398,7 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> None
         live = _race(state, live, keep, anytime=True)
         say(f"advise: rung {r + 1}: {len(live)} of {before} go on")
     state.results["screened"] = [c["id"] for c in live]
+    return "select"
 
 
 def _race(state: AdviseState, cands: list[dict], keep: int, anytime: bool) -> list[dict]:
@@ -468,7 +458,7 @@ def _play_candidates(
 # ---------------------------------------------------------------- 3. selection
 
 
-def _select(state: AdviseState, workers: Workers, say: Say) -> None:
+def _select(state: AdviseState, workers: Workers, say: Say) -> str:
     """The finalists at every level on fresh games (seed + 1), ranked by the whole game; the
     best and those within noise of it (at most SET_SIZE) are the set to confirm."""
     a, seed = state.study.advise, state.study.seed + SELECT_SEED_OFFSET
@@ -480,7 +470,7 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> None:
     if not cands:
         say("advise: no change to choose from (every one played the start's very games)")
         state.results["selection"], state.results["chosen"] = [], []
-        return
+        return "confirm"
     say(
         f"advise: selection: {len(cands)} changes at every level, {a.select:,} fresh games"
         f" each (seed {seed})"
@@ -501,6 +491,7 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> None:
     high = flat[0][1].worst_bounds()[1] if flat else 0.0
     tied = [e[0]["id"] for e in flat if e[1].worst_bounds()[0] <= high]
     state.results["chosen"] = tied[:SET_SIZE]
+    return "confirm"
 
 
 def _neighbours_of(state: AdviseState, best: list[dict]) -> list[dict]:
@@ -566,7 +557,7 @@ def _check(state, cands, phase: str, games: int, seed: int, alpha: float, worker
 START = {"id": 0, "changes": {}, "label": "", "size": 0, "group": "the start", "turns": ""}
 
 
-def _confirm(state: AdviseState, workers: Workers, say: Say) -> None:
+def _confirm(state: AdviseState, workers: Workers, say: Say) -> str:
     """The set's members, and the start beside them, at every level on fresh games
     (seed + 2); each member's cells at 1 − 0.05/m."""
     a, seed = state.study.advise, state.study.seed + CONFIRM_SEED_OFFSET
@@ -574,7 +565,7 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> None:
     if not ids:
         say("advise: no change comes close enough to confirm")
         state.results["confirmation"] = []
-        return
+        return "done"
     cands = [c for c in state.candidates if c["id"] in ids]
     cands.sort(key=lambda c: ids.index(c["id"]))
     say(
@@ -590,6 +581,7 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> None:
     state.results["start_pooled"] = [
         c.to_json() for c in _pooled_cells(state, 0, ("diagnose", "confirm"))
     ]
+    return "done"
 
 
 # ---------------------------------------------------------------- the advice

@@ -36,7 +36,6 @@ stopped and reaches the same answer.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +50,7 @@ from sim.runs.paths import STUDY_FILE, folder_stem
 from sim.runs.storage import new_folder, read_study_meta, write_json
 from sim.studies import tune_search as S
 from sim.studies.checks import check
+from sim.studies.phases import Checkpoint, run_phases
 from sim.studies.tune_verdict import (
     CONFIRM_SEED_OFFSET,
     SELECT_SEED_OFFSET,
@@ -187,27 +187,19 @@ def run_tune(
     checked = state.spent_by["select"] + state.spent_by["confirm"] if state.phase == "search" else 0
     steps = plan(state.tune, checked)
     say(steps.text())
-    t0, wall0 = time.perf_counter(), state.wall_s
+    saved = Checkpoint(state)
 
-    def saved(phase: str) -> None:
-        state.phase = phase
-        state.wall_s = wall0 + time.perf_counter() - t0
-        state.save()
-
-    if state.phase == "start":
-        if _check_start(state, workers, say):
-            saved("done")
-            return verdict_of(state)
-        saved("search")
-    if state.phase == "search":
+    def search() -> str:
         _search(state, steps, workers, say, lambda: saved("search"))
-        saved("select")
-    if state.phase == "select":
-        _select(state, workers, say)
-        saved("confirm")
-    if state.phase == "confirm":
-        _confirm(state, workers, say)
-        saved("done")
+        return "select"
+
+    phases = [
+        ("start", lambda: "done" if _check_start(state, workers, say) else "search"),
+        ("search", search),
+        ("select", lambda: _select(state, workers, say)),
+        ("confirm", lambda: _confirm(state, workers, say)),
+    ]
+    run_phases(state, phases, saved)
     return verdict_of(state)
 
 
@@ -473,7 +465,7 @@ def _searches_on(state: TuneState) -> bool:
 # ---------------------------------------------------------------- 3. the selection
 
 
-def _select(state: TuneState, workers: Workers, say: Say) -> None:
+def _select(state: TuneState, workers: Workers, say: Say) -> str:
     """Phase 3: the best finalists on fresh games; choose the one with the most targets met,
     then the smallest change, then the smallest distance. A choice that misses a target
     outright (its interval wholly outside the band) is not worth confirming: none."""
@@ -504,16 +496,17 @@ def _select(state: TuneState, workers: Workers, say: Say) -> None:
             f"tune: the best finalist, {best['label']}, misses a target on the selection's"
             " games: nothing to confirm"
         )
+    return "confirm"
 
 
 # ---------------------------------------------------------------- 4. the confirmation
 
 
-def _confirm(state: TuneState, workers: Workers, say: Say) -> None:
+def _confirm(state: TuneState, workers: Workers, say: Say) -> str:
     """Phase 4: the chosen candidate alone on the start's games (seed + 2)."""
     label = state.results.get("chosen")
     if label is None:
-        return
+        return "done"
     row = next(r for r in state.results["selection"] if r["label"] == label)
     b = state.budget
     seed = state.study.seed + CONFIRM_SEED_OFFSET
@@ -522,6 +515,7 @@ def _confirm(state: TuneState, workers: Workers, say: Say) -> None:
     done = _check(state, label, row["params"], folder, b.confirm, seed, workers)
     _spend(state, "confirm", done["games"])
     state.results["confirmation"] = done
+    return "done"
 
 
 def _slug(params: dict, state: TuneState) -> str:
