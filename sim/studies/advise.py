@@ -91,6 +91,7 @@ from sim.studies.advise_state import (
     whole_of,
 )
 from sim.studies.checks import check_all, verdicts
+from sim.studies.common import new_study
 from sim.studies.fix_candidates import (
     fix_candidates,
     group_of,
@@ -173,10 +174,7 @@ def _open_state(study, request: Request, workers: Workers, budget) -> AdviseStat
         if study is not None and study.config_hash() != saved.config_hash():
             raise SimError(f"{out_dir}: this advice was started from another config")
         return state_of(saved, out_dir, meta)
-    if study is None:
-        raise SimError("sim advise: give a CONFIG file, or --resume ADVISE_DIR")
-    if request.seed is not None:
-        study = study.with_overrides(seed=request.seed)
+    study = new_study(study, request, "advise")
     plan(study, budget)  # before the folder: a budget that cannot pay is one line
     check_page(request, "advise", study)
     out_dir = new_folder(

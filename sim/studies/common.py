@@ -146,6 +146,14 @@ def stop_marked(folder: Path | None, fresh: bool) -> Iterator[None]:
         raise
 
 
+def new_study(study: StudyConfig | None, request: Request, kind: str) -> StudyConfig:
+    """The study a new `sim KIND` call plays: the config's, at `--seed` if given; without a
+    config (and no --resume) one error line."""
+    if study is None:
+        raise SimError(f"sim {kind}: give a CONFIG file, or --resume {kind.upper()}_DIR")
+    return study if request.seed is None else study.with_overrides(seed=request.seed)
+
+
 def fresh_dir(out: Path | None, stem: str, resume: str | None) -> Path:
     """A new, empty study folder: `out` or runs/<stem>-<time> (`resume`: how to finish one)."""
     return new_folder(out, stem, "folder exists and is not empty; use another --out", resume)

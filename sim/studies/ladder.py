@@ -24,11 +24,17 @@ import pandas as pd
 from sim.analysis import ladder as L
 from sim.analysis.findings import ladder_verdict
 from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
-from sim.errors import SimError
 from sim.runs.options import Request, Workers
 from sim.runs.paths import check_page
 from sim.runs.storage import RunResult
-from sim.studies.common import open_study, play_new_study, resume_points, resuming, same_games
+from sim.studies.common import (
+    new_study,
+    open_study,
+    play_new_study,
+    resume_points,
+    resuming,
+    same_games,
+)
 
 
 @dataclass(frozen=True)
@@ -107,10 +113,7 @@ def run_ladder(study: StudyConfig | None, request: Request, workers: Workers) ->
             names = [match_label(labels, m) for m in matches]
             runs, meta = resume_points(out_dir, saved, [m.study for m in matches], names, workers)
     else:
-        if study is None:
-            raise SimError("sim ladder: give a CONFIG file, or --resume LADDER_DIR")
-        if request.seed is not None:
-            study = study.with_overrides(seed=request.seed)
+        study = new_study(study, request, "ladder")
         labels, _ = rungs_of(study)
         matches = ladder_matches(study, request.games)
         head = {

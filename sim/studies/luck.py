@@ -27,7 +27,7 @@ from sim.runs.options import Request, Workers
 from sim.runs.paths import STUDY_FILE, check_page
 from sim.runs.storage import RunResult
 from sim.specs import is_plugin
-from sim.studies.common import open_study, play_new_study, resume_points, resuming
+from sim.studies.common import new_study, open_study, play_new_study, resume_points, resuming
 
 
 @dataclass
@@ -99,10 +99,7 @@ def run_luck(
             check_page(request, "luck", study)
             runs, meta = resume_points(out_dir, saved, studies, labels, workers)
     else:
-        if study is None:
-            raise SimError("sim luck: give a CONFIG file, or --resume LUCK_DIR")
-        if request.seed is not None:
-            study = study.with_overrides(seed=request.seed)
+        study = new_study(study, request, "luck")
         labels, studies, r = luck_studies(study, deals, replays)
         head = {"replays": r, "points": [{"label": lab, "values": {}} for lab in labels]}
         out_dir, runs, meta = play_new_study(study, "luck", studies, head, request, workers)

@@ -31,7 +31,14 @@ from sim.runs.options import Request, Workers
 from sim.runs.paths import check_page
 from sim.runs.storage import RunResult
 from sim.specs import is_plugin
-from sim.studies.common import open_study, play_new_study, resume_points, resuming, same_games
+from sim.studies.common import (
+    new_study,
+    open_study,
+    play_new_study,
+    resume_points,
+    resuming,
+    same_games,
+)
 
 
 @dataclass(frozen=True)
@@ -139,10 +146,7 @@ def run_value(study: StudyConfig | None, request: Request, workers: Workers) -> 
             labels = [p.name or "base" for p in points]
             runs, meta = resume_points(out_dir, saved, [p.study for p in points], labels, workers)
     else:
-        if study is None:
-            raise SimError("sim value: give a CONFIG file, or --resume VALUE_DIR")
-        if request.seed is not None:
-            study = study.with_overrides(seed=request.seed)
+        study = new_study(study, request, "value")
         points = value_points(study, request.games)
         head = {
             "seat": study.value.seat,
