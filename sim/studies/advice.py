@@ -79,10 +79,11 @@ def fixes_of(state: AdviseState) -> list[dict]:
                 "rank": order.index(r["id"]) if r["id"] in order else 99,
             }
         )
-    # the order is the selection's (every game before the confirmation): the confirmation
-    # only checks, so the lead's numbers carry no winner's curse; the offered first, then
-    # the confirmed (every seat-level inside)
-    out.sort(key=lambda f: (not f["offered"], not f["confirmed"], f["rank"]))
+    # the offered first, then the confirmed (every seat-level inside); every member's worst
+    # edge was found as good as the best's on the selection's games, so among them the
+    # fewest cards moved leads (the last key, and the lead no seed's noise picks),
+    # then the selection's order: the confirmation only checks, no winner's curse
+    out.sort(key=lambda f: (not f["offered"], not f["confirmed"], f["size"], f["rank"]))
     for f in out:  # every member was chosen as good as the best on the selection's games
         f["as_good_as_lead"] = f["offered"]
     return out
