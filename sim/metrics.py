@@ -293,41 +293,34 @@ def is_target(name: str) -> bool:
     return name in TARGET_METRICS or (family == "seat_edge" and member != seat and seat.isdigit())
 
 
+def _seat_column_metric(name: str, label: str, group: str, column: str, interval: str, **kw):
+    """A per-seat metric that is the mean of one game-value column."""
+    return Metric(name, label, group, _column(column), "share", (column,), interval, **kw)
+
+
 def seat_metric(seat: int) -> Metric:
     """Seat k's win share (a k-way tie counts 1/k, R8.6)."""
-    return Metric(
-        f"win_share.seat{seat}",
-        f"win share, seat {seat}",
-        "seats",
-        _column(f"seat{seat}"),
-        "share",
-        (f"seat{seat}",),
-        "wilson",
+    return _seat_column_metric(
+        f"win_share.seat{seat}", f"win share, seat {seat}", "seats", f"seat{seat}", "wilson"
     )
 
 
 def extra_turn_metric(seat: int) -> Metric:
     """Share of games in which seat k takes more turns than the seat with the fewest."""
-    return Metric(
-        f"extra_turn_share.seat{seat}",
-        f"extra-turn share, seat {seat}",
-        "turns",
-        _column(f"extra{seat}"),
-        "share",
-        (f"extra{seat}",),
-        "wilson",
+    label = f"extra-turn share, seat {seat}"
+    return _seat_column_metric(
+        f"extra_turn_share.seat{seat}", label, "turns", f"extra{seat}", "wilson"
     )
 
 
 def turn_edge_metric(seat: int) -> Metric:
     """What seat k's turns after the last equal-turn point added to its win share."""
-    return Metric(
+    label = f"edge from extra turns, seat {seat}"
+    return _seat_column_metric(
         f"turn_edge.seat{seat}",
-        f"edge from extra turns, seat {seat}",
+        label,
         "turns",
-        _column(f"turn_gain{seat}"),
-        "share",
-        (f"turn_gain{seat}",),
+        f"turn_gain{seat}",
         "mean",
         fair=0.0,
         value_range=(-1.0, 1.0),

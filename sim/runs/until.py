@@ -169,34 +169,27 @@ def study_questions(kind: str, studies: list[StudyConfig], labels: list[str]) ->
                 q = target_question(name, target_band(name, target), point=p)
                 qs.append(_named(q, f"{q.name} at {label}" if several else q.name))
     if kind in ("compare", "sweep") and first.primary:
-        m = metric(first.primary)
-        for p in range(1, len(studies)):
-            qs.append(
-                Question(
-                    f"{m.label}, {labels[p]} − {labels[0]}",
-                    m.name,
-                    "difference",
-                    margin=m.within,
-                    point=p,
-                    family="primary",
-                )
-            )
+        qs += _differences(metric(first.primary), labels, "primary")
     if not qs and kind == "run":
         qs.append(seat_question())
     elif not qs:
-        m = metric("first_player_advantage")
-        for p in range(1, len(studies)):
-            qs.append(
-                Question(
-                    f"{m.label}, {labels[p]} − {labels[0]}",
-                    m.name,
-                    "difference",
-                    margin=m.within,
-                    point=p,
-                    family="seats",
-                )
-            )
+        qs += _differences(metric("first_player_advantage"), labels, "seats")
     return qs
+
+
+def _differences(m, labels: list[str], family: str) -> list[Question]:
+    """Every point's difference of metric `m` from the first point, in one family."""
+    return [
+        Question(
+            f"{m.label}, {labels[p]} − {labels[0]}",
+            m.name,
+            "difference",
+            margin=m.within,
+            point=p,
+            family=family,
+        )
+        for p in range(1, len(labels))
+    ]
 
 
 def _named(q: Question, name: str) -> Question:
