@@ -76,7 +76,9 @@ def compare(args: argparse.Namespace) -> int:
     a = load_study(args.a, args.set)
     b = load_study(args.b or args.a, [*args.set, *args.b_set])
     if args.labels:
-        labels = tuple(args.labels)
+        if any(not label.strip() for label in args.labels):
+            raise SimError("--labels: give each side a name (an empty label names nothing)")
+        labels = tuple(label.strip() for label in args.labels)
     elif args.b is None:
         labels = (Path(args.a).stem, ", ".join(args.b_set))
     else:

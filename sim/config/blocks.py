@@ -46,7 +46,7 @@ class ValueBlock(Block):
     options: tuple[str, ...] | None = None  # None: every option of ban_options(game)
     seat: int = 0  # the restricted line-up slot
     ablate: bool | tuple[str, ...] = True  # True: every card kind in the deck; False: none
-    games: int | None = None  # games per point
+    games: int | None = Field(None, ge=2)  # games per point (an interval needs two)
 
     def point_games(self, study_games: int) -> int:
         """Games per point when --games does not say: `games`, else the study's, at most
@@ -311,7 +311,8 @@ def parse_value(raw: Any, game: GameConfig, where: str) -> ValueBlock | None:
                 f"must be true, false or card names, got {show(ablate)}",
             )
     if "games" in raw:
-        out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES)
+        # two games at least: an interval of one game is [–, –]
+        out["games"] = _block_count(raw["games"], where, ("value", "games"), MAX_GAMES, lo=2)
     block = ValueBlock(**out)
     if not block.option_names(game) and not block.cards(game):  # nothing but the base point
         fail(
