@@ -17,7 +17,7 @@ The phases, each on games of its own:
    fix it and is not played. Racing: every live change at every level (`advise.screen`
    games: a change can move a problem to a level that had none), those clearly worse than
    the best dropped (the anytime-valid confidence sequence of every cell, so looking after
-   each rung costs no error), about half kept by the whole game's root-mean-square edge
+   each rung costs no error), about a third kept by the whole game's root-mean-square edge
    (a mean over cells, steadier on few games than their maximum) and played on `ETA` times
    the games (successive halving, `rungs`); the best `advise.finalists` go on.
 3. **Selection** (seed + 1, `advise.select` games per level): the finalists, and beside the

@@ -20,8 +20,8 @@ from sim.version import ENGINE_VERSION
 
 SELECT_SEED_OFFSET = 1
 CONFIRM_SEED_OFFSET = 2
-ETA = 2  # racing: each rung keeps about half and gives them this many times the games
-RUNGS = 3  # at most this many rungs
+ETA = 3  # racing: each rung keeps about a third and gives them this many times the games
+RUNGS = 2  # at most this many rungs (1,500 games, then 4,500 for the best third)
 ALPHA = 0.05
 PHASES = ("diagnose", "screen", "select", "confirm", "done")
 FAMILY = (
