@@ -322,7 +322,7 @@ def _tune(sub) -> None:
 def _compare(sub) -> None:
     """`sim compare`."""
     p = sub.add_parser("compare", help="paired comparison of two configs on the same games")
-    p.add_argument("a")
+    p.add_argument("a", nargs="?", default=None, help="A's config (none with --resume)")
     p.add_argument("b", nargs="?", default=None, help="B's config (default: A, with --b-set)")
     p.add_argument(
         "--b-set",
@@ -337,7 +337,7 @@ def _compare(sub) -> None:
         action="store_true",
         help="play B on other seeds than A (unpaired; a calibration for identical configs)",
     )
-    add_study_options(p, "compare", leave_out=("resume",))  # a comparison plays in one go
+    add_study_options(p, "compare")
 
 
 def _advise(sub) -> None:

@@ -59,18 +59,24 @@ def sweep(args: argparse.Namespace) -> int:
 def compare(args: argparse.Namespace) -> int:
     """`sim compare A.yaml B.yaml`: both on the same games, differences.csv, the page.
     Labels default to the file names (suffixed (A)/(B) when they are the same); `--set`
-    changes both configs; `--seed` replaces A's (B plays on A's seed)."""
-    from sim.analysis.paired import compare_runs, summarize_compare
-    from sim.analysis.stopping import stop_lines, stopped_record
+    changes both configs; `--seed` replaces A's (B plays on A's seed). `--resume DIR`
+    finishes a comparison that stopped (its finished chunks kept)."""
     from sim.config import load_study
-    from sim.report.study_report import build_compare_report, config_diff
-    from sim.runs.partials import stream_runs
     from sim.studies.compare import run_compare
-    from sim.studies.leads import compare_lead
-    from sim.studies.outputs import write_differences
 
     _games_ok(args.games)
     request, workers = options(args)
+    if request.resume is not None:
+        given = [args.a, args.b, args.set, args.b_set, args.labels, args.independent]
+        if any(given):
+            raise SimError(
+                "--resume: a resumed comparison keeps its configs, labels and seeds; give only"
+                " the folder (and study flags such as --jobs or --report)"
+            )
+        result = run_compare(None, None, None, request, workers)
+        return _compared(result, request, args)
+    if args.a is None:
+        raise SimError("sim compare: give A's config, or --resume COMPARE_DIR")
     if args.b is None and not args.b_set:
         raise SimError("sim compare: give B's config, or --b-set KEY=VALUE to change A into B")
     a = load_study(args.a, args.set)
@@ -85,11 +91,23 @@ def compare(args: argparse.Namespace) -> int:
         sa, sb = Path(args.a).stem, Path(args.b).stem
         labels = (sa, sb) if sa != sb else (f"{sa} (A)", f"{sb} (B)")
     result = run_compare(a, b, labels, request, workers, independent=args.independent)
+    return _compared(result, request, args)
+
+
+def _compared(result, request, args: argparse.Namespace) -> int:
+    """A finished comparison's differences.csv, its lines and its page."""
+    from sim.analysis.paired import compare_runs, summarize_compare
+    from sim.analysis.stopping import stop_lines, stopped_record
+    from sim.report.study_report import build_compare_report, config_diff
+    from sim.runs.partials import stream_runs
+    from sim.studies.leads import compare_lead
+    from sim.studies.outputs import write_differences
+
     table = compare_runs(
         result.a,
         result.b,
         labels=result.labels,
-        paired=not args.independent,
+        paired=not result.meta.get("independent"),
         primary=result.studies[0].primary,
         streamed=stream_runs([result.a, result.b], unpaired=True),  # chunk by chunk
     )

@@ -623,8 +623,10 @@ def require_complete(out_dir: Path, meta: dict, kind: str) -> None:
     """Refuse a study folder whose games are not all played, saying how to finish it."""
     if meta.get("status") != "complete":
         status, why = live_status(out_dir, meta)
-        hint = "run the comparison again" if kind == "compare" else f"sim {kind} --resume {out_dir}"
-        raise SimError(f"{out_dir}: {kind} is not complete ({status}{why}); finish it with {hint}")
+        raise SimError(
+            f"{out_dir}: {kind} is not complete ({status}{why}); finish it with"
+            f" sim {kind} --resume {out_dir}"
+        )
 
 
 def resumed(saved: StudyConfig, folder: Path, games: int | None, seed: int | None) -> StudyConfig:

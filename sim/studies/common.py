@@ -105,7 +105,7 @@ def run_points(
     return done.runs, meta
 
 
-RESUMABLE = ("sweep", "tune", "value", "ladder", "luck")  # the kinds with --resume
+RESUMABLE = ("sweep", "compare", "tune", "value", "ladder", "luck")  # the kinds with --resume
 
 
 def finish_hint(kind: str, out_dir: Path | str) -> str:

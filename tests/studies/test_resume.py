@@ -78,6 +78,36 @@ def test_an_interrupted_study_resumes_to_the_same_result(kind, tmp_path, capsys,
     assert (stopped / CSV[kind]).read_text() == (whole / CSV[kind]).read_text()
 
 
+@pytest.mark.parametrize("until", [False, True])
+def test_an_interrupted_comparison_resumes_to_the_same_differences(
+    until, tmp_path, capsys, monkeypatch
+):
+    """`sim compare --resume DIR`: the finished chunks kept, the rest played, and the same
+    differences.csv as a comparison never stopped (fixed games, and until decided)."""
+    cfg = config(tmp_path, "value")
+    run = ["--b-set", "deck.princesses=1", "--labels", "A", "B"]
+    size = ["--until", "decided", "--max-games", "400"] if until else ["--games", "60"]
+    flags = [*size, "--jobs", "1", "--quiet", "--no-report"]
+    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
+    assert cli(capsys, "compare", cfg, *run, *flags, "--out", whole)[0] == 0
+    interrupt_after(monkeypatch, 1)
+    code, _, err = cli(capsys, "compare", cfg, *run, *flags, "--out", stopped)
+    assert code == 130 and f"sim compare --resume {stopped}" in err
+    kept = sorted(stopped.glob("points/*/chunks/*.json"))
+    assert len(kept) == 1
+    before = kept[0].read_bytes()
+    monkeypatch.undo()
+    line = one_error(capsys, "compare", "--resume", stopped, "--labels", "X", "Y")
+    assert "keeps its configs, labels and seeds" in line
+    again = ["--jobs", "1", "--quiet", "--no-report"]
+    code, _, err = cli(capsys, "compare", "--resume", stopped, *again)
+    assert code == 0, err
+    assert kept[0].read_bytes() == before  # kept, not played again
+    assert study_json(stopped)["status"] == "complete"
+    differences = (stopped / "differences.csv").read_text()
+    assert differences == (whole / "differences.csv").read_text()
+
+
 def test_value_resume_refuses_what_would_change_its_games(tmp_path, capsys, monkeypatch):
     cfg = config(tmp_path, "value")
     out = tmp_path / "v"
