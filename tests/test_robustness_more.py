@@ -244,6 +244,10 @@ def test_compare_needs_two_games(study, tmp_path, capsys, monkeypatch):
     a, b = study(name="a.yaml"), study(BASE.replace("sprayers: 4", "sprayers: 5"), "b.yaml")
     line = one_error(capsys, "compare", a, b, "--games", "1", "--out", tmp_path / "c")
     assert "need at least 2 games per point" in line
+    until_one = ["--until", "decided", "--max-games", "1", "--out", tmp_path / "c"]
+    assert "--max-games must be a number of games from 2" in one_error(
+        capsys, "compare", a, b, *until_one
+    )
     line = one_error(capsys, "compare", a, b, "--labels", " ", "B", "--out", tmp_path / "c")
     assert "--labels: give each side a name" in line
     value_of_one = study(BASE + "value: {games: 1}\n", "v.yaml")

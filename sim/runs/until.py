@@ -79,8 +79,8 @@ def cap_of(study: StudyConfig, max_games: int | None) -> int:
     """The games per point a study may play until decided: `max_games`, else CAP_FACTOR
     times its games (within MAX_GAMES)."""
     cap = max_games if max_games is not None else min(MAX_GAMES, CAP_FACTOR * study.games)
-    if not 1 <= cap <= MAX_GAMES:
-        raise SimError(f"--max-games must be a number of games from 1 to {MAX_GAMES:,}, got {cap}")
+    if not 2 <= cap <= MAX_GAMES:  # an interval needs two games
+        raise SimError(f"--max-games must be a number of games from 2 to {MAX_GAMES:,}, got {cap}")
     return cap
 
 
