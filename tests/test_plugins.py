@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli, one_error
+from cluster_helpers import local_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "configs" / "base.yaml").read_text()
@@ -148,19 +149,12 @@ def test_plugin_beside_the_config_from_another_folder(tmp_path):
 @pytest.mark.slow
 def test_plugin_missing_on_dask_workers(tmp_path):
     """Importable where `sim run` runs (its PYTHONPATH), not on the cluster's workers."""
-    distributed = pytest.importorskip("dask.distributed")
     (tmp_path / "here").mkdir()
     (tmp_path / "here" / "only_here.py").write_text(CHOOSER.format(ret="legal[0].code"))
     (tmp_path / "cfg").mkdir()
     config = tmp_path / "cfg" / "study.yaml"
     config.write_text(BASE.replace(GREEDY, '  - {policy: "only_here:P"}', 1))
-    with distributed.LocalCluster(
-        # any free port for its HTTP server: test files run in parallel
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-    ) as cluster:
+    with local_cluster() as cluster:
         done = subprocess.run(
             [
                 sys.executable,
@@ -323,13 +317,7 @@ def test_a_hung_plugin_ends_within_its_limit_on_dask(tmp_path):
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = env["PYTHONPATH"]
     try:
-        with distributed.LocalCluster(
-            # any free port for its HTTP server: test files run in parallel
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-        ) as cluster:
+        with local_cluster() as cluster:
             t0 = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-m", "sim.cli", "run", str(config), "--games", "20",

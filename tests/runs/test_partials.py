@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cluster_helpers import local_cluster
 
 from sim import load_run, run
 from sim.analysis.balance import headline, run_summary
@@ -165,15 +166,8 @@ def test_a_worker_writes_only_into_the_run_folder_it_was_given(study, finished, 
 
 
 def test_dask_workers_write_parts_and_partials_to_a_shared_folder(study, finished, tmp_path):
-    distributed = pytest.importorskip("distributed")
     shared = tmp_path / "shared"
-    with distributed.LocalCluster(
-        # any free port for its HTTP server: test files run in parallel
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-    ) as cluster:
+    with local_cluster() as cluster:
         on_dask = run(
             study,
             jobs=2,

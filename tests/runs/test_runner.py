@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cluster_helpers import local_cluster
 
 from sim import load_run, run
 from sim.config import load_study
@@ -203,15 +204,7 @@ def test_greedy_seats_beat_random_seats(one_worker):
 
 
 def test_dask_backend_gives_the_same_tables(small_study, one_worker, tmp_path):
-    import distributed
-
-    with distributed.LocalCluster(
-        # any free port for its HTTP server: test files run in parallel
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-    ) as cluster:
+    with local_cluster() as cluster:
         on_dask = run(
             small_study,
             out=tmp_path / "dask",
