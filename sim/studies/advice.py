@@ -79,14 +79,30 @@ def fixes_of(state: AdviseState) -> list[dict]:
                 "rank": order.index(r["id"]) if r["id"] in order else 99,
             }
         )
-    # the offered first, then the confirmed (every seat-level inside); every member's worst
-    # edge was found as good as the best's on the selection's games, so among them the
-    # fewest cards moved leads (the issue's last key, and the lead no seed's noise picks),
-    # then the selection's order: the confirmation only checks, no winner's curse
-    out.sort(key=lambda f: (not f["offered"], not f["confirmed"], f["size"], f["rank"]))
+    out = lead_order(out)
     for f in out:  # every member was chosen as good as the best on the selection's games
         f["as_good_as_lead"] = f["offered"]
     return out
+
+
+def lead_order(fixes: list[dict]) -> list[dict]:
+    """The set's order: the offered first, then the confirmed (every seat-level inside),
+    then the selection's rank (the confirmation only checks); then a smaller change leads
+    the first when its worst edge on the confirmation lies inside the first's interval (the
+    issue's last key, fewest cards moved, among changes as good: the lead no seed's noise
+    picks). The selection's tie, overlapping intervals, is too loose for that: one E box
+    card fewer (3.5 pp) once led one Princess fewer (1.8 pp) by it."""
+    out = sorted(fixes, key=lambda f: (not f["offered"], not f["confirmed"], f["rank"]))
+    if not out:
+        return out
+    best = out[0]
+
+    def as_good(f: dict) -> bool:
+        same = (f["offered"], f["confirmed"]) == (best["offered"], best["confirmed"])
+        return same and abs(f["worst_edge_pp"]) <= best["worst_abs_pp"][1]
+
+    keys = [(not as_good(f), f["size"] if as_good(f) else 0, i) for i, f in enumerate(out)]
+    return [f for _, f in sorted(zip(keys, out, strict=True), key=lambda kf: kf[0])]
 
 
 def advice(state: AdviseState) -> Advice:

@@ -33,8 +33,9 @@ The phases, each on games of its own:
    inside its band at 1 − 0.05/m (Bonferroni over the m members, each an
    intersection-union test over its cells); it is *offered* only if it leaves no seat-level
    further outside its band than the start and its worst edge is smaller than the
-   start's. The answer is the set (confirmed before not; among them, all as good, the
-   fewest cards moved first, then the selection's order), grouped by what each acts on.
+   start's. The answer is the set (confirmed before not, then the selection's order; a
+   smaller member leads when its worst edge on the confirmation lies inside the first's
+   interval), grouped by what each change acts on.
 
 `advise.budget` (`--budget`) caps every game of the four phases; the plan is said first.
 """

@@ -368,3 +368,22 @@ def test_an_advice_stopped_in_its_race_resumes_to_the_same_answer(tmp_path, caps
     a, b = (json.loads((d / "advice.json").read_text()) for d in (whole, tmp_path / "cut"))
     assert a["answer"] == b["answer"] and a["screened"] == b["screened"]
     assert a["games"] == b["games"]
+
+
+def test_a_smaller_change_leads_only_when_the_confirmation_finds_it_as_good():
+    """Among the set, the fewest cards moved leads when its worst edge on the confirmation lies
+    inside the first's interval; a smaller change that the confirmation puts outside it (one E
+    box card fewer at 3.5 pp beside one Princess fewer at 1.8 pp [0.6, 3.0]) does not."""
+    from sim.studies.advice import lead_order
+
+    def fix(name, worst, hi, size, rank):
+        return {"name": name, "worst_edge_pp": worst, "worst_abs_pp": [0.0, hi], "size": size,
+                "rank": rank, "offered": True, "confirmed": False}  # fmt: skip
+
+    none, one = fix("Princess 2 -> 0", -2.47, 3.57, 2, 0), fix("Princess 2 -> 1", 2.28, 3.2, 1, 1)
+    assert [f["name"] for f in lead_order([none, one])] == ["Princess 2 -> 1", "Princess 2 -> 0"]
+    e_fewer = fix("E 6 -> 5", 3.47, 4.7, 1, 1)
+    best = fix("Princess 2 -> 0", 1.8, 3.0, 2, 0)
+    assert [f["name"] for f in lead_order([e_fewer, best])] == ["Princess 2 -> 0", "E 6 -> 5"]
+    confirmed = {**fix("N 8 -> 9", 2.9, 3.4, 1, 1), "confirmed": True}
+    assert lead_order([best, confirmed])[0]["name"] == "N 8 -> 9"  # every seat-level inside first
