@@ -19,7 +19,7 @@ any single point):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +144,38 @@ def stop_marked(folder: Path | None, fresh: bool) -> Iterator[None]:
             reason = "interrupted (Ctrl-C or SIGTERM)" if interrupted else str(exc)[:500]
             mark_status(path, meta, "interrupted" if interrupted else "failed", reason)
         raise
+
+
+@dataclass(frozen=True)
+class Points:
+    """A study's points as its kind builds them from the study and the games per point: the
+    kind's own point objects, their studies, labels and study.json entries (its "points")."""
+
+    items: list
+    studies: list[StudyConfig]
+    labels: list[str]
+    head: dict
+
+
+def play_points(
+    kind: str,
+    study: StudyConfig | None,
+    request: Request,
+    workers: Workers,
+    build: Callable[[StudyConfig, int | None], Points],
+) -> tuple[StudyConfig, Path, Points, list[RunResult], dict]:
+    """Play a study of several points (value, ladder) new, or finish its folder
+    (`request.resume`, its games kept): (study, folder, points, runs, study meta)."""
+    if request.resume is not None:
+        with resuming(request, kind, study) as (out_dir, saved, study):
+            points = build(study, same_games(request, saved, out_dir))
+            check_page(request, kind, study)
+            runs, meta = resume_points(out_dir, saved, points.studies, points.labels, workers)
+        return study, out_dir, points, runs, meta
+    study = new_study(study, request, kind)
+    points = build(study, request.games)
+    out_dir, runs, meta = play_new_study(study, kind, points.studies, points.head, request, workers)
+    return study, out_dir, points, runs, meta
 
 
 def new_study(study: StudyConfig | None, request: Request, kind: str) -> StudyConfig:

@@ -25,16 +25,8 @@ from sim.analysis import ladder as L
 from sim.analysis.findings import ladder_verdict
 from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.runs.options import Request, Workers
-from sim.runs.paths import check_page
 from sim.runs.storage import RunResult
-from sim.studies.common import (
-    new_study,
-    open_study,
-    play_new_study,
-    resume_points,
-    resuming,
-    same_games,
-)
+from sim.studies.common import Points, open_study, play_points
 
 
 @dataclass(frozen=True)
@@ -105,17 +97,10 @@ def ladder_matches(study: StudyConfig, games: int | None = None) -> list[Match]:
 def run_ladder(study: StudyConfig | None, request: Request, workers: Workers) -> LadderResult:
     """Play every match of the ladder in one pool and analyse the results. With
     `request.resume`, finish the ladder folder a stopped call left (its matches kept)."""
-    if request.resume is not None:
-        with resuming(request, "ladder", study) as (out_dir, saved, study):
-            labels, _ = rungs_of(study)
-            matches = ladder_matches(study, same_games(request, saved, out_dir))
-            check_page(request, "ladder", study)
-            names = [match_label(labels, m) for m in matches]
-            runs, meta = resume_points(out_dir, saved, [m.study for m in matches], names, workers)
-    else:
-        study = new_study(study, request, "ladder")
+
+    def build(study: StudyConfig, games: int | None) -> Points:
         labels, _ = rungs_of(study)
-        matches = ladder_matches(study, request.games)
+        matches = ladder_matches(study, games)
         head = {
             "rungs": labels,
             "points": [
@@ -126,9 +111,11 @@ def run_ladder(study: StudyConfig | None, request: Request, workers: Workers) ->
                 for m in matches
             ],
         }
-        out_dir, runs, meta = play_new_study(
-            study, "ladder", [m.study for m in matches], head, request, workers
-        )
+        names = [match_label(labels, m) for m in matches]
+        return Points(matches, [m.study for m in matches], names, head)
+
+    study, out_dir, built, runs, meta = play_points("ladder", study, request, workers, build)
+    labels, matches = rungs_of(study)[0], built.items
     threshold = study.ladder.threshold
     tables = ladder_tables(labels, matches, runs, threshold, study.seed)
     return LadderResult(study, out_dir, labels, matches, runs, *tables, threshold, meta)

@@ -28,17 +28,9 @@ from sim.analysis import restricted as R
 from sim.config import NO_BLOCKS, StudyConfig
 from sim.errors import ConfigError, SimError
 from sim.runs.options import Request, Workers
-from sim.runs.paths import check_page
 from sim.runs.storage import RunResult
 from sim.specs import is_plugin
-from sim.studies.common import (
-    new_study,
-    open_study,
-    play_new_study,
-    resume_points,
-    resuming,
-    same_games,
-)
+from sim.studies.common import Points, open_study, play_points
 
 
 @dataclass(frozen=True)
@@ -139,22 +131,18 @@ def run_value(study: StudyConfig | None, request: Request, workers: Workers) -> 
     """Play every point of the value study on shared seeds (one pool) and analyse it;
     `request.games` is the games per point, `request.seed` replaces the study's seed. With
     `request.resume`, finish the value folder a stopped call left (its points kept)."""
-    if request.resume is not None:
-        with resuming(request, "value", study) as (out_dir, saved, study):
-            points = value_points(study, same_games(request, saved, out_dir))
-            check_page(request, "value", study)
-            labels = [p.name or "base" for p in points]
-            runs, meta = resume_points(out_dir, saved, [p.study for p in points], labels, workers)
-    else:
-        study = new_study(study, request, "value")
-        points = value_points(study, request.games)
+
+    def build(study: StudyConfig, games: int | None) -> Points:
+        points = value_points(study, games)
+        labels = [p.name or "base" for p in points]
         head = {
             "seat": study.value.seat,
             "points": [{"label": p.name or "base", "kind": p.kind, "values": {}} for p in points],
         }
-        out_dir, runs, meta = play_new_study(
-            study, "value", [p.study for p in points], head, request, workers
-        )
+        return Points(points, [p.study for p in points], labels, head)
+
+    study, out_dir, built, runs, meta = play_points("value", study, request, workers, build)
+    points = built.items
     slot = study.value.seat
     values, ablation = value_tables(points, runs, slot)
     return ValueResult(study, out_dir, points, runs, values, ablation, slot, meta)
