@@ -26,6 +26,10 @@ from sim.config import StudyConfig, setting
 from sim.errors import ConfigError
 from sim.studies.deck_parity import resized_boxes
 
+# A change to a study: dotted setting -> its new value ({"deck.princesses": 1}), what
+# `StudyConfig.with_overrides` takes and advice.json's `changes` records.
+Changes = dict[str, Any]
+
 WIDE = (-1, 1, -2, 2)  # copies of one card kind either way, nearest first
 RESIZE_FROM = 3  # deck sizes this many hand cards or more away from the config's
 
@@ -43,7 +47,7 @@ class Turns:
         return f"{_seats(self.extra)} {'takes' if len(self.extra) == 1 else 'take'} an extra turn"
 
 
-def turns_of(study: StudyConfig, changes: dict[str, Any] | None = None) -> Turns:
+def turns_of(study: StudyConfig, changes: Changes | None = None) -> Turns:
     """The seats that take an extra turn in a study (with `changes`), by the rules: the hand
     cards left after the start card and the deal, modulo the players, are the first seats'
     extra turns (R2.3, R2.4, R3.1, R7.1). A last cat placed (R7.1) or a sleeping cat can end
@@ -56,18 +60,18 @@ def turns_of(study: StudyConfig, changes: dict[str, Any] | None = None) -> Turns
     return Turns(hand, tuple(range(left % players)))
 
 
-def hand_delta(study: StudyConfig, changes: dict[str, Any]) -> int:
+def hand_delta(study: StudyConfig, changes: Changes) -> int:
     """Box and Princess cards a change adds (negative: removes)."""
     return turns_of(study, changes).hand_cards - turns_of(study).hand_cards
 
 
-def moves_turns(study: StudyConfig, changes: dict[str, Any]) -> bool:
+def moves_turns(study: StudyConfig, changes: Changes) -> bool:
     """Can the change alter who takes an extra turn? Only by the hand cards it adds or removes
     (toys, spray bottles and rules are played within a turn)."""
     return turns_of(study, changes).extra != turns_of(study).extra
 
 
-def group_of(study: StudyConfig, changes: dict[str, Any]) -> str:
+def group_of(study: StudyConfig, changes: Changes) -> str:
     """The cause a change acts on, in a designer's words: '1 card fewer (box or Princess):
     every seat takes the same turns', 'toy counts (the turns stay as they are)'."""
     (path,) = changes
@@ -83,7 +87,7 @@ def group_of(study: StudyConfig, changes: dict[str, Any]) -> str:
     return "rule variants (the turns stay as they are)"
 
 
-def fix_candidates(study: StudyConfig) -> list[dict[str, Any]]:
+def fix_candidates(study: StudyConfig) -> list[Changes]:
     """Every one-setting change worth trying: each card kind one and two copies either way,
     the deck sizes (mix kept) further away that give every seat the same turns, each rule
     variant. Changes the config refuses (too few cards to deal, say) are left out."""
@@ -124,7 +128,7 @@ def fix_candidates(study: StudyConfig) -> list[dict[str, Any]]:
     return valid
 
 
-def size_of(study: StudyConfig, changes: dict[str, Any]) -> int:
+def size_of(study: StudyConfig, changes: Changes) -> int:
     """How big a change is for a designer: cards added or removed (a rule: one)."""
     total = 0
     for path, value in changes.items():
@@ -138,7 +142,7 @@ def size_of(study: StudyConfig, changes: dict[str, Any]) -> int:
     return total
 
 
-def neighbours(best: dict[str, Any], changes: dict[str, Any]) -> bool:
+def neighbours(best: Changes, changes: Changes) -> bool:
     """Whether `changes` sets the same count as `best` one copy further or nearer: the
     question a designer asks next ("one Princess fewer, or none?"), which the screen's few
     games cannot answer (the two are often within noise of each other)."""
@@ -150,7 +154,7 @@ def neighbours(best: dict[str, Any], changes: dict[str, Any]) -> bool:
     return ints and not isinstance(a, bool) and not isinstance(b, bool) and abs(a - b) == 1
 
 
-def label_of(study: StudyConfig, changes: dict[str, Any]) -> str:
+def label_of(study: StudyConfig, changes: Changes) -> str:
     """A change as a short label: 'deck.princesses=1', 'deck.boxes=47' (a resized mix)."""
     return ", ".join(
         f"{p}={v if not isinstance(v, dict) else sum(v.values())}" for p, v in changes.items()
