@@ -128,6 +128,24 @@ def test_no_answer_during_a_game_holds_the_seed_and_the_page_shows_it_once_over(
     assert str(seed) in served.session.log_path.read_text()  # the log keeps it
 
 
+def test_eighty_clients_at_once_are_all_answered(serve):
+    """800 requests from 80 clients at once: every one answered within the client's 10 s
+    (a listen backlog of 5 dropped connections that then waited to be tried again)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    served = serve()
+    together = threading.Barrier(80)  # every client connects at the same moment
+
+    def ten(_):
+        together.wait()
+        return [_call(served, "GET", "/api/state")[0] for _ in range(10)]
+
+    with ThreadPoolExecutor(80) as pool:
+        statuses = [status for batch in pool.map(ten, range(80)) for status in batch]
+    assert statuses == [200] * 800
+
+
 def test_the_page_cannot_be_framed_by_another_site(serve):
     conn = http.client.HTTPConnection("127.0.0.1", serve().server.port, timeout=10)
     conn.request("GET", "/", headers={"Host": f"127.0.0.1:{conn.port}"})
