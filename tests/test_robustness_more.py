@@ -239,6 +239,12 @@ def test_counts_on_the_command_line_are_bounded_before_any_game(
     assert needle in line, line
 
 
+TUNE_ONE_GAME = (
+    "tune: {space: {deck.sprayers: [0, 4]}, targets: {mean_score: 1.6},"
+    " budget: {games: 50000, first: 1}}"
+)
+
+
 def test_compare_needs_two_games(study, tmp_path, capsys, monkeypatch):
     no_games(monkeypatch, "sim.runs.orchestrate.execute")
     a, b = study(name="a.yaml"), study(BASE.replace("sprayers: 4", "sprayers: 5"), "b.yaml")
@@ -250,8 +256,15 @@ def test_compare_needs_two_games(study, tmp_path, capsys, monkeypatch):
     )
     line = one_error(capsys, "compare", a, b, "--labels", " ", "B", "--out", tmp_path / "c")
     assert "--labels: give each side a name" in line
-    value_of_one = study(BASE + "value: {games: 1}\n", "v.yaml")
-    assert "value.games: must be an integer from 2" in one_error(capsys, "validate", value_of_one)
+    for block, says in [
+        ("value: {games: 1}", "value.games: must be an integer from 2"),
+        ("ladder: {games: 1}", "ladder.games: must be an integer from 2"),
+        ("advise: {screen: 1}", "advise.screen: must be an integer from 2"),
+        ("advise: {confirm: 1}", "advise.confirm: must be an integer from 2"),
+        (TUNE_ONE_GAME, "tune.budget.first: must be an integer from 2"),
+    ]:  # one game a point, however it is asked: refused before any game
+        one = study(BASE + block + "\n", "one.yaml")
+        assert says in one_error(capsys, "validate", one)
 
 
 # ---------------------------------------------------------------- logs and --policy

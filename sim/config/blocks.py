@@ -343,7 +343,7 @@ def parse_rungs_block(raw: Any, name: str, where: str) -> LadderBlock | LuckBloc
     if name == "ladder" and "rungs" in out and len(out["rungs"]) < 2:
         fail(where, (name, "rungs"), "a ladder needs at least 2 rungs")
     for key, lo, hi in (
-        ("games", 1, MAX_GAMES),
+        ("games", 2, MAX_GAMES),  # a match's interval needs two games
         ("deals", MIN_LUCK, MAX_GAMES),  # a variance between deals needs two of them
         ("replays", MIN_LUCK, MAX_REPLAYS),  # ... and one within a deal two replays
     ):
@@ -402,8 +402,9 @@ def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
     if raw.get("calibrated") is not None:
         out["calibrated"] = _people_seat(raw["calibrated"], where, out.get("levels"))
     for key in keys[2:]:
-        if key in raw:
-            out[key] = _block_count(raw[key], where, ("advise", key), MAX_GAMES)
+        if key in raw:  # games a level or a change: an interval needs two (finalists: one)
+            lo = 1 if key in ("finalists", "budget") else 2
+            out[key] = _block_count(raw[key], where, ("advise", key), MAX_GAMES, lo)
     # whether the budget can pay is asked when the advice starts (sim.studies.advise.plan),
     # where a --budget on the command line replaces it
     return AdviseBlock(**out)

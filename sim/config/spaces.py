@@ -323,10 +323,12 @@ def check_tune_range(spec: list[int], where: str, at: tuple) -> None:
 
 
 def check_budget_value(key: str, value: Any, where: str, at: tuple) -> None:
-    """A tune.budget value: an integer from 1 to its bound (limits.TUNE_BUDGET_LIMITS)."""
+    """A tune.budget value: an integer up to its bound (limits.TUNE_BUDGET_LIMITS), from 2
+    for the games of one candidate's check (an interval needs two), else from 1."""
     hi = TUNE_BUDGET_LIMITS[key]
-    if not is_int(value) or not 1 <= value <= hi:
-        fail(where, at, f"must be an integer from 1 to {hi:,}, got {show(value)}")
+    lo = 2 if key in ("first", "select", "confirm") else 1
+    if not is_int(value) or not lo <= value <= hi:
+        fail(where, at, f"must be an integer from {lo} to {hi:,}, got {show(value)}")
 
 
 def _space_value(spec: Any, rng: random.Random | None = None, end: int = 0) -> Any:

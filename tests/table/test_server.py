@@ -146,6 +146,26 @@ def test_eighty_clients_at_once_are_all_answered(serve):
     assert statuses == [200] * 800
 
 
+def test_a_full_disk_is_one_line_naming_the_log(serve, monkeypatch):
+    """The log cannot be written (ENOSPC): the action is one error line naming the log's
+    path, and the server keeps serving."""
+    import errno
+
+    served = serve()
+    _, state = _call(served, "GET", "/api/state?seat=0")
+
+    def full(_records):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(served.session.writer, "_file", type("F", (), {"write": staticmethod(full)})())
+    status, answer = _call(
+        served, "POST", "/api/action", {"seat": 0, "code": state["legal"][0]["code"]}
+    )
+    assert status == 400 and str(served.session.log_path) in answer["error"], answer
+    assert "No space left on device" in answer["error"]
+    assert _call(served, "GET", "/api/state")[0] == 200
+
+
 def test_the_page_cannot_be_framed_by_another_site(serve):
     conn = http.client.HTTPConnection("127.0.0.1", serve().server.port, timeout=10)
     conn.request("GET", "/", headers={"Host": f"127.0.0.1:{conn.port}"})
