@@ -501,7 +501,8 @@ def _neighbours_of(state: AdviseState, best: list[dict]) -> list[dict]:
     for b in best:
         for c in state.candidates:
             near = neighbours(b["changes"], c["changes"])
-            raced = c["dropped"] not in (None, KEEPS_TURNS) and not c.get("inert")
+            # dropped by the race (played at every level), not by the rules or the budget
+            raced = c["dropped"] not in (None, KEEPS_TURNS) and c["games"] and not c.get("inert")
             if near and raced and all(c is not x for x in out):
                 out.append(c)
     return out

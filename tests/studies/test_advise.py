@@ -388,3 +388,22 @@ def test_a_smaller_change_leads_only_when_the_confirmation_finds_it_as_good():
     assert [f["name"] for f in lead_order([e_fewer, best])] == ["Princess 2 -> 0", "E 6 -> 5"]
     confirmed = {**fix("N 8 -> 9", 2.9, 3.4, 1, 1), "confirmed": True}
     assert lead_order([best, confirmed])[0]["name"] == "N 8 -> 9"  # every seat-level inside first
+
+
+def test_the_selection_adds_a_finalists_neighbour_only_if_the_race_played_it():
+    """Beside a finalist, the same count one copy further or nearer joins the selection when
+    the race dropped it; never one the rules dropped or the budget never played."""
+    from types import SimpleNamespace
+
+    from sim.studies.advise import KEEPS_TURNS, _neighbours_of
+
+    def cand(value, dropped, games):
+        return {"changes": {"deck.princesses": value}, "dropped": dropped, "games": games}
+
+    best = cand(0, None, {"0": 4500})
+    raced, unplayed = cand(1, "not among the best", {"0": 1500}), cand(1, "over the budget", {})
+    far, by_rule = cand(3, "not among the best", {"0": 1500}), cand(1, KEEPS_TURNS, {})
+    state = SimpleNamespace(candidates=[best, raced, far])
+    assert _neighbours_of(state, [best]) == [raced]
+    for other in (unplayed, by_rule):
+        assert _neighbours_of(SimpleNamespace(candidates=[best, other, far]), [best]) == []

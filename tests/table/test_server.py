@@ -157,7 +157,9 @@ def test_a_full_disk_is_one_line_naming_the_log(serve, monkeypatch):
     def full(_records):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(served.session.writer, "_file", type("F", (), {"write": staticmethod(full)})())
+    monkeypatch.setattr(
+        served.session.writer, "_file", type("F", (), {"write": staticmethod(full)})()
+    )
     status, answer = _call(
         served, "POST", "/api/action", {"seat": 0, "code": state["legal"][0]["code"]}
     )
