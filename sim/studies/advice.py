@@ -89,7 +89,7 @@ def lead_order(fixes: list[dict]) -> list[dict]:
     """The set's order: the offered first, then the confirmed (every seat-level inside),
     then the selection's rank (the confirmation only checks); then a smaller change leads
     the first when its worst edge on the confirmation lies inside the first's interval (the
-    issue's last key, fewest cards moved, among changes as good: the lead no seed's noise
+    ranking's last key, fewest cards moved, among changes as good: the lead no seed's noise
     picks). The selection's tie, overlapping intervals, is too loose for that: one E box
     card fewer (3.5 pp) once led one Princess fewer (1.8 pp) by it."""
     out = sorted(fixes, key=lambda f: (not f["offered"], not f["confirmed"], f["rank"]))
