@@ -228,6 +228,7 @@ def _python_games(study: StudyConfig, first: int, count: int) -> tuple:
 # About how long numba takes to compile a line-up's game loop on first use (a fresh cache),
 # measured on the shared 2-core machine (docs/dev/performance-log.md).
 COLD_START_S = "1 min on an idle machine; more with the heuristic or search players"
+NEW_PLAYERS_S = "20-60 s; cached after"  # a new set of players' loop, the engine cached
 
 
 def engine_is_cached(study: StudyConfig | None = None) -> bool:
@@ -260,7 +261,12 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     t0 = time.perf_counter()
     codes, _ = lineup_policies(study)
     names = policy_set_names(policy_set(codes[codes != PLUGIN])) or "Python seats"
-    note = f"first run after install or upgrade, about {COLD_START_S}"
+    # said only when true: with another line-up's loop already cached, only this one's
+    # players and loop compile (once; cached after)
+    if engine_is_cached():
+        note = f"first use of these players since install or upgrade, about {NEW_PLAYERS_S}"
+    else:
+        note = f"first run after install or upgrade, about {COLD_START_S}"
     with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
         # and the compiled pieces that turn a chunk into tables, so forked workers have them
         empty = play_arrays(study, 0, 0)

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import io
 import time
+from pathlib import Path
 
 import numpy as np
+import pytest
 from numba import njit
 
 from sim.runs.compile_watch import compile_heartbeat
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fresh():
@@ -51,3 +55,30 @@ def test_disabled_prints_nothing():
     with compile_heartbeat("a test kernel", every=0.01, stream=out, enabled=False):
         _fresh()(np.arange(2.0))
     assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("cached", "says"),
+    [
+        (False, "first run after install or upgrade"),
+        (True, "first use of these players since install or upgrade"),
+    ],
+)
+def test_the_compile_note_says_first_run_only_when_nothing_is_cached(monkeypatch, cached, says):
+    """With another line-up's loop in the cache, a new set of players is not the first run."""
+    from contextlib import contextmanager
+
+    from sim.config import load_study
+    from sim.runs import compile_watch, play
+
+    notes = []
+
+    @contextmanager
+    def heard(what, *, note, enabled=True, **_):
+        notes.append(note)
+        yield
+
+    monkeypatch.setattr(compile_watch, "compile_heartbeat", heard)
+    monkeypatch.setattr(play, "engine_is_cached", lambda study=None: cached)
+    play.load_engine(load_study(ROOT / "configs" / "base.yaml"))
+    assert notes and notes[0].startswith(says)
