@@ -12,20 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.actions import (
-    A_BOX,
-    A_CAT,
-    A_DISCARD,
-    A_ITEM,
-    A_NO_CAT,
-    A_PLACE,
-    A_PRINCESS,
-    A_SLEEP,
-    A_SLEEP_CHOICE,
-    action_arg1,
-    action_arg2,
-    action_kind,
-)
+from sim.engine import actions as A  # the action encoding (describe reads it)
 from sim.engine.legal import legal_actions
 from sim.engine.position import AwakeCat, Item, Position, Princess
 from sim.engine.rng import WORD_SEAT0, game_words
@@ -195,25 +182,25 @@ class Game:
 
     def describe(self, action: int) -> str:
         """A readable form of an action, for messages and `--show`."""
-        kind, a1, a2 = action_kind(action), action_arg1(action), action_arg2(action)
-        if kind == A_BOX:
+        kind, a1, a2 = A.action_kind(action), A.action_arg1(action), A.action_arg2(action)
+        if kind == A.A_BOX:
             return "box action"
-        if kind == A_SLEEP_CHOICE:
+        if kind == A.A_SLEEP_CHOICE:
             return "sleeping-cat action"
-        if kind == A_PLACE:
+        if kind == A.A_PLACE:
             turned = " turned" if a1 & 1 else ""
             return f"place {self.card_name(a1 >> 1)}{turned} at {self.cell(a2)}"
-        if kind == A_PRINCESS:
+        if kind == A.A_PRINCESS:
             return f"Princess evicts the cat at {self.cell(a2)}"
-        if kind == A_DISCARD:
+        if kind == A.A_DISCARD:
             return f"discard {self.card_name(a1)}"
-        if kind == A_CAT:
+        if kind == A.A_CAT:
             return f"cat at {self.cell(a2)}+{self.cell(a2 + self.pr.width)}"
-        if kind == A_NO_CAT:
+        if kind == A.A_NO_CAT:
             return "no cat"
-        if kind == A_ITEM:
+        if kind == A.A_ITEM:
             return f"item on {self.seam(a2, a1)}"
-        if kind == A_SLEEP:
+        if kind == A.A_SLEEP:
             return f"sleeping cat at {self.cell(a2)}{' turned' if a1 else ''}"
         return f"unknown action {action}"
 
