@@ -142,6 +142,8 @@ def tune(args: argparse.Namespace) -> int:
         raise SimError("--seed: a resumed search keeps its seed; leave --seed out")
     if request.seed is not None:
         study = study.with_overrides(seed=request.seed)
+    if _answered_by_advice(study, request.resume):
+        return _tune_by_advice(args, request, workers, study)
     if study is not None:
         check_page(request, "tune", study)  # before any game
     out = request.out or (default_folder(folder_stem("tune", study.name)) if study else None)
@@ -171,6 +173,7 @@ def _tune_cause(study, data: dict) -> list[str]:
     """What a one-setting recommendation acts on, in sim advise's groups, and, when the tune
     holds seats to a band, how its question differs from advise's (one sentence)."""
     from sim.studies.fix_candidates import group_of
+    from sim.studies.tune_fair import why_not_advise
 
     changed = data.get("recommended") or {}
     out = []
@@ -179,13 +182,59 @@ def _tune_cause(study, data: dict) -> list[str]:
             out.append(f"  acts on: {group_of(study.with_overrides(tune=None), changed)}")
         except SimError:
             pass
-    seats = [n for n in data.get("targets", {}) if n.startswith(("seat_edge.", "first_player"))]
-    if seats:
-        out.append(
-            "  tune measures the config's own line-up; sim advise asks the same of"
-            " equal players at each skill level, with the same groups of changes"
-        )
+    if why := why_not_advise(study):
+        out.append(f"  {why}")
     return out
+
+
+def _answered_by_advice(study, resume) -> bool:
+    """Is this tune advise's question (`sim.studies.tune_fair`): a config whose every target
+    is a seat's edge between equal players, or a tune folder advise's engine made?"""
+    from sim.runs.paths import STUDY_FILE
+    from sim.runs.storage import read_json
+    from sim.studies.tune_fair import why_not_advise
+
+    if resume is not None:
+        path = Path(resume) / STUDY_FILE
+        return path.is_file() and read_json(path).get("asked_by") == "tune"
+    return study is not None and study.tune is not None and why_not_advise(study) is None
+
+
+def _tune_by_advice(args, request, workers, study) -> int:
+    """`sim tune` on advise's question: advise's engine with tune's space, targets and budget
+    (one fix engine, so the two cannot disagree); advice.json, the YAML, the page."""
+    from sim.analysis.advice_words import advice_summary
+    from sim.report.advise_report import build_advise_report
+    from sim.runs.paths import folder_stem
+    from sim.runs.storage import default_folder
+    from sim.studies.advise import run_advise
+    from sim.studies.common import stop_marked
+    from sim.studies.outputs import write_advice, write_advised_study
+    from sim.studies.tune_fair import TUNE_BY_ADVICE, advice_study, check_budget
+
+    if study is not None:
+        study = advice_study(study)
+        check_budget(study, args.budget)
+    out = request.out or (default_folder(folder_stem("tune", study.name)) if study else None)
+    fresh = request.resume is None and out is not None and not out.exists()
+    with stop_marked(request.resume or out, fresh):
+        result = run_advise(
+            study, replace(request, out=out), workers, budget=args.budget, asked_by="tune"
+        )
+    path, chosen = write_advice(result), write_advised_study(result)
+    games = result.data["games"]
+    lines = [
+        f"{result.state.study.name}: {games['total']:,} games in"
+        f" {result.state.wall_s:.0f} s -> {result.state.out_dir}",
+        f"  {advice_summary(result.data)}",
+        f"  {TUNE_BY_ADVICE}",
+        *result.lines,
+        f"advice: {path}",
+    ]
+    if chosen is not None:
+        lines.append(f"{chosen.stem} study: {chosen}")
+    page = request.report
+    return _said(lines, args, lambda: build_advise_report(result, page, args.force))
 
 
 def advise(args: argparse.Namespace) -> int:

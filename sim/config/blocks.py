@@ -133,6 +133,8 @@ class AdviseBlock(Block):
     finalists: int = Field(4, ge=1)
     select: int = Field(4000, ge=1)
     confirm: int = Field(6000, ge=1)
+    # the settings a fix may move, in tune.space's syntax; None: every one-setting change
+    space: dict[str, Any] | None = None
 
     def level_list(self) -> list[dict[str, Any]]:
         """The levels as written (or the default ones), weakest first, then the calibrated
@@ -388,10 +390,11 @@ def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
     return tuple(copy.deepcopy(dict(r)) for r in rungs)
 
 
-def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
-    """advise: {levels, calibrated, games, budget, screen, finalists, select, confirm}; levels
-    are seats like ladder rungs (built-in policies, optional labels), at least one;
-    `calibrated` is the path of a `calibrated.yaml` (`sim calibrate`), or the seat it holds."""
+def parse_advise(raw: Any, where: str, space: dict[str, Any] | None = None) -> AdviseBlock | None:
+    """advise: {levels, calibrated, games, budget, screen, finalists, select, confirm, space};
+    levels are seats like ladder rungs (built-in policies, optional labels), at least one;
+    `calibrated` is the path of a `calibrated.yaml` (`sim calibrate`), or the seat it holds;
+    `space` comes checked against the game (`sim.config.spaces.parse_space`)."""
     if raw is None:
         return None
     keys = tuple(AdviseBlock.model_fields)
@@ -401,7 +404,9 @@ def parse_advise(raw: Any, where: str) -> AdviseBlock | None:
         out["levels"] = _rung_list(raw["levels"], ("advise", "levels"), where)
     if raw.get("calibrated") is not None:
         out["calibrated"] = _people_seat(raw["calibrated"], where, out.get("levels"))
-    for key in keys[2:]:
+    if space is not None:
+        out["space"] = space
+    for key in ("games", "budget", "screen", "finalists", "select", "confirm"):
         if key in raw:  # games a level or a change: an interval needs two (finalists: one)
             lo = 1 if key in ("finalists", "budget") else 2
             out[key] = _block_count(raw[key], where, ("advise", key), MAX_GAMES, lo)

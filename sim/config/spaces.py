@@ -213,7 +213,7 @@ def parse_tune(
         return None
     check_block(raw, ("tune",), TUNE_KEYS, where, "a mapping with space, targets and budget")
     base = game.game_dict()
-    out: dict[str, Any] = {"space": _parse_space(raw.get("space"), base, where)}
+    out: dict[str, Any] = {"space": parse_space(raw.get("space"), base, where)}
     if "players" in out["space"] and len(set(seats)) > 1:
         alike = "tuning players needs all seats alike (one line-up copied per player count)"
         fail(where, ("tune", "space", "players"), alike)
@@ -229,9 +229,11 @@ def parse_tune(
     return tune
 
 
-def _parse_space(raw: Any, base: dict, where: str) -> dict[str, Any]:
-    """Dotted game setting -> [lo, hi] (integers, lo <= hi) or {choices: [...]}."""
-    at = ("tune", "space")
+def parse_space(
+    raw: Any, base: dict, where: str, at: tuple[str, ...] = ("tune", "space")
+) -> dict[str, Any]:
+    """Dotted game setting -> [lo, hi] (integers, lo <= hi) or {choices: [...]}: `tune.space`,
+    and `advise.space` (the settings a fix may move) in the same syntax."""
     if not isinstance(raw, Mapping) or not raw:
         fail(where, at, f"must map settings to [lo, hi] or {{choices: [...]}}, got {show(raw)}")
     out: dict[str, Any] = {}

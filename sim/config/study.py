@@ -54,7 +54,7 @@ from sim.config.messages import (
     unknown,
 )
 from sim.config.models import GAME_KEYS, STUDY_KEYS, Frozen, GameConfig, SeatSpec, Target
-from sim.config.spaces import TuneBlock, parse_sweep, parse_tune
+from sim.config.spaces import TuneBlock, parse_space, parse_sweep, parse_tune
 from sim.guard.foreign import ForeignError, call_limited
 from sim.specs import check_seat, is_plugin
 
@@ -289,13 +289,21 @@ def _parse(
         "value": parse_value(data.get("value"), game, where),
         "ladder": parse_rungs_block(data.get("ladder"), "ladder", where),
         "luck": parse_rungs_block(data.get("luck"), "luck", where),
-        "advise": parse_advise(data.get("advise"), where),
+        "advise": parse_advise(data.get("advise"), where, _advise_space(data, game, where)),
     }
     fields.update({k: v for k, v in blocks.items() if v is not None})
     try:
         return StudyConfig.model_validate(fields)
     except ValidationError as exc:
         fail(where, *explain(exc, StudyConfig))
+
+
+def _advise_space(data: dict[str, Any], game: GameConfig, where: str) -> dict[str, Any] | None:
+    """advise.space, in tune.space's syntax (checked against the game's settings)."""
+    raw = data.get("advise")
+    if not isinstance(raw, dict) or raw.get("space") is None:
+        return None
+    return parse_space(raw["space"], game.game_dict(), where, ("advise", "space"))
 
 
 def _time_limit(value: Any, where: str) -> float:

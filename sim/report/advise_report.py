@@ -17,6 +17,7 @@ from sim.report.html import render_template, table, text
 from sim.runs.paths import check_report_path, page_path
 from sim.runs.storage import write_text
 from sim.studies.advice import Advice
+from sim.studies.tune_fair import TUNE_BY_ADVICE
 
 
 def _cell(c: dict) -> str:
@@ -137,7 +138,8 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
     """Write the `sim advise` page (default reports/<name>-advise.html) and return its path."""
     t0 = time.perf_counter()
     data, study = result.data, result.state.study
-    out = check_report_path(page_path("advise", study, out_path), force)
+    kind = data.get("asked_by", "advise")  # "tune": its fairness question, advise's engine
+    out = check_report_path(page_path(kind, study, out_path), force)
     games = data["games"]
     spent = ", ".join(f"{k} {v:,}" for k, v in games.items() if k not in ("total", "budget"))
     sections = [
@@ -174,13 +176,14 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
         {"id": "play", "title": "How it plays", "table": _play_table(data)},
     ]
     context = {
-        "title": f"{study.name}: advice",
+        "title": f"{study.name}: {'tune, by advise' if kind == 'tune' else 'advice'}",
         "summary": advice_summary(data),
         "people": people_line(data),
         "flips": bool(data.get("flips")),
         "lines": data["lines"],
         "family": data["family"][:1].upper() + data["family"][1:],
         "facts": [
+            *([("Asked by", f"sim tune: {TUNE_BY_ADVICE}")] if kind == "tune" else []),
             ("Levels", ", ".join(data["levels"])),
             ("Games", f"{games['total']:,} of a budget of {games['budget']:,} ({spent})"),
             ("Seeds", ", ".join(f"{k} {v}" for k, v in data["seeds"].items())),

@@ -114,6 +114,7 @@ def advice(state: AdviseState) -> Advice:
     confirm = state.results.get("confirmation", [])
     data = {
         "name": study.name,
+        "asked_by": state.asked_by,
         "status": start.status,
         "fair": start.status == "fair",
         "levels": levels,

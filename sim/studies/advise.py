@@ -49,6 +49,7 @@ from typing import Any
 
 import pandas as pd
 
+from sim import units
 from sim.analysis.advice_words import seat_cells_text
 from sim.analysis.turn_split import end_structure, turn_decomposition
 from sim.analysis.usage import card_usage, dead_card_notes
@@ -150,10 +151,12 @@ def run_advise(
     request: Request,
     workers: Workers,
     budget: int | None = None,
+    asked_by: str = "advise",
 ) -> Advice:
     """Advise on the study (or go on with an advise folder): diagnosis, screening, selection
-    and confirmation; the advice."""
-    state = _open_state(study, request, workers, budget)
+    and confirmation; the advice. `asked_by` "tune": tune's fairness question
+    (`sim.studies.tune_fair`), its page a tune's."""
+    state = _open_state(study, request, workers, budget, asked_by)
     say = _printer(workers.quiet)
     steps = plan(state.study, budget)
     say(steps.text())
@@ -167,7 +170,7 @@ def run_advise(
     return advice(state)
 
 
-def _open_state(study, request: Request, workers: Workers, budget) -> AdviseState:
+def _open_state(study, request: Request, workers: Workers, budget, asked_by) -> AdviseState:
     if request.resume is not None:
         out_dir = request.resume
         meta = read_study_meta(out_dir, "advise")
@@ -175,12 +178,12 @@ def _open_state(study, request: Request, workers: Workers, budget) -> AdviseStat
         if study is not None and study.config_hash() != saved.config_hash():
             raise SimError(f"{out_dir}: this advice was started from another config")
         return state_of(saved, out_dir, meta)
-    study = new_study(study, request, "advise")
+    study = new_study(study, request, asked_by)
     plan(study, budget)  # before the folder: a budget that cannot pay is one line
-    check_page(request, "advise", study)
+    check_page(request, asked_by, study)
     out_dir = new_folder(
         request.out,
-        folder_stem("advise", study.name),
+        folder_stem(asked_by, study.name),
         "folder exists and is not empty; use another --out",
     )
     a, players = study.advise, study.game.players
@@ -189,7 +192,8 @@ def _open_state(study, request: Request, workers: Workers, budget) -> AdviseStat
         for lv in levels_of(study)
     ]
     games = a.games * len(at_levels)
-    state = AdviseState(study, out_dir, chunk_games(at_levels, resolve_jobs(workers.jobs, games)))
+    chunk = chunk_games(at_levels, resolve_jobs(workers.jobs, games))
+    state = AdviseState(study, out_dir, chunk, asked_by=asked_by)
     state.save()
     return state
 
@@ -218,7 +222,8 @@ def _diagnose(state: AdviseState, workers: Workers, say: Say) -> str:
     a, seed, levels = state.study.advise, state.study.seed, state.levels
     names = ", ".join(lv.label for lv in levels)
     say(
-        f"advise: is it fair between equal players? {len(levels)} levels ({names}),"
+        f"advise: is it fair between equal players? {units.plural(len(levels), 'level')}"
+        f" ({names}),"
         f" {a.games:,} games each (seed {seed})"
     )
     state.results["diagnosis"] = [None] * len(levels)  # again from the runs on disk

@@ -111,6 +111,7 @@ class AdviseState:
     candidates: list[dict] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
+    asked_by: str = "advise"  # or "tune": its fairness question (`sim.studies.tune_fair`)
 
     @property
     def levels(self) -> list[Level]:
@@ -139,6 +140,7 @@ class AdviseState:
                 "candidates": self.candidates,
                 "results": self.results,
                 "wall_time_s": round(self.wall_s, 3),
+                "asked_by": self.asked_by,
             },
         )
 
@@ -158,6 +160,7 @@ def state_of(study: StudyConfig, out_dir: Path, meta: dict) -> AdviseState:
     state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
     state.candidates, state.results = meta["candidates"], meta["results"]
     state.wall_s = meta.get("wall_time_s", 0.0)
+    state.asked_by = meta.get("asked_by", "advise")
     return state
 
 

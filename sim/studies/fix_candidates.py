@@ -90,7 +90,8 @@ def group_of(study: StudyConfig, changes: Changes) -> str:
 def fix_candidates(study: StudyConfig) -> list[Changes]:
     """Every one-setting change worth trying: each card kind one and two copies either way,
     the deck sizes (mix kept) further away that give every seat the same turns, each rule
-    variant. Changes the config refuses (too few cards to deal, say) are left out."""
+    variant; with `advise.space`, only those it allows. Changes the config refuses (too few
+    cards to deal, say) are left out."""
     deck = study.game.deck
     out: list[dict] = []
 
@@ -120,12 +121,25 @@ def fix_candidates(study: StudyConfig) -> list[Changes]:
             continue
     valid = []
     for change in out:
+        if not in_space(change, study.advise.space):
+            continue
         try:
             study.with_overrides(**change)
         except ConfigError:
             continue
         valid.append(change)
     return valid
+
+
+def in_space(changes: Changes, space: dict[str, Any] | None) -> bool:
+    """Does a one-setting change stay in `advise.space` (None: every change does)?"""
+    if space is None:
+        return True
+    ((path, value),) = changes.items()
+    spec = space.get(path)
+    if spec is None:
+        return False
+    return spec[0] <= value <= spec[1] if isinstance(spec, list) else value in spec["choices"]
 
 
 def size_of(study: StudyConfig, changes: Changes) -> int:

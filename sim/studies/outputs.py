@@ -3,8 +3,9 @@
 A run folder gets `summary.json`; a comparison folder `differences.csv`; a sweep
 folder `points.csv`; a value folder `values.csv`, `ablation.csv` and
 `summary.json`; a ladder folder `ladder.csv`, `ratings.csv` and `summary.json`; a
-luck folder `luck.csv` and `summary.json`; a tune folder `tune.json` and
-`recommended.yaml` (or `closest.yaml`); a calibration folder `calibration.json` and
+luck folder `luck.csv` and `summary.json`; a tune folder `tune.json` (or, for a fairness
+question, advise's `advice.json`) and `recommended.yaml` (or `closest.yaml`); an advise folder
+`advice.json`; a calibration folder `calibration.json` and
 `calibrated.yaml` (and one `calibrated-<player>.yaml` per player). Shares in CSV files
 stay fractions where their column says so (`win_share`), and are percent where the
 header says `_pct`, `%` or `pp`, as written here.
@@ -222,6 +223,27 @@ def write_advice(result: Advice) -> Path:
     path = result.state.out_dir / ADVICE_FILE
     write_json(path, result.data)
     return path
+
+
+def write_advised_study(result: Advice) -> Path | None:
+    """For a tune answered by advise's engine (`sim.studies.tune_fair`), the tune's YAML:
+    `recommended.yaml` (the lead fix, confirmed; the start when every seat is inside its
+    band) or `closest.yaml` (the lead fix, offered but not confirmed); None when no change
+    is offered. The advise block tune added is left out: the study as the designer wrote it."""
+    answer, out_dir = result.data["answer"], result.state.out_dir
+    lead = answer["fixes"][0] if answer["fixes"] else None
+    if answer["status"] == "fair":
+        name, why, changes = RECOMMENDED_FILE, "no change needed: the start, checked by", {}
+    elif lead is not None:
+        name = RECOMMENDED_FILE if lead["confirmed"] else CLOSEST_FILE
+        why = "recommended by" if lead["confirmed"] else "closest found by"
+        changes = lead["changes"]
+    else:
+        return None
+    chosen = result.state.study.with_overrides(**changes, advise=None)
+    header = f"# {why} sim tune ({out_dir}) with sim advise's engine; see advice.json\n"
+    write_text(out_dir / name, header + study_yaml(chosen))
+    return out_dir / name
 
 
 CALIBRATION_FILE = "calibration.json"
