@@ -123,7 +123,12 @@ def cause_lines(study: StudyConfig, ablation: pd.DataFrame) -> list[str]:
             f"  {group}: {len(members)} card kind(s), seat 0's win share {span} ({real} real)"
         )
     if out:
-        out.insert(0, "one copy fewer, by what it acts on (the groups of sim advise's fixes):")
+        out.insert(
+            0,
+            "one copy fewer, by what it acts on (the groups of sim advise's fixes; this"
+            " measures each card at the config's line-up, and which change fixes an edge is"
+            " advise's question, screened, raced and confirmed by its one engine):",
+        )
     return out
 
 
