@@ -144,9 +144,7 @@ def advice(state: AdviseState) -> Advice:
             "confirm": study.seed + CONFIRM_SEED_OFFSET,
         },
         "screened": _screen_table(state),
-        "inert": [
-            describe_changes(study, c["changes"])[0] for c in state.candidates if c.get("inert")
-        ],
+        "inert": [describe_changes(study, c.changes)[0] for c in state.candidates if c.inert],
     }
     data["answer"] = answer_block(data)
     data.update(_people(state, diag))
@@ -176,14 +174,14 @@ def _screen_table(state: AdviseState) -> list[dict]:
     their neighbours)."""
     out, selected = [], {r["id"] for r in state.results.get("selection", [])}
     for c in state.candidates:
-        game = whole_of(c) if c["cells"] else None
+        game = whole_of(c) if c.cells else None
         out.append(
             {
-                "label": c["label"],
-                "group": c["group"],
-                "dropped": c["dropped"],
-                "selected": c["id"] in selected,  # a finalist, or one beside a finalist
-                "games": sum(c["games"].values()),
+                "label": c.label,
+                "group": c.group,
+                "dropped": c.dropped,
+                "selected": c.id in selected,  # a finalist, or one beside a finalist
+                "games": sum(c.games.values()),
                 "worst_pp": round(100 * game.worst.estimate, 2) if game else None,
             }
         )

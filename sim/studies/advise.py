@@ -83,7 +83,9 @@ from sim.studies.advise_state import (
     ETA,
     RUNGS,
     SELECT_SEED_OFFSET,
+    START,
     AdviseState,
+    Candidate,
     Level,
     Say,
     at_level,
@@ -318,7 +320,7 @@ def _why(run) -> dict[str, Any]:
 KEEPS_TURNS = "keeps the turns"  # dropped by the rules, not by the race
 
 
-def _new_candidates(state: AdviseState) -> list[dict]:
+def _new_candidates(state: AdviseState) -> list[Candidate]:
     """Every one-setting change, with what it acts on; those that cannot move the turn order
     marked when the worst problem comes from it."""
     study, turns = state.study, turn_driven(state)
@@ -326,17 +328,15 @@ def _new_candidates(state: AdviseState) -> list[dict]:
     for cid, change in enumerate(fix_candidates(study), start=1):
         keeps = not moves_turns(study, change)
         out.append(
-            {
-                "id": cid,
-                "changes": change,
-                "label": label_of(study, change),
-                "size": size_of(study, change),
-                "group": group_of(study, change),
-                "turns": turns_of(study, change).text(),
-                "games": {},
-                "cells": {},
-                "dropped": KEEPS_TURNS if turns and keeps else None,
-            }
+            Candidate(
+                cid,
+                change,
+                label_of(study, change),
+                size_of(study, change),
+                group_of(study, change),
+                turns_of(study, change).text(),
+                dropped=KEEPS_TURNS if turns and keeps else None,
+            )
         )
     return out
 
@@ -381,9 +381,9 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> str:
     # a resumed screen races again from the first rung on the runs already on disk, so it
     # drops exactly what an uninterrupted one would (only the rules' drop is kept)
     for c in state.candidates:
-        if c["dropped"] != KEEPS_TURNS:
-            c["dropped"] = None
-    live = [c for c in state.candidates if not c["dropped"]]
+        if c.dropped != KEEPS_TURNS:
+            c.dropped = None
+    live = [c for c in state.candidates if not c.dropped]
     kept_turns = len(state.candidates) - len(live)
     if kept_turns:
         say(
@@ -396,7 +396,7 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> str:
     while afford > 1 and screen_cost(a, afford, len(levels), len(first)) > steps.screen:
         afford -= 1
     for c in live[afford:]:
-        c["dropped"] = "over the budget"
+        c.dropped = "over the budget"
     live = live[:afford]
     for r, (games, keep) in enumerate(rungs(a, len(live))):
         at = first if r == 0 else every
@@ -414,32 +414,32 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> str:
         before = len(live)
         live = _race(state, live, keep, anytime=True)
         say(f"advise: rung {r + 1}: {len(live)} of {before} go on")
-    state.results["screened"] = [c["id"] for c in live]
+    state.results["screened"] = [c.id for c in live]
     return "select"
 
 
-def _race(state: AdviseState, cands: list[dict], keep: int, anytime: bool) -> list[dict]:
+def _race(state: AdviseState, cands: list[Candidate], keep: int, anytime: bool) -> list[Candidate]:
     """Drop the candidates clearly worse than the best (their cells' confidence sequences),
     inert ones (the start's very games), and all but the best `keep` by the screen's rank."""
     games = [whole_of(c) for c in cands]
     worse = clearly_worse(games)
     out = []
     for c, g, bad in zip(cands, games, worse, strict=True):
-        if c.get("inert"):
-            c["dropped"] = "plays the start's very games"
+        if c.inert:
+            c.dropped = "plays the start's very games"
         elif bad:
-            c["dropped"] = "clearly worse than the best"
+            c.dropped = "clearly worse than the best"
         else:
-            out.append((screen_key(g, c["size"]), c))
-    out.sort(key=lambda x: (x[0], x[1]["id"]))
+            out.append((screen_key(g, c.size), c))
+    out.sort(key=lambda x: (x[0], x[1].id))
     for _, c in out[keep:]:
-        c["dropped"] = "not among the best"
+        c.dropped = "not among the best"
     return [c for _, c in out[:keep]]
 
 
 def _play_candidates(
     state: AdviseState,
-    cands: list[dict],
+    cands: list[Candidate],
     levels: list[int],
     games: int,
     workers,
@@ -451,24 +451,24 @@ def _play_candidates(
     points = []
     for c in cands:
         for i in levels:
-            study = level_study(state, state.levels[i], c["changes"], games, seed, c["label"])
-            points.append((c, i, Point(study, _folder(state, "screen", c["id"], i))))
+            study = level_study(state, state.levels[i], c.changes, games, seed, c.label)
+            points.append((c, i, Point(study, _folder(state, "screen", c.id, i))))
     if not points:
         return
     execute([p for _, _, p in points], state.chunk, workers, died_hint=_hint(state))
     say(f"advise: judging {len(points):,} runs (every seat's confidence sequence)")
     start = {i: load_run(_folder(state, "diagnose", 0, i)) for i in levels}
     for c, i, p in points:
-        had = c["games"].get(str(i), 0)
+        had = c.games.get(str(i), 0)
         state.spend("screen", max(games - had, 0))
-        c["games"][str(i)] = max(games, had)
+        c.games[str(i)] = max(games, had)
         run = load_run(p.folder)
         cells = level_cells(run.players, state.levels[i].label, bands, ALPHA, anytime=True)
-        c["cells"][str(i)] = [x.to_json() for x in cells]
+        c.cells[str(i)] = [x.to_json() for x in cells]
         # only a rule can play the start's very games (a card count changes every deal), and
         # the first rung tells: compared there once, not at every rung
-        if not had and all(path.startswith("rules.") for path in c["changes"]):
-            c["inert"] = c.get("inert") or S.same_games(run, start[i])
+        if not had and all(path.startswith("rules.") for path in c.changes):
+            c.inert = c.inert or S.same_games(run, start[i])
     state.save()
 
 
@@ -481,7 +481,7 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> str:
     a, seed = state.study.advise, state.study.seed + SELECT_SEED_OFFSET
     screened = state.results.get("screened", [])
     cands = sorted(
-        (c for c in state.candidates if c["id"] in screened), key=lambda c: screened.index(c["id"])
+        (c for c in state.candidates if c.id in screened), key=lambda c: screened.index(c.id)
     )
     cands += _neighbours_of(state, cands[:NEIGHBOURS])
     if not cands:
@@ -518,9 +518,9 @@ def _neighbours_of(state: AdviseState, best: list[dict]) -> list[dict]:
     out = []
     for b in best:
         for c in state.candidates:
-            near = neighbours(b["changes"], c["changes"])
+            near = neighbours(b.changes, c.changes)
             # dropped by the race (played by it), not by the rules or the budget
-            raced = c["dropped"] not in (None, KEEPS_TURNS) and c["games"] and not c.get("inert")
+            raced = c.dropped not in (None, KEEPS_TURNS) and c.games and not c.inert
             if near and raced and all(c is not x for x in out):
                 out.append(c)
     return out
@@ -557,16 +557,14 @@ def _check(state, cands, phase: str, games: int, seed: int, alpha: float, worker
     points, keys = [], []
     for c in cands:
         for i, lv in enumerate(levels):
-            study = level_study(state, lv, c["changes"], games, seed, c["label"])
-            points.append((study, _folder(state, phase, c["id"], i)))
+            study = level_study(state, lv, c.changes, games, seed, c.label)
+            points.append((study, _folder(state, phase, c.id, i)))
             keys.append((c, i))
     rows = check_all(points, state.targets, state.chunk, workers, _hint(state))
     state.spend(phase, games * len(points))
     out: dict[int, dict] = {}
     for (c, i), row, (_, folder) in zip(keys, rows, points, strict=True):
-        entry = out.setdefault(
-            c["id"], {k: c[k] for k in ("id", "changes", "label", "size", "group", "turns")}
-        )
+        entry = out.setdefault(c.id, c.about())
         entry.setdefault("levels", {})[levels[i].label] = row
         cells = level_cells(load_run(folder).players, levels[i].label, bands, alpha)
         entry.setdefault("cells", []).extend(x.to_json() for x in cells)
@@ -574,8 +572,6 @@ def _check(state, cands, phase: str, games: int, seed: int, alpha: float, worker
 
 
 # ---------------------------------------------------------------- 4. confirmation
-
-START = {"id": 0, "changes": {}, "label": "", "size": 0, "group": "the start", "turns": ""}
 
 
 def _confirm(state: AdviseState, workers: Workers, say: Say) -> str:
@@ -587,8 +583,8 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> str:
         say("advise: no change comes close enough to confirm")
         state.results["confirmation"] = []
         return "done"
-    cands = [c for c in state.candidates if c["id"] in ids]
-    cands.sort(key=lambda c: ids.index(c["id"]))
+    cands = [c for c in state.candidates if c.id in ids]
+    cands.sort(key=lambda c: ids.index(c.id))
     say(
         f"advise: confirming {len(cands)} change(s) and the start at every level,"
         f" {a.confirm:,} fresh games each (seed {seed})"

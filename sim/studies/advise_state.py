@@ -6,7 +6,7 @@ turn order. `sim.studies.advise` plays the phases, `sim.studies.advice` words th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,40 @@ def play_targets(study: StudyConfig) -> dict[str, Any]:
     return {n: t for n, t in study.targets.items() if n not in seats}
 
 
+@dataclass(slots=True)
+class Candidate:
+    """A one-setting change in the race: what it is, what it acts on, and what the screen
+    found so far (`games` and `cells` by level index, as text for JSON; `dropped`: why it
+    left the race, None while in it). The race adds games and drops, so it is not frozen;
+    `study.json` holds `to_json()` of each, and a resumed advice reads them back."""
+
+    id: int
+    changes: dict[str, Any]
+    label: str
+    size: int
+    group: str
+    turns: str
+    games: dict[str, int] = field(default_factory=dict)
+    cells: dict[str, list[dict]] = field(default_factory=dict)
+    dropped: str | None = None
+    inert: bool = False  # a rule whose games are the start's very games
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Candidate:
+        return cls(**{**data, "inert": bool(data.get("inert"))})
+
+    def about(self) -> dict[str, Any]:
+        """What a phase row of the selection or the confirmation starts from."""
+        keys = ("id", "changes", "label", "size", "group", "turns")
+        return {k: getattr(self, k) for k in keys}
+
+
+START = Candidate(0, {}, "", 0, "the start", "")  # the confirmation plays it beside the set
+
+
 @dataclass
 class AdviseState:
     """Everything an advise folder records: the study, its phase, candidates and results."""
@@ -108,7 +142,7 @@ class AdviseState:
     phase: str = "diagnose"
     spent: int = 0
     spent_by: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES[:4], 0))
-    candidates: list[dict] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
     asked_by: str = "advise"  # or "tune": its fairness question (`sim.studies.tune_fair`)
@@ -137,7 +171,7 @@ class AdviseState:
                 "phase": self.phase,
                 "games_spent": self.spent,
                 "games_by_phase": self.spent_by,
-                "candidates": self.candidates,
+                "candidates": [c.to_json() for c in self.candidates],
                 "results": self.results,
                 "wall_time_s": round(self.wall_s, 3),
                 "asked_by": self.asked_by,
@@ -158,7 +192,8 @@ class AdviseState:
 def state_of(study: StudyConfig, out_dir: Path, meta: dict) -> AdviseState:
     state = AdviseState(study, out_dir, meta["chunk_games"], meta["phase"])
     state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
-    state.candidates, state.results = meta["candidates"], meta["results"]
+    state.candidates = [Candidate.from_json(c) for c in meta["candidates"]]
+    state.results = meta["results"]
     state.wall_s = meta.get("wall_time_s", 0.0)
     state.asked_by = meta.get("asked_by", "advise")
     return state
@@ -192,9 +227,9 @@ def turn_driven(state: AdviseState) -> bool:
     return from_turns(split)
 
 
-def whole_of(cand: dict) -> WholeGame:
+def whole_of(cand: Candidate) -> WholeGame:
     """A screened candidate's cells at every level it has played, as one game."""
-    return WholeGame.of(Cell.from_json(x) for cells in cand["cells"].values() for x in cells)
+    return WholeGame.of(Cell.from_json(x) for cells in cand.cells.values() for x in cells)
 
 
 def row_game(row: dict) -> WholeGame:

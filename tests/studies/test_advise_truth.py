@@ -1,4 +1,5 @@
-"""`sim advise` against brute-force truth on the base game (slow, opt-in: `-m slow`).
+"""`sim advise` against brute-force truth (slow, opt-in: `-m slow`): the base game at five
+seeds, and a config with one broken setting at three players at three.
 
 At five seeds the advice is run at its defaults; every lead fix is then played at every
 level on 8,000 games of a seed no advice used, beside the start on the same games: its worst
@@ -64,3 +65,31 @@ def test_the_lead_fix_is_right_and_the_same_on_any_seed(tmp_path):
     by_set = sum(modal in members for _, _, members in leads)
     print(f"lead change agrees in {by_change} of 5, group in {by_group}, set in {by_set}")
     assert max(by_change, by_group, by_set) >= 4, report
+
+
+BROKEN = Path(__file__).resolve().parent / "configs" / "one_broken.yaml"
+ONE_FEWER = "1 card fewer (box or Princess): every seat takes the same turns"
+
+
+@pytest.mark.slow
+def test_one_broken_setting_is_found_and_fixed_at_three_players(tmp_path):
+    """Three players, one NW box card too many: seat 0 takes an extra turn. Brute-force
+    truth (`python -m sim.bench.advise_truth tests/studies/configs/one_broken.yaml`, every
+    one of 66 changes at every level on 8,000 games) puts the fix in the group "1 card fewer";
+    at three seeds the lead must be in it, and checked beside the start on fresh games, at most
+    3.0 pp at every seat-level and at least 1 pp below the start."""
+    study = load_study(BROKEN)
+    start = worst_edge(study, {}, CHECK_GAMES, CHECK_SEED)
+    report = []
+    for seed in SEEDS[:3]:
+        out = tmp_path / f"s{seed}"
+        text = sim_cli("advise", BROKEN, "--seed", seed, "--out", out, "--no-report", "--quiet")
+        data = json.loads((out / "advice.json").read_text())
+        assert data["status"] == "not fair" and data["turn_driven"], text
+        fix = data["answer"]["fixes"][0]
+        worst = worst_edge(study, fix["changes"], CHECK_GAMES, CHECK_SEED)
+        report.append(f"seed {seed}: {text.splitlines()[1].strip()} | check: worst"
+                      f" {100 * worst:.2f} pp, start {100 * start:.2f} pp")  # fmt: skip
+        assert fix["group"] == ONE_FEWER, report[-1]
+        assert worst <= 0.030 and worst <= start - 0.010, report[-1]
+    print("\n".join(report))
