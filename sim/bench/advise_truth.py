@@ -50,7 +50,7 @@ def truth_table(study, games: int, seed: int, only: list[str] | None, jobs: int)
             checked = check_all(points, targets, 2000, Workers(jobs=jobs, quiet=True), "")
             label = label_of(study, change) or "start"
             for lv, row in zip(levels, checked, strict=True):
-                for name, e in row["targets"].items():
+                for name, e in row.targets.items():
                     rows.append(
                         {
                             "change": label,

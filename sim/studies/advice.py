@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.analysis.whole_game import Cell, WholeGame, moves_problem
+from sim.analysis.whole_game import WholeGame, moves_problem
 from sim.config import StudyConfig, describe_changes
 from sim.errors import SimError
 from sim.metrics import target_band
@@ -20,8 +20,8 @@ from sim.studies.advise_state import (
     FAMILY,
     SELECT_SEED_OFFSET,
     AdviseState,
+    LevelRow,
     is_problem,
-    row_game,
     state_of,
     turn_driven,
     whole_of,
@@ -42,27 +42,27 @@ def fixes_of(state: AdviseState) -> list[dict]:
     with its interval, cells inside of all, whether it is confirmed (every cell inside) and
     offered (no seat-level further outside than the start's, a smaller worst edge than the
     start's on all its games)."""
-    rows = state.results.get("confirmation", [])
+    rows = state.results.confirmation
     if not rows:
         return []
     # the start on every game it played (the diagnosis's and the confirmation's, the same
     # change on independent games): what a fix must beat
-    pooled = state.results.get("start_pooled")
-    start = WholeGame.of(Cell.from_json(c) for c in pooled) if pooled else row_game(rows[0])
-    order = state.results.get("chosen", [])
+    pooled = state.results.start_pooled
+    start = WholeGame.of(pooled) if pooled else rows[0].game()
+    order = state.results.chosen
     out = []
     for r in rows[1:]:
-        game = row_game(r)
+        game = r.game()
         moved = moves_problem(game, start)
         worst = game.worst
         lo, hi = game.worst_bounds()
         out.append(
             {
-                "changes": r["changes"],
-                "label": r["label"],
-                "text": describe_changes(state.study, r["changes"]),
-                "group": r["group"],
-                "turns": r["turns"],
+                "changes": r.changes,
+                "label": r.label,
+                "text": describe_changes(state.study, r.changes),
+                "group": r.group,
+                "turns": r.turns,
                 "worst_edge_pp": round(100 * worst.estimate, 2),
                 "worst_abs_pp": [round(100 * lo, 2), round(100 * hi, 2)],
                 "worst_edge_ci_pp": [round(100 * worst.lo, 2), round(100 * worst.hi, 2)],
@@ -74,9 +74,9 @@ def fixes_of(state: AdviseState) -> list[dict]:
                 "offered": not moved and worst.size < start.worst.size,
                 "moved": [c.to_json() for c in moved],
                 "cells_detail": [c.to_json() for c in game.cells],
-                "command": compare_command(state.study, r["changes"]),
-                "size": r["size"],
-                "rank": order.index(r["id"]) if r["id"] in order else 99,
+                "command": compare_command(state.study, r.changes),
+                "size": r.size,
+                "rank": order.index(r.id) if r.id in order else 99,
             }
         )
     out = lead_order(out)
@@ -107,11 +107,11 @@ def lead_order(fixes: list[dict]) -> list[dict]:
 
 def advice(state: AdviseState) -> Advice:
     """The findings of an advise folder, and the answer in a designer's words."""
-    study, diag = state.study, state.results["diagnosis"]
-    levels = [r["level"] for r in diag]
+    study, diag = state.study, state.results.diagnosis
+    levels = [r.level for r in diag]
     start = state.start_game()
     fixes = fixes_of(state)
-    confirm = state.results.get("confirmation", [])
+    confirm = state.results.confirmation
     data = {
         "name": study.name,
         "asked_by": state.asked_by,
@@ -128,13 +128,13 @@ def advice(state: AdviseState) -> Advice:
         },
         "problems": [c.to_json() for c in start.cells if is_problem(c)],
         "worst": start.worst.to_json(),
-        "start_confirmed": [c for r in confirm[:1] for c in r["cells"]],
-        "turn_driven": turn_driven(state) if state.results.get("diagnosis") else False,
+        "start_confirmed": [c.to_json() for r in confirm[:1] for c in r.cells],
+        "turn_driven": turn_driven(state) if state.results.diagnosis else False,
         "fixes": fixes,
-        "diagnosis": {r["level"]: r["targets"] for r in diag},
-        "diagnosis_games": {r["level"]: r["games"] for r in diag},
-        "play": {r["level"]: r["play"] for r in diag},
-        "why": {r["level"]: r["why"] for r in diag},
+        "diagnosis": {r.level: r.checked.targets for r in diag},
+        "diagnosis_games": {r.level: r.games for r in diag},
+        "play": {r.level: r.play for r in diag},
+        "why": {r.level: r.why for r in diag},
         "family": FAMILY,
         "games": {**state.spent_by, "total": state.spent, "budget": study.advise.budget},
         "seeds": {
@@ -172,7 +172,7 @@ def _screen_table(state: AdviseState) -> list[dict]:
     """Every candidate's fate in the screen: its group, games, worst edge so far, why it
     dropped out (None: a finalist), and whether the selection played it (the finalists and
     their neighbours)."""
-    out, selected = [], {r["id"] for r in state.results.get("selection", [])}
+    out, selected = [], {r.id for r in state.results.selection}
     for c in state.candidates:
         game = whole_of(c) if c.cells else None
         out.append(
@@ -188,7 +188,7 @@ def _screen_table(state: AdviseState) -> list[dict]:
     return out
 
 
-def _people(state: AdviseState, diag: list[dict]) -> dict[str, Any]:
+def _people(state: AdviseState, diag: list[LevelRow]) -> dict[str, Any]:
     """With a calibrated level: its label, the bots', and the banner of the verdicts that
     change between them (`sim.analysis.flips`); without one, people is None."""
     from sim.analysis.advice_words import level_verdicts
@@ -196,8 +196,8 @@ def _people(state: AdviseState, diag: list[dict]) -> dict[str, Any]:
 
     people = next((lv.label for lv in state.levels if lv.people), None)
     if people is None:
-        return {"people": None, "bots": [r["level"] for r in diag], "flips": None}
-    words = {r["level"]: level_verdicts(r["targets"], r["play"]) for r in diag}
+        return {"people": None, "bots": [r.level for r in diag], "flips": None}
+    words = {r.level: level_verdicts(r.checked.targets, r.play) for r in diag}
     bots = {lv: v for lv, v in words.items() if lv != people}
     return {"people": people, "bots": list(bots), "flips": flip_banner(words[people], bots)}
 

@@ -45,7 +45,7 @@ The phases, each on games of its own:
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,6 @@ from sim.analysis.turn_split import end_structure, turn_decomposition
 from sim.analysis.usage import card_usage, dead_card_notes
 from sim.analysis.whole_game import (
     Cell,
-    WholeGame,
     clearly_worse,
     level_cells,
     moves_problem,
@@ -86,7 +85,9 @@ from sim.studies.advise_state import (
     START,
     AdviseState,
     Candidate,
+    ChangeRow,
     Level,
+    LevelRow,
     Say,
     at_level,
     levels_of,
@@ -230,14 +231,14 @@ def _diagnose(state: AdviseState, workers: Workers, say: Say) -> str:
         f" ({names}),"
         f" {a.games:,} games each (seed {seed})"
     )
-    state.results["diagnosis"] = [None] * len(levels)  # again from the runs on disk
+    state.results.diagnosis = [None] * len(levels)  # again from the runs on disk
     state.spent_by["diagnose"], state.spent = 0, state.spent - state.spent_by["diagnose"]
     games = dict.fromkeys(range(len(levels)), a.games)
     _diagnose_at(state, games, workers)
     unclear = [
         i
-        for i, r in enumerate(state.results["diagnosis"])
-        if any(c["verdict"] == "unclear" for c in r["cells"])
+        for i, r in enumerate(state.results.diagnosis)
+        if any(c.verdict == "unclear" for c in r.cells)
     ]
     if unclear:
         more = a.games * SHARPEN
@@ -246,15 +247,16 @@ def _diagnose(state: AdviseState, workers: Workers, say: Say) -> str:
             f" {more:,} games there (the same games and more)"
         )
         _diagnose_at(state, {i: more for i in unclear}, workers)
-    for r in state.results["diagnosis"]:
-        say(f"advise: {r['level']} ({r['games']:,} games): {seat_cells_text(r['cells'])}")
+    for r in state.results.diagnosis:
+        cells = [c.to_json() for c in r.cells]
+        say(f"advise: {r.level} ({r.games:,} games): {seat_cells_text(cells)}")
     return "screen" if problem_levels(state) else "done"
 
 
 def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) -> None:
     """Play (or extend) the diagnosis at the given levels to the given games, and judge."""
     seed, levels, bands = state.study.seed, state.levels, seat_bands(state.study)
-    rows = state.results["diagnosis"]
+    rows = state.results.diagnosis
     for n in sorted(set(games.values())):
         at = [i for i, g in games.items() if g == n]
         points = [
@@ -263,17 +265,12 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
         ]
         checked = check_all(points, state.targets, state.chunk, workers, _hint(state))
         for i, row in zip(at, checked, strict=True):
-            had = rows[i]["games"] if rows[i] else 0
+            had = rows[i].games if rows[i] else 0
             state.spend("diagnose", n - had)
             run = load_run(_folder(state, "diagnose", 0, i))
             cells = level_cells(run.players, levels[i].label, bands)
-            rows[i] = {
-                "level": levels[i].label,
-                **row,
-                "play": _play(run, state.study),
-                "why": _why(run),
-                "cells": [c.to_json() for c in cells],
-            }
+            why = _why(run)
+            rows[i] = LevelRow(levels[i].label, row, _play(run, state.study), why, tuple(cells))
 
 
 def _play(run, study: StudyConfig) -> dict[str, dict]:
@@ -414,7 +411,7 @@ def _screen(state: AdviseState, steps: Plan, workers: Workers, say: Say) -> str:
         before = len(live)
         live = _race(state, live, keep, anytime=True)
         say(f"advise: rung {r + 1}: {len(live)} of {before} go on")
-    state.results["screened"] = [c.id for c in live]
+    state.results.screened = [c.id for c in live]
     return "select"
 
 
@@ -479,35 +476,35 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> str:
     """The finalists at every level on fresh games (seed + 1), ranked by the whole game; the
     best and those within noise of it (at most SET_SIZE) are the set to confirm."""
     a, seed = state.study.advise, state.study.seed + SELECT_SEED_OFFSET
-    screened = state.results.get("screened", [])
+    screened = state.results.screened
     cands = sorted(
         (c for c in state.candidates if c.id in screened), key=lambda c: screened.index(c.id)
     )
     cands += _neighbours_of(state, cands[:NEIGHBOURS])
     if not cands:
         say("advise: no change to choose from (every one played the start's very games)")
-        state.results["selection"], state.results["chosen"] = [], []
+        state.results.selection, state.results.chosen = [], []
         return "confirm"
     say(
         f"advise: selection: {len(cands)} changes at every level, {a.select:,} fresh games"
         f" each (seed {seed})"
     )
-    rows = _check(state, cands, "select", a.select, seed, ALPHA, workers)
+    checked = _check(state, cands, "select", a.select, seed, ALPHA, workers)
     start = state.start_game()
-    for r in rows:  # ranked on every game before the confirmation: the screen's and these
-        r["pooled"] = [c.to_json() for c in _pooled_cells(state, r["id"])]
-    fair = [(r, _pooled(r), r["size"]) for r in rows if not moves_problem(_pooled(r), start)]
+    # ranked on every game before the confirmation: the screen's and these
+    rows = [replace(r, pooled=tuple(_pooled_cells(state, r.id))) for r in checked]
+    fair = [(r, r.pooled_game(), r.size) for r in rows if not moves_problem(r.pooled_game(), start)]
     groups = ranked(fair)
-    order = [e[0]["id"] for g in groups for e in g]
-    order += [r["id"] for r in rows if r["id"] not in order]  # those that move a problem
-    state.results["selection"] = sorted(rows, key=lambda r: order.index(r["id"]))
+    order = [e[0].id for g in groups for e in g]
+    order += [r.id for r in rows if r.id not in order]  # those that move a problem
+    state.results.selection = sorted(rows, key=lambda r: order.index(r.id))
     # the set: the best, then those whose worst edge cannot be told from the best's, whatever
     # their class (whether every cell is inside is itself a verdict on few games), in the
     # ranked order, at most SET_SIZE
     flat = [e for g in groups for e in g]
     high = flat[0][1].worst_bounds()[1] if flat else 0.0
-    tied = [e[0]["id"] for e in flat if e[1].worst_bounds()[0] <= high]
-    state.results["chosen"] = tied[:SET_SIZE]
+    tied = [e[0].id for e in flat if e[1].worst_bounds()[0] <= high]
+    state.results.chosen = tied[:SET_SIZE]
     return "confirm"
 
 
@@ -524,10 +521,6 @@ def _neighbours_of(state: AdviseState, best: list[dict]) -> list[dict]:
             if near and raced and all(c is not x for x in out):
                 out.append(c)
     return out
-
-
-def _pooled(row: dict) -> WholeGame:
-    return WholeGame.of(Cell.from_json(x) for x in row["pooled"])
 
 
 def _pooled_cells(
@@ -550,7 +543,9 @@ def _pooled_cells(
     return out
 
 
-def _check(state, cands, phase: str, games: int, seed: int, alpha: float, workers) -> list[dict]:
+def _check(
+    state, cands: list[Candidate], phase: str, games: int, seed: int, alpha: float, workers
+) -> list[ChangeRow]:
     """Candidates at every level on `games` fresh games of `seed`, in one pool: each one's
     cells (intervals at 1 − alpha) and the config's other targets."""
     levels, bands = state.levels, seat_bands(state.study)
@@ -562,13 +557,13 @@ def _check(state, cands, phase: str, games: int, seed: int, alpha: float, worker
             keys.append((c, i))
     rows = check_all(points, state.targets, state.chunk, workers, _hint(state))
     state.spend(phase, games * len(points))
-    out: dict[int, dict] = {}
+    by_level: dict[int, dict[str, dict]] = {}
+    cells: dict[int, list[Cell]] = {}
     for (c, i), row, (_, folder) in zip(keys, rows, points, strict=True):
-        entry = out.setdefault(c.id, c.about())
-        entry.setdefault("levels", {})[levels[i].label] = row
-        cells = level_cells(load_run(folder).players, levels[i].label, bands, alpha)
-        entry.setdefault("cells", []).extend(x.to_json() for x in cells)
-    return list(out.values())
+        by_level.setdefault(c.id, {})[levels[i].label] = row.to_json()
+        run = load_run(folder)
+        cells.setdefault(c.id, []).extend(level_cells(run.players, levels[i].label, bands, alpha))
+    return [ChangeRow(**c.about(), levels=by_level[c.id], cells=tuple(cells[c.id])) for c in cands]
 
 
 # ---------------------------------------------------------------- 4. confirmation
@@ -578,10 +573,10 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> str:
     """The set's members, and the start beside them, at every level on fresh games
     (seed + 2); each member's cells at 1 − 0.05/m."""
     a, seed = state.study.advise, state.study.seed + CONFIRM_SEED_OFFSET
-    ids = state.results.get("chosen", [])
+    ids = state.results.chosen
     if not ids:
         say("advise: no change comes close enough to confirm")
-        state.results["confirmation"] = []
+        state.results.confirmation = []
         return "done"
     cands = [c for c in state.candidates if c.id in ids]
     cands.sort(key=lambda c: ids.index(c.id))
@@ -591,13 +586,11 @@ def _confirm(state: AdviseState, workers: Workers, say: Say) -> str:
     )
     alpha = ALPHA / len(cands)
     rows = _check(state, [START, *cands], "confirm", a.confirm, seed, alpha, workers)
-    state.results["confirmation"] = rows
-    state.results["confirm_alpha"] = alpha
+    state.results.confirmation = rows
+    state.results.confirm_alpha = alpha
     # the start judged on every game it played (the diagnosis's and the confirmation's): what
     # a fix must beat, steadier than either sample alone
-    state.results["start_pooled"] = [
-        c.to_json() for c in _pooled_cells(state, 0, ("diagnose", "confirm"))
-    ]
+    state.results.start_pooled = tuple(_pooled_cells(state, 0, ("diagnose", "confirm")))
     return "done"
 
 

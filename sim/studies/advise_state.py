@@ -16,6 +16,7 @@ from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
 from sim.metrics import FAIR_BAND, target_band
 from sim.runs.paths import STUDY_FILE
 from sim.runs.storage import write_json
+from sim.studies.checks import Checked
 from sim.version import ENGINE_VERSION
 
 SELECT_SEED_OFFSET = 1
@@ -132,6 +133,114 @@ class Candidate:
 START = Candidate(0, {}, "", 0, "the start", "")  # the confirmation plays it beside the set
 
 
+def _cells(data: list[dict]) -> tuple[Cell, ...]:
+    return tuple(Cell.from_json(c) for c in data)
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    """The diagnosis at one level: the config's targets checked (`checked`), how it plays,
+    why (the turn split, who ends the game, dead cards) and every seat's cell."""
+
+    level: str
+    checked: Checked
+    play: dict[str, dict]
+    why: dict[str, Any]
+    cells: tuple[Cell, ...]
+
+    @property
+    def games(self) -> int:
+        return self.checked.games
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            **self.checked.to_json(),
+            "play": self.play,
+            "why": self.why,
+            "cells": [c.to_json() for c in self.cells],
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> LevelRow:
+        checked = Checked(d["targets"], d["met"], d["distance"], d["games"], d["seed"])
+        return cls(d["level"], checked, d["play"], d["why"], _cells(d["cells"]))
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """A change (or the start, id 0) checked at every level on one phase's fresh games: its
+    cells, each level's targets (`Checked.to_json` by level label) and, in the selection,
+    its cells on the screen's and the selection's games together (`pooled`)."""
+
+    id: int
+    changes: dict[str, Any]
+    label: str
+    size: int
+    group: str
+    turns: str
+    levels: dict[str, dict]
+    cells: tuple[Cell, ...]
+    pooled: tuple[Cell, ...] = ()
+
+    def game(self) -> WholeGame:
+        return WholeGame.of(self.cells)
+
+    def pooled_game(self) -> WholeGame:
+        return WholeGame.of(self.pooled)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in ("id", "changes", "label", "size", "group")}
+        out.update(turns=self.turns, levels=self.levels, cells=[c.to_json() for c in self.cells])
+        if self.pooled:
+            out["pooled"] = [c.to_json() for c in self.pooled]
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ChangeRow:
+        about = {k: d[k] for k in ("id", "changes", "label", "size", "group", "turns")}
+        return cls(**about, levels=d["levels"], cells=_cells(d["cells"]),
+                   pooled=_cells(d.get("pooled", ())))  # fmt: skip
+
+
+@dataclass
+class Results:
+    """What the phases found, saved in study.json after each: the diagnosis by level, the
+    race's survivors, the selection (ranked) and the set chosen from it, the confirmation
+    (the start first) at its level of alpha, and the start on every game it played."""
+
+    diagnosis: list[LevelRow | None] = field(default_factory=list)
+    screened: list[int] = field(default_factory=list)
+    selection: list[ChangeRow] = field(default_factory=list)
+    chosen: list[int] = field(default_factory=list)
+    confirmation: list[ChangeRow] = field(default_factory=list)
+    confirm_alpha: float | None = None
+    start_pooled: tuple[Cell, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "diagnosis": [r.to_json() if r else None for r in self.diagnosis],
+            "screened": self.screened,
+            "selection": [r.to_json() for r in self.selection],
+            "chosen": self.chosen,
+            "confirmation": [r.to_json() for r in self.confirmation],
+            "confirm_alpha": self.confirm_alpha,
+            "start_pooled": [c.to_json() for c in self.start_pooled],
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Results:
+        return cls(
+            [LevelRow.from_json(r) if r else None for r in d.get("diagnosis", [])],
+            list(d.get("screened", [])),
+            [ChangeRow.from_json(r) for r in d.get("selection", [])],
+            list(d.get("chosen", [])),
+            [ChangeRow.from_json(r) for r in d.get("confirmation", [])],
+            d.get("confirm_alpha"),
+            _cells(d.get("start_pooled") or ()),
+        )
+
+
 @dataclass
 class AdviseState:
     """Everything an advise folder records: the study, its phase, candidates and results."""
@@ -143,7 +252,7 @@ class AdviseState:
     spent: int = 0
     spent_by: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES[:4], 0))
     candidates: list[Candidate] = field(default_factory=list)
-    results: dict[str, Any] = field(default_factory=dict)
+    results: Results = field(default_factory=Results)
     wall_s: float = 0.0
     asked_by: str = "advise"  # or "tune": its fairness question (`sim.studies.tune_fair`)
 
@@ -172,7 +281,7 @@ class AdviseState:
                 "games_spent": self.spent,
                 "games_by_phase": self.spent_by,
                 "candidates": [c.to_json() for c in self.candidates],
-                "results": self.results,
+                "results": self.results.to_json(),
                 "wall_time_s": round(self.wall_s, 3),
                 "asked_by": self.asked_by,
             },
@@ -184,16 +293,14 @@ class AdviseState:
 
     def start_game(self) -> WholeGame:
         """The diagnosis's cells: the start, judged by the whole game."""
-        return WholeGame.of(
-            Cell.from_json(c) for r in self.results["diagnosis"] for c in r["cells"]
-        )
+        return WholeGame.of(c for r in self.results.diagnosis for c in r.cells)
 
 
 def state_of(study: StudyConfig, out_dir: Path, meta: dict) -> AdviseState:
     state = AdviseState(study, out_dir, meta["chunk_games"], meta["phase"])
     state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
     state.candidates = [Candidate.from_json(c) for c in meta["candidates"]]
-    state.results = meta["results"]
+    state.results = Results.from_json(meta["results"])
     state.wall_s = meta.get("wall_time_s", 0.0)
     state.asked_by = meta.get("asked_by", "advise")
     return state
@@ -208,29 +315,21 @@ def is_problem(c: dict | Cell) -> bool:
 
 def problem_levels(state: AdviseState) -> list[int]:
     """The levels with a problem cell."""
-    return [
-        i
-        for i, r in enumerate(state.results["diagnosis"])
-        if any(is_problem(c) for c in r["cells"])
-    ]
+    return [i for i, r in enumerate(state.results.diagnosis) if any(is_problem(c) for c in r.cells)]
 
 
 def turn_driven(state: AdviseState) -> bool:
     """Does the worst problem come from the turn order? Its seat's edge from extra (or
     missing) turns is clear of 0 and larger than its edge at equal turns."""
-    cells = [Cell.from_json(c) for r in state.results["diagnosis"] for c in r["cells"]]
+    cells = [c for r in state.results.diagnosis for c in r.cells]
     worst = max((c for c in cells if is_problem(c)), key=lambda c: c.size, default=None)
     if worst is None:
         return False
-    row = next(r for r in state.results["diagnosis"] if r["level"] == worst.level)
-    split = next(s for s in row["why"]["split"] if int(s["seat"]) == worst.seat)
+    row = next(r for r in state.results.diagnosis if r.level == worst.level)
+    split = next(s for s in row.why["split"] if int(s["seat"]) == worst.seat)
     return from_turns(split)
 
 
 def whole_of(cand: Candidate) -> WholeGame:
     """A screened candidate's cells at every level it has played, as one game."""
     return WholeGame.of(Cell.from_json(x) for cells in cand.cells.values() for x in cells)
-
-
-def row_game(row: dict) -> WholeGame:
-    return WholeGame.of(Cell.from_json(x) for x in row["cells"])

@@ -8,6 +8,7 @@ seed that played no part in choosing what is checked.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,26 @@ def verdicts(run: RunResult, targets: dict[str, Any]) -> dict[str, dict]:
     return out
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A config checked against its targets on fresh games: each target's estimate, 95%
+    interval, band and verdict (`verdicts`), how many are met, the distance from the
+    targets, and the games and seed it was played on. `to_json` is what a study folder
+    keeps (tune.json's and advice.json's check rows)."""
+
+    targets: dict[str, dict]
+    met: int
+    distance: float
+    games: int
+    seed: int
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def estimate(self, name: str) -> float:
+        return self.targets[name]["estimate"]
+
+
 def check(
     study: StudyConfig,
     targets: dict[str, Any],
@@ -44,9 +65,8 @@ def check(
     chunk: int,
     workers: Workers,
     hint: str,
-) -> dict:
-    """Play `study` (its games and seed as given) into `folder`, resumably, and check it:
-    {targets: each one's verdict, met: how many, distance, games, seed}."""
+) -> Checked:
+    """Play `study` (its games and seed as given) into `folder`, resumably, and check it."""
     return check_all([(study, folder)], targets, chunk, workers, hint)[0]
 
 
@@ -56,20 +76,14 @@ def check_all(
     chunk: int,
     workers: Workers,
     hint: str,
-) -> list[dict]:
+) -> list[Checked]:
     """`check` for several studies of one game count, played together in one pool."""
     execute([Point(study, folder) for study, folder in points], chunk, workers, died_hint=hint)
     out = []
     for study, folder in points:
         est = verdicts(load_run(folder), targets)
         values = {n: e["estimate"] for n, e in est.items()}
-        out.append(
-            {
-                "targets": est,
-                "met": sum(e["verdict"] == "met" for e in est.values()),
-                "distance": target_distance(values, targets),
-                "games": study.games,
-                "seed": study.seed,
-            }
-        )
+        met = sum(e["verdict"] == "met" for e in est.values())
+        distance = target_distance(values, targets)
+        out.append(Checked(est, met, distance, study.games, study.seed))
     return out

@@ -282,12 +282,12 @@ def _check(
         games=games, seed=seed, name=f"{state.study.name}[{label}]"
     )
     hint = f"finish it with sim tune --resume {state.out_dir}"
-    row = check(study, state.tune.targets, folder, state.check_chunk, workers, hint)
+    checked = check(study, state.tune.targets, folder, state.check_chunk, workers, hint)
     return {
         "label": label,
         "params": params,
         "changes": S.changes(params, state.start_point()),
-        **row,
+        **checked.to_json(),
     }
 
 

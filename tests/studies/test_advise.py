@@ -202,12 +202,15 @@ CALIBRATED_SEAT = {"policy": "heuristic", "weights": {"own_points": 1.0, "rival_
                    "temperature": 0.8, "label": "calibrated"}  # fmt: skip
 
 
-def _diag_row(level: str, seat0: str, turns: str | None = None) -> dict:
+def _diag_row(level: str, seat0: str, turns: str | None = None):
+    from sim.studies.advise_state import LevelRow
+    from sim.studies.checks import Checked
+
     edge = {"estimate": 0.0, "lo": -0.01, "hi": 0.01}
     targets = {"seat_edge.seat0": {**edge, "verdict": seat0},
                "seat_edge.seat1": {**edge, "verdict": "met"}}  # fmt: skip
     play = {"turns": {"estimate": 30.0, **({"verdict": turns} if turns else {})}}
-    return {"level": level, "targets": targets, "play": play}
+    return LevelRow(level, Checked(targets, 0, 0.0, 100, 1), play, {}, ())
 
 
 def test_the_banner_names_each_verdict_that_changes_with_the_players():

@@ -38,7 +38,7 @@ def worst_edge(study, changes: dict, games: int, seed: int) -> float:
         points = [(at_level(study, lv, changes, games, seed), Path(tmp) / f"l{i}")
                   for i, lv in enumerate(levels_of(study))]  # fmt: skip
         rows = check_all(points, targets, 2000, Workers(quiet=True), "")
-    return max(abs(e["estimate"]) for r in rows for e in r["targets"].values())
+    return max(abs(e["estimate"]) for r in rows for e in r.targets.values())
 
 
 @pytest.mark.slow
@@ -68,16 +68,20 @@ def test_the_lead_fix_is_right_and_the_same_on_any_seed(tmp_path):
 
 
 BROKEN = Path(__file__).resolve().parent / "configs" / "one_broken.yaml"
-ONE_FEWER = "1 card fewer (box or Princess): every seat takes the same turns"
+SAME_TURNS = "every seat takes the same turns"
 
 
 @pytest.mark.slow
 def test_one_broken_setting_is_found_and_fixed_at_three_players(tmp_path):
     """Three players, one NW box card too many: seat 0 takes an extra turn. Brute-force
     truth (`python -m sim.bench.advise_truth tests/studies/configs/one_broken.yaml`, every
-    one of 66 changes at every level on 8,000 games) puts the fix in the group "1 card fewer";
-    at three seeds the lead must be in it, and checked beside the start on fresh games, at most
-    3.0 pp at every seat-level and at least 1 pp below the start."""
+    one of 66 changes at every level on 8,000 games of seed + 1000): the start's worst
+    seat-level edge 2.86 pp, just outside the ±2.5 pp band; the change back (NW 7 → 6)
+    1.85 pp; 13 changes below 1.86 pp, every one of them giving every seat the same turns
+    (one card fewer, or two more at three players); toys, spray bottles and rules 2.6-6.0 pp.
+    At three seeds the lead must give every seat the same turns and, checked beside the start
+    on 8,000 fresh games, put every seat-level inside the band with a worst edge below the
+    start's."""
     study = load_study(BROKEN)
     start = worst_edge(study, {}, CHECK_GAMES, CHECK_SEED)
     report = []
@@ -90,6 +94,6 @@ def test_one_broken_setting_is_found_and_fixed_at_three_players(tmp_path):
         worst = worst_edge(study, fix["changes"], CHECK_GAMES, CHECK_SEED)
         report.append(f"seed {seed}: {text.splitlines()[1].strip()} | check: worst"
                       f" {100 * worst:.2f} pp, start {100 * start:.2f} pp")  # fmt: skip
-        assert fix["group"] == ONE_FEWER, report[-1]
-        assert worst <= 0.030 and worst <= start - 0.010, report[-1]
+        assert fix["group"].endswith(SAME_TURNS), report[-1]
+        assert worst <= 0.025 and worst < start, report[-1]
     print("\n".join(report))
