@@ -74,7 +74,7 @@ class TuneState:
     chunk: int  # games per chunk of the search runs
     check_chunk: int  # ... of the selection and confirmation runs
     phase: str = "start"
-    candidates: list[dict] = field(default_factory=list)
+    candidates: list[S.TuneCandidate] = field(default_factory=list)
     rounds: list[dict] = field(default_factory=list)
     spent: int = 0
     spent_by: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES[:4], 0))
@@ -98,7 +98,7 @@ class TuneState:
 
     def label(self, index: int) -> str:
         """A candidate by its changes, as a designer reads them ('start' for none)."""
-        moved = self.candidates[index]["changes"]
+        moved = self.candidates[index].changes
         return ", ".join(f"{p}={S.plain(v)}" for p, v in moved.items()) or "start"
 
     def candidate_dir(self, index: int) -> Path:
@@ -122,7 +122,7 @@ class TuneState:
                 "games_spent": self.spent,
                 "games_by_phase": self.spent_by,
                 "wall_time_s": round(self.wall_s, 3),
-                "candidates": self.candidates,
+                "candidates": [c.to_json() for c in self.candidates],
                 "rounds": self.rounds,
                 "trace": self.trace,
                 "inert": self.inert,
@@ -218,8 +218,9 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
         if budget is not None:
             saved = _with_budget(saved, budget)
         state = TuneState(saved, out_dir, meta["chunk_games"], meta["check_chunk_games"])
-        for name in ("phase", "candidates", "rounds", "trace", "inert", "results"):
+        for name in ("phase", "rounds", "trace", "inert", "results"):
             setattr(state, name, meta[name])
+        state.candidates = [S.TuneCandidate.from_json(c) for c in meta["candidates"]]
         state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
         state.wall_s = meta.get("wall_time_s", 0.0)
         return state
@@ -335,7 +336,7 @@ def _search(state: TuneState, steps: Plan, workers: Workers, say: Say, save) -> 
         state.rounds.append(
             {
                 "round": 0,
-                "candidates": [c["id"] for c in state.candidates],
+                "candidates": [c.id for c in state.candidates],
                 "kind": "one-setting moves",
                 "done": False,
             }
@@ -372,21 +373,8 @@ def _search(state: TuneState, steps: Plan, workers: Workers, say: Say, save) -> 
 def _add(state: TuneState, params: dict, round_: int) -> int:
     start = state.start_point() if state.candidates else params
     moved = S.changes(params, start)
-    state.candidates.append(
-        {
-            "id": len(state.candidates),
-            "round": round_,
-            "params": params,
-            "changes": moved,
-            "size": S.size(moved, start, state.tune.space),
-            "games": 0,
-            "values": {},
-            "distance": None,
-            "first_distance": None,
-            "fits": False,
-            "inert": False,
-        }
-    )
+    size = S.size(moved, start, state.tune.space)
+    state.candidates.append(S.TuneCandidate(len(state.candidates), round_, params, moved, size))
     return len(state.candidates) - 1
 
 
@@ -396,7 +384,7 @@ def _valid(state: TuneState, params: dict) -> bool:
 
 def _single_fits(state: TuneState) -> bool:
     """Has a one-setting move fit every target on the search games?"""
-    return any(c["fits"] and len(c["changes"]) == 1 for c in live_candidates(state))
+    return any(c.fits and len(c.changes) == 1 for c in live_candidates(state))
 
 
 def _new_round(state: TuneState, steps: Plan) -> bool:
@@ -431,21 +419,21 @@ def _reduce(state: TuneState, steps: Plan, workers: Workers, say: Say) -> None:
     still fits (played on the same search games): a recommendation needs every change."""
     while True:
         live = sorted(live_candidates(state), key=S.rank_key)
-        best = next((c for c in live if c["fits"]), None)
-        if best is None or len(best["changes"]) < 2:
+        best = next((c for c in live if c.fits), None)
+        if best is None or len(best.changes) < 2:
             return
-        tried = {S.key(c["params"]) for c in state.candidates}
+        tried = {S.key(c.params) for c in state.candidates}
         trials = []
-        for path in best["changes"]:
-            params = {**best["params"], path: state.start_point()[path]}
+        for path in best.changes:
+            params = {**best.params, path: state.start_point()[path]}
             if S.key(params) not in tried and _valid(state, params):
                 trials.append(_add(state, params, len(state.rounds)))
-        cost = best["games"] * len(trials)
+        cost = best.games * len(trials)
         if not trials or state.spent_by["search"] + cost > steps.search:
             return
-        say(f"tune: does {state.label(best['id'])} need every change? {len(trials)} reductions")
-        S.evaluate(state, trials, best["games"], workers)
-        if not any(state.candidates[i]["fits"] for i in trials):
+        say(f"tune: does {state.label(best.id)} need every change? {len(trials)} reductions")
+        S.evaluate(state, trials, best.games, workers)
+        if not any(state.candidates[i].fits for i in trials):
             return
 
 
@@ -474,9 +462,9 @@ def _select(state: TuneState, workers: Workers, say: Say) -> str:
     seed = state.study.seed + SELECT_SEED_OFFSET
     rows = []
     for c in finalists:
-        say(f"tune: selection: {state.label(c['id'])} on {b.select:,} fresh games (seed {seed})")
-        folder = state.out_dir / "select" / f"c{c['id']:04d}"
-        row = _check(state, state.label(c["id"]), c["params"], folder, b.select, seed, workers)
+        say(f"tune: selection: {state.label(c.id)} on {b.select:,} fresh games (seed {seed})")
+        folder = state.out_dir / "select" / f"c{c.id:04d}"
+        row = _check(state, state.label(c.id), c.params, folder, b.select, seed, workers)
         _spend(state, "select", row["games"])
         rows.append(row)
     state.results["selection"] = rows
@@ -519,18 +507,18 @@ def _confirm(state: TuneState, workers: Workers, say: Say) -> str:
 
 
 def _slug(params: dict, state: TuneState) -> str:
-    index = next(c["id"] for c in state.candidates if S.key(c["params"]) == S.key(params))
+    index = next(c.id for c in state.candidates if S.key(c.params) == S.key(params))
     return f"c{index:04d}"
 
 
 def _progress(state: TuneState, steps: Plan) -> str:
     live = sorted(live_candidates(state), key=S.rank_key)
     best = live[0] if live else state.candidates[0]
-    fit = "fits every target" if best["fits"] else f"distance {best['distance']:.2f}"
+    fit = "fits every target" if best.fits else f"distance {best.distance:.2f}"
     return (
         f"tune: round {len(state.rounds) - 1}, {len(state.candidates)} candidates,"
         f" {state.spent_by['search']:,} of at most {steps.search:,} search games; best so far"
-        f" {state.label(best['id'])} ({fit} on {best['games']:,} games)"
+        f" {state.label(best.id)} ({fit} on {best.games:,} games)"
     )
 
 

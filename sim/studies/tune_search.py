@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,32 @@ NAMING = ("config_hash", "engine_version")  # columns that name a run, not its g
 
 
 # ---------------------------------------------------------------- candidates
+
+
+@dataclass(slots=True)
+class TuneCandidate:
+    """A point of the space in the search: its settings (`params`), what it changes from the
+    start and how far (`size`), the round that proposed it, and what its games said so far
+    (the search adds games, so it is not frozen). `study.json` keeps `to_json()`."""
+
+    id: int
+    round: int
+    params: dict[str, Any]
+    changes: dict[str, Any]
+    size: int
+    games: int = 0
+    values: dict[str, float] = field(default_factory=dict)
+    distance: float | None = None
+    first_distance: float | None = None  # on the first rung: what TPE learns from
+    fits: bool = False
+    inert: bool = False  # plays the start's very games
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TuneCandidate:
+        return cls(**data)
 
 
 def neighbours(start: dict[str, Any], space: dict[str, Any]) -> list[dict[str, Any]]:
@@ -93,13 +120,13 @@ def fits(values: dict[str, float], targets: dict[str, Any]) -> bool:
     return all(z <= 1 for z in target_misses(values, targets).values())
 
 
-def rank_key(cand: dict) -> tuple:
+def rank_key(cand: TuneCandidate) -> tuple:
     """Best first: fits every target, then the fewest changes and the smallest moves (one
     card fewer before two more), then the smallest distance, then the most games (the
     sharpest estimate), then the oldest."""
-    fit = bool(cand["fits"])
-    small = (len(cand["changes"]), cand.get("size", 0)) if fit else (0, 0)
-    return (not fit, *small, cand["distance"], -cand["games"], cand["id"])
+    fit = bool(cand.fits)
+    small = (len(cand.changes), cand.size) if fit else (0, 0)
+    return (not fit, *small, cand.distance, -cand.games, cand.id)
 
 
 def estimates(run: RunResult, names: list[str]) -> dict[str, float]:
@@ -134,7 +161,7 @@ def apply_point(study: StudyConfig, params: dict[str, Any]) -> StudyConfig:
 def evaluate(state, ids: list[int], games: int, workers) -> None:
     """Play candidates `ids` up to `games` games each on the study's seed (one pool, common
     random numbers) and record each one's estimates, distance and fit."""
-    todo = [i for i in ids if state.candidates[i]["games"] < games]
+    todo = [i for i in ids if state.candidates[i].games < games]
     if not todo:
         return
     targets = state.tune.targets
@@ -144,29 +171,25 @@ def evaluate(state, ids: list[int], games: int, workers) -> None:
     )
     for i in todo:
         cand = state.candidates[i]
-        state.spent += games - cand["games"]
-        state.spent_by["search"] += games - cand["games"]
+        state.spent += games - cand.games
+        state.spent_by["search"] += games - cand.games
         values = estimates(load_run(state.candidate_dir(i)), list(targets))
-        cand.update(
-            games=games,
-            values=values,
-            distance=target_distance(values, targets),
-            fits=fits(values, targets),
-        )
-        if cand["first_distance"] is None:
-            cand["first_distance"] = cand["distance"]
+        cand.games, cand.values = games, values
+        cand.distance, cand.fits = target_distance(values, targets), fits(values, targets)
+        if cand.first_distance is None:
+            cand.first_distance = cand.distance
         state.trace.append(
             {
                 "games": state.spent,
                 "candidate": i,
                 "rung_games": games,
-                "distance": cand["distance"],
+                "distance": cand.distance,
             }
         )
 
 
 def _study(state, index: int, games: int) -> StudyConfig:
-    params = state.candidates[index]["params"]
+    params = state.candidates[index].params
     return apply_point(state.study, params).with_overrides(
         games=games, name=f"{state.study.name}[{state.label(index)}]"
     )
@@ -196,11 +219,11 @@ def mark_inert(state) -> list[str]:
     start_run = load_run(state.candidate_dir(0))
     moved: dict[str, list[bool]] = {}
     for cand in state.candidates[1:]:
-        if cand["round"] != 0 or len(cand["changes"]) != 1 or not cand["games"]:
+        if cand.round != 0 or len(cand.changes) != 1 or not cand.games:
             continue
-        (path,) = cand["changes"]
-        same = same_games(load_run(state.candidate_dir(cand["id"])), start_run)
-        cand["inert"] = same
+        (path,) = cand.changes
+        same = same_games(load_run(state.candidate_dir(cand.id)), start_run)
+        cand.inert = same
         moved.setdefault(path, []).append(same)
     return [p for p, same in moved.items() if all(same)]
 
@@ -229,14 +252,14 @@ def ask(state, n: int, seed: int, space: dict[str, Any]) -> list[dict]:
         )
         opt = optuna.create_study(direction="minimize", sampler=sampler)
         for c in state.candidates:
-            if c["first_distance"] is not None and in_space(c["params"], space):
-                params = {p: c["params"][p] for p in space}
+            if c.first_distance is not None and in_space(c.params, space):
+                params = {p: c.params[p] for p in space}
                 opt.add_trial(
                     optuna.trial.create_trial(
-                        params=params, distributions=dists, value=c["first_distance"]
+                        params=params, distributions=dists, value=c.first_distance
                     )
                 )
-        seen = {key(c["params"]) for c in state.candidates}
+        seen = {key(c.params) for c in state.candidates}
         base = state.study.game.game_dict()
         out: list[dict] = []
         for _ in range(ASK_TRIES * max(n, 1)):
@@ -266,18 +289,18 @@ def candidates_frame(state) -> pd.DataFrame:
     """One row per evaluated candidate: id, round, games, distance, each setting, each estimate."""
     rows = [
         {
-            "id": c["id"],
-            "label": state.label(c["id"]),
-            "round": c["round"],
-            "games": c["games"],
-            "distance": c["distance"],
-            "fits": c["fits"],
-            "changes": len(c["changes"]),
-            **{p: plain(v) for p, v in c["params"].items()},
-            **c["values"],
+            "id": c.id,
+            "label": state.label(c.id),
+            "round": c.round,
+            "games": c.games,
+            "distance": c.distance,
+            "fits": c.fits,
+            "changes": len(c.changes),
+            **{p: plain(v) for p, v in c.params.items()},
+            **c.values,
         }
         for c in state.candidates
-        if c["distance"] is not None
+        if c.distance is not None
     ]
     return pd.DataFrame(rows)
 

@@ -29,12 +29,12 @@ FAMILY = (
 )
 
 
-def live_candidates(state: TuneState) -> list[dict]:
+def live_candidates(state: TuneState) -> list[S.TuneCandidate]:
     """Evaluated candidates that may be recommended: not the start, no inert setting."""
     return [
         c
         for c in state.candidates[1:]
-        if c["distance"] is not None and not c["inert"] and not set(c["changes"]) & set(state.inert)
+        if c.distance is not None and not c.inert and not set(c.changes) & set(state.inert)
     ]
 
 
