@@ -54,6 +54,8 @@ from sim.studies.phases import Checkpoint, run_phases
 from sim.studies.tune_verdict import (
     CONFIRM_SEED_OFFSET,
     SELECT_SEED_OFFSET,
+    TuneResults,
+    TuneRow,
     Verdict,
     live_candidates,
     targets_text,
@@ -81,7 +83,7 @@ class TuneState:
     wall_s: float = 0.0
     trace: list[dict] = field(default_factory=list)
     inert: list[str] = field(default_factory=list)
-    results: dict[str, Any] = field(default_factory=dict)  # each checked config's targets
+    results: TuneResults = field(default_factory=TuneResults)  # each checked config's targets
 
     @property
     def tune(self) -> TuneBlock:
@@ -126,7 +128,7 @@ class TuneState:
                 "rounds": self.rounds,
                 "trace": self.trace,
                 "inert": self.inert,
-                "results": self.results,
+                "results": self.results.to_json(),
             },
         )
 
@@ -182,8 +184,7 @@ def run_tune(
     say = _printer(workers.quiet)
     if budget is not None and state.phase == "done" and _searches_on(state):
         state.phase = "search"  # a larger budget: search on, then choose and confirm again
-        for name in ("selection", "chosen", "confirmation"):
-            state.results.pop(name, None)
+        state.results = TuneResults(start=state.results.start)
     checked = state.spent_by["select"] + state.spent_by["confirm"] if state.phase == "search" else 0
     steps = plan(state.tune, checked)
     say(steps.text())
@@ -218,8 +219,9 @@ def _open_state(study, budget, jobs, out, resume) -> TuneState:
         if budget is not None:
             saved = _with_budget(saved, budget)
         state = TuneState(saved, out_dir, meta["chunk_games"], meta["check_chunk_games"])
-        for name in ("phase", "rounds", "trace", "inert", "results"):
+        for name in ("phase", "rounds", "trace", "inert"):
             setattr(state, name, meta[name])
+        state.results = TuneResults.from_json(meta["results"])
         state.candidates = [S.TuneCandidate.from_json(c) for c in meta["candidates"]]
         state.spent, state.spent_by = meta["games_spent"], meta["games_by_phase"]
         state.wall_s = meta.get("wall_time_s", 0.0)
@@ -276,7 +278,7 @@ def _check(
     games: int,
     seed: int,
     workers: Workers,
-) -> dict:
+) -> TuneRow:
     """One config of the space on `games` fresh games of `seed` (resumable), every target
     checked (`sim.studies.checks.check`)."""
     study = S.apply_point(state.study, params).with_overrides(
@@ -284,12 +286,7 @@ def _check(
     )
     hint = f"finish it with sim tune --resume {state.out_dir}"
     checked = check(study, state.tune.targets, folder, state.check_chunk, workers, hint)
-    return {
-        "label": label,
-        "params": params,
-        "changes": S.changes(params, state.start_point()),
-        **checked.to_json(),
-    }
+    return TuneRow(label, params, S.changes(params, state.start_point()), checked)
 
 
 def _check_start(state: TuneState, workers: Workers, say: Say) -> bool:
@@ -306,9 +303,9 @@ def _check_start(state: TuneState, workers: Workers, say: Say) -> bool:
         seed,
         workers,
     )
-    _spend(state, "start", row["games"])
-    state.results["start"] = row
-    met = row["met"] == len(state.tune.targets)
+    _spend(state, "start", row.games)
+    state.results.start = row
+    met = row.met == len(state.tune.targets)
     say(
         f"tune: the start {'meets every target' if met else 'misses a target'}:"
         f" {targets_text(state, row)}"
@@ -441,8 +438,8 @@ def _searches_on(state: TuneState) -> bool:
     """A finished tune given a larger budget searches on, unless its answer is settled (the
     start met every target, or a change was confirmed)."""
     n = len(state.tune.targets)
-    confirmed = state.results.get("confirmation") or {}
-    settled = state.results["start"]["met"] == n or confirmed.get("met") == n
+    confirmed = state.results.confirmation
+    settled = state.results.start.met == n or (confirmed is not None and confirmed.met == n)
     checked = state.spent_by["select"] + state.spent_by["confirm"]
     return (
         not settled
@@ -465,23 +462,23 @@ def _select(state: TuneState, workers: Workers, say: Say) -> str:
         say(f"tune: selection: {state.label(c.id)} on {b.select:,} fresh games (seed {seed})")
         folder = state.out_dir / "select" / f"c{c.id:04d}"
         row = _check(state, state.label(c.id), c.params, folder, b.select, seed, workers)
-        _spend(state, "select", row["games"])
+        _spend(state, "select", row.games)
         rows.append(row)
-    state.results["selection"] = rows
+    state.results.selection = rows
     n = len(state.tune.targets)
     space, start = state.tune.space, state.start_point()
 
-    def choice(r: dict) -> tuple:  # the most targets met, then the smallest change
-        return (n - r["met"], len(r["changes"]), S.size(r["changes"], start, space), r["distance"])
+    def choice(r: TuneRow) -> tuple:  # the most targets met, then the smallest change
+        return (n - r.met, len(r.changes), S.size(r.changes, start, space), r.distance)
 
     best = min(rows, key=choice, default=None)
-    missed = best is not None and any(e["verdict"] == "missed" for e in best["targets"].values())
-    state.results["chosen"] = None if best is None or missed else best["label"]
+    missed = best is not None and any(e["verdict"] == "missed" for e in best.targets.values())
+    state.results.chosen = None if best is None or missed else best.label
     if best is None:
         say("tune: no candidate to choose from")
     elif missed:
         say(
-            f"tune: the best finalist, {best['label']}, misses a target on the selection's"
+            f"tune: the best finalist, {best.label}, misses a target on the selection's"
             " games: nothing to confirm"
         )
     return "confirm"
@@ -492,17 +489,17 @@ def _select(state: TuneState, workers: Workers, say: Say) -> str:
 
 def _confirm(state: TuneState, workers: Workers, say: Say) -> str:
     """Phase 4: the chosen candidate alone on the start's games (seed + 2)."""
-    label = state.results.get("chosen")
+    label = state.results.chosen
     if label is None:
         return "done"
-    row = next(r for r in state.results["selection"] if r["label"] == label)
+    row = next(r for r in state.results.selection if r.label == label)
     b = state.budget
     seed = state.study.seed + CONFIRM_SEED_OFFSET
     say(f"tune: confirming {label} on {b.confirm:,} fresh games (seed {seed}, the start's)")
-    folder = state.out_dir / "confirm" / _slug(row["params"], state)
-    done = _check(state, label, row["params"], folder, b.confirm, seed, workers)
-    _spend(state, "confirm", done["games"])
-    state.results["confirmation"] = done
+    folder = state.out_dir / "confirm" / _slug(row.params, state)
+    done = _check(state, label, row.params, folder, b.confirm, seed, workers)
+    _spend(state, "confirm", done.games)
+    state.results.confirmation = done
     return "done"
 
 
