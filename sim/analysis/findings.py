@@ -8,11 +8,15 @@ them, so the terminal and the page always say the same.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from sim import units
 from sim.metrics import metric as registry_metric
+
+if TYPE_CHECKING:
+    from sim.analysis.answers import SeatAnswer
 
 # A page's first paragraph (and the terminal's first answer): at most two short sentences.
 LEAD_LIMIT = 250  # characters
@@ -42,7 +46,7 @@ def lineup_text(labels: list[str], rotated: bool = True, short: bool = False) ->
     return f"mixed players ({mix}, seats {'rotated' if rotated else 'not rotated'})"
 
 
-def run_headline(answer: dict, labels: list[str], rotated: bool = True) -> str:
+def run_headline(answer: SeatAnswer, labels: list[str], rotated: bool = True) -> str:
     """The run's answer in at most two short sentences, from `sim.analysis.answers.
     seat_answer`: seat 0's share and its edge over a fair share (one number), named for its
     line-up, whether that is real and mostly its extra turn, then the other seats.
@@ -53,12 +57,12 @@ def run_headline(answer: dict, labels: list[str], rotated: bool = True) -> str:
     """
     who = lineup_text(labels, rotated)
     who = who[0].upper() + who[1:]
-    call, s0, others = answer["call"], answer["seat0"], answer["others"]
-    share, fair = units.pct(s0["share"]), units.pct(answer["fair"])
-    gap = units.pp(abs(s0["edge"]), signed=False)
+    call, s0 = answer.call, answer.seat0
+    share, fair = units.pct(s0.share), units.pct(answer.fair)
+    gap = units.pp(abs(s0.edge), signed=False)
     if call == "confounded":
-        pol = answer["policies"]
-        best = f"{pol[0]['policy']} wins {units.pct(pol[0]['share'])} per seat" if pol else ""
+        pol = answer.policies
+        best = f"{pol[0][0]} wins {units.pct(pol[0][1])} per seat" if pol else ""
         return lead(
             f"{who}: each seat always played the same policy, so seat and policy effects"
             " cannot be told apart and no seat verdict is given.",
@@ -67,7 +71,7 @@ def run_headline(answer: dict, labels: list[str], rotated: bool = True) -> str:
     if call in ("advantage", "disadvantage"):
         more = "more" if call == "advantage" else "less"
         cause = ""
-        turn = answer.get("turn")
+        turn = answer.turn
         if turn is not None and turn["mostly_turn"]:
             cause = ", mostly from its extra turn"
         elif turn is not None and (turn["equal"]["lo"] > 0 or turn["equal"]["hi"] < 0):
@@ -79,16 +83,15 @@ def run_headline(answer: dict, labels: list[str], rotated: bool = True) -> str:
         )
     else:
         first = f"{who}: seat 0 wins {share} of games against a fair {fair}, within noise."
-    if answer["players"] == 2:  # seat 1's gap is seat 0's: nothing more to say
+    if answer.players == 2:  # seat 1's gap is seat 0's: nothing more to say
         second = ""
-    elif others["apart"]:
+    elif answer.apart:
         second = "; ".join(
-            f"seat {a['seat']} wins {units.pct(a['share'])} ({units.pp(a['edge'])})"
-            for a in others["apart"]
+            f"seat {a.seat} wins {units.pct(a.share)} ({units.pp(a.edge)})" for a in answer.apart
         )
         second = f"Also apart from the rest: {second}."
     else:
-        within = units.pp(others["gap"], signed=False)
+        within = units.pp(answer.gap, signed=False)
         second = f"Every other seat is within {within} of a fair share."
     return lead(first, second)
 

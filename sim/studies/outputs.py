@@ -71,7 +71,7 @@ def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict
         "lineup": "equal" if len(set(labels)) == 1 else "mixed",
         "sets": list(run.meta.get("sets", [])),
         **run_summary(view.games, view.players, study.targets, moments=moments),
-        "answer": answer,
+        "answer": answer.to_json(),
     }
     annotate_summary(summary, stopped_record(run.meta))  # a run stopped when decided
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)

@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import pytest
 
+from sim.analysis.answers import SeatAnswer, SeatShare
 from sim.analysis.findings import (
     LEAD_LIMIT,
     ablation_lines,
@@ -28,16 +29,14 @@ def sentences(text: str) -> int:
     return len(re.findall(r"[.!?](?:\s|$)", text))
 
 
-def answer(call: str, share: float = 0.286, players: int = 4, **extra) -> dict:
+def answer(call: str, share: float = 0.286, players: int = 4, **extra) -> SeatAnswer:
     fair = 1 / players
     out = {"players": players, "fair": fair, "games": 10_000, "call": call,
-           "seat0": {"share": share, "lo": share - 0.008, "hi": share + 0.008,
-                     "edge": share - fair},
-           "others": {"gap": 0.018, "seat": 1, "apart": []}, "turn": None,
-           "policies": [{"policy": "greedy", "share": 0.412},
-                        {"policy": "random", "share": 0.088}]}  # fmt: skip
+           "seat0": SeatShare(0, share, share - 0.008, share + 0.008, share - fair),
+           "gap": 0.018, "gap_seat": 1, "apart": (), "turn": None,
+           "policies": (("greedy", 0.412), ("random", 0.088))}  # fmt: skip
     out.update(extra)
-    return out
+    return SeatAnswer(**out)
 
 
 TURN = {"extra": 0.99, "turn": {"value": 0.035, "lo": 0.032, "hi": 0.039},
@@ -57,10 +56,10 @@ def test_the_base_games_answer_reads_as_a_designer_would_say_it():
 @pytest.mark.parametrize(
     ("case", "words"),
     [
-        (answer("noise", 0.253, labels=None), "against a fair 25.0%, within noise"),
+        (answer("noise", 0.253), "against a fair 25.0%, within noise"),
         (answer("disadvantage", 0.22), "3.0 pp less than a fair share"),
-        (answer("differ", 0.251, others={"gap": 0.03, "seat": 3, "apart": [
-            {"seat": 3, "share": 0.28, "edge": 0.03}]}),
+        (answer("differ", 0.251, gap=0.03, gap_seat=3,
+                apart=(SeatShare(3, 0.28, 0.28, 0.28, 0.03),)),
          "but the seats differ. Also apart from the rest: seat 3 wins 28.0% (+3.0 pp)."),
         (answer("advantage", 0.56, players=2), "6.0 pp more than a fair share."),
         (answer("confounded"), "no seat verdict is given"),
@@ -70,8 +69,7 @@ def test_the_base_games_answer_reads_as_a_designer_would_say_it():
     ],
 )  # fmt: skip
 def test_every_call_has_its_words_within_the_limit(case, words):
-    case.pop("labels", None)
-    labels = ["greedy"] * case["players"]
+    labels = ["greedy"] * case.players
     text = run_headline(case, labels)
     assert words in text, text
     assert len(text) <= LEAD_LIMIT and sentences(text) <= 2
