@@ -23,7 +23,7 @@ from sim.config.blocks import (
     rung_label,
     rung_seat,
 )
-from sim.config.keys import merge_settings, parse_override
+from sim.config.keys import Settings, Space, Targets, merge_settings, parse_override
 from sim.config.limits import MAX_GAMES
 from sim.config.load import (
     apply_sets,
@@ -62,9 +62,12 @@ __all__ = [
     "LuckBlock",
     "Rules",
     "SeatSpec",
+    "Settings",
+    "Space",
     "StudyConfig",
     "Table",
     "Target",
+    "Targets",
     "TuneBlock",
     "TuneBudget",
     "ValueBlock",

@@ -19,6 +19,11 @@ from sim.config.yamlio import load_yaml
 from sim.errors import ConfigError
 from sim.walls import canonical, parse_walls
 
+# The maps a study passes between its parts, named for what they hold:
+Settings = dict[str, Any]  # dotted game setting -> value: a change, a point of a space
+Space = dict[str, Any]  # dotted game setting -> [lo, hi] or {"choices": [...]}
+Targets = dict[str, Any]  # metric name -> its target ({value, within} or [lo, hi])
+
 
 def merge_settings(parent: Mapping, child: Mapping, at: tuple = ()) -> dict:
     """`child` over `parent`, key by key: a mapping given in both is merged the same way,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.analysis.whole_game import WholeGame, moves_problem
-from sim.config import StudyConfig, describe_changes
+from sim.config import Settings, StudyConfig, describe_changes
 from sim.errors import SimError
 from sim.metrics import target_band
 from sim.runs.paths import STUDY_FILE
@@ -202,7 +202,7 @@ def _people(state: AdviseState, diag: list[LevelRow]) -> dict[str, Any]:
     return {"people": people, "bots": list(bots), "flips": flip_banner(words[people], bots)}
 
 
-def compare_command(study: StudyConfig, changes: dict[str, Any]) -> str:
+def compare_command(study: StudyConfig, changes: Settings) -> str:
     """The one line that shows a change beside the config: sim compare CONFIG --b-set ..."""
 
     def value(v: Any) -> str:

@@ -12,10 +12,10 @@ from typing import Any
 
 from sim.analysis.turn_split import from_turns
 from sim.analysis.whole_game import Cell, WholeGame
-from sim.config import NO_BLOCKS, StudyConfig, rung_label, rung_seat
+from sim.config import NO_BLOCKS, Settings, StudyConfig, Targets, rung_label, rung_seat
 from sim.metrics import FAIR_BAND, target_band
 from sim.runs.paths import STUDY_FILE
-from sim.runs.storage import write_json
+from sim.runs.storage import Json, write_json
 from sim.studies.checks import Checked
 from sim.version import ENGINE_VERSION
 
@@ -72,7 +72,7 @@ def at_level(
     )
 
 
-def fairness_targets(study: StudyConfig) -> dict[str, Any]:
+def fairness_targets(study: StudyConfig) -> Targets:
     """Every seat's edge over a fair share and its band: the config's target for
     `seat_edge.seat<k>` (seat 0: also `first_player_advantage`), else within FAIR_BAND."""
     out = {}
@@ -93,7 +93,7 @@ def seat_bands(study: StudyConfig) -> dict[int, tuple[float, float]]:
     }
 
 
-def play_targets(study: StudyConfig) -> dict[str, Any]:
+def play_targets(study: StudyConfig) -> Targets:
     """The config's other targets (how the game plays): shown beside the seats."""
     seats = {"first_player_advantage", *fairness_targets(study)}
     return {n: t for n, t in study.targets.items() if n not in seats}
@@ -107,7 +107,7 @@ class Candidate:
     `study.json` holds `to_json()` of each, and a resumed advice reads them back."""
 
     id: int
-    changes: dict[str, Any]
+    changes: Settings
     label: str
     size: int
     group: str
@@ -117,14 +117,14 @@ class Candidate:
     dropped: str | None = None
     inert: bool = False  # a rule whose games are the start's very games
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Candidate:
+    def from_json(cls, data: Json) -> Candidate:
         return cls(**{**data, "inert": bool(data.get("inert"))})
 
-    def about(self) -> dict[str, Any]:
+    def about(self) -> Json:
         """What a phase row of the selection or the confirmation starts from."""
         keys = ("id", "changes", "label", "size", "group", "turns")
         return {k: getattr(self, k) for k in keys}
@@ -145,14 +145,14 @@ class LevelRow:
     level: str
     checked: Checked
     play: dict[str, dict]
-    why: dict[str, Any]
+    why: Json
     cells: tuple[Cell, ...]
 
     @property
     def games(self) -> int:
         return self.checked.games
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         return {
             "level": self.level,
             **self.checked.to_json(),
@@ -162,7 +162,7 @@ class LevelRow:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> LevelRow:
+    def from_json(cls, d: Json) -> LevelRow:
         checked = Checked(d["targets"], d["met"], d["distance"], d["games"], d["seed"])
         return cls(d["level"], checked, d["play"], d["why"], _cells(d["cells"]))
 
@@ -174,7 +174,7 @@ class ChangeRow:
     its cells on the screen's and the selection's games together (`pooled`)."""
 
     id: int
-    changes: dict[str, Any]
+    changes: Settings
     label: str
     size: int
     group: str
@@ -189,7 +189,7 @@ class ChangeRow:
     def pooled_game(self) -> WholeGame:
         return WholeGame.of(self.pooled)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         out = {k: getattr(self, k) for k in ("id", "changes", "label", "size", "group")}
         out.update(turns=self.turns, levels=self.levels, cells=[c.to_json() for c in self.cells])
         if self.pooled:
@@ -197,7 +197,7 @@ class ChangeRow:
         return out
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ChangeRow:
+    def from_json(cls, d: Json) -> ChangeRow:
         about = {k: d[k] for k in ("id", "changes", "label", "size", "group", "turns")}
         return cls(**about, levels=d["levels"], cells=_cells(d["cells"]),
                    pooled=_cells(d.get("pooled", ())))  # fmt: skip
@@ -217,7 +217,7 @@ class Results:
     confirm_alpha: float | None = None
     start_pooled: tuple[Cell, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         return {
             "diagnosis": [r.to_json() if r else None for r in self.diagnosis],
             "screened": self.screened,
@@ -229,7 +229,7 @@ class Results:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Results:
+    def from_json(cls, d: Json) -> Results:
         return cls(
             [LevelRow.from_json(r) if r else None for r in d.get("diagnosis", [])],
             list(d.get("screened", [])),
@@ -261,7 +261,7 @@ class AdviseState:
         return levels_of(self.study)
 
     @property
-    def targets(self) -> dict[str, Any]:
+    def targets(self) -> Targets:
         return {**fairness_targets(self.study), **play_targets(self.study)}
 
     def save(self) -> None:

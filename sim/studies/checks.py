@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from sim.analysis.balance import run_metrics
 from sim.analysis.tuning import target_distance
-from sim.config import StudyConfig
+from sim.config import StudyConfig, Targets
 from sim.metrics import target_band, target_status
 from sim.runs.options import Workers
 from sim.runs.orchestrate import Point, execute
 from sim.runs.storage import RunResult, load_run
 
 
-def verdicts(run: RunResult, targets: dict[str, Any]) -> dict[str, dict]:
+def verdicts(run: RunResult, targets: Targets) -> dict[str, dict]:
     """Every target's estimate, 95% interval, band and verdict on a finished run."""
     table = run_metrics(run.games, run.players, list(targets)).set_index("metric")
     out = {}
@@ -60,7 +59,7 @@ class Checked:
 
 def check(
     study: StudyConfig,
-    targets: dict[str, Any],
+    targets: Targets,
     folder: Path,
     chunk: int,
     workers: Workers,
@@ -72,7 +71,7 @@ def check(
 
 def check_all(
     points: list[tuple[StudyConfig, Path]],
-    targets: dict[str, Any],
+    targets: Targets,
     chunk: int,
     workers: Workers,
     hint: str,

@@ -19,16 +19,15 @@ gives every seat the same turns, or a rule variant. What it can do follows from 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sim import units
-from sim.config import StudyConfig, setting
+from sim.config import Settings, Space, StudyConfig, setting
 from sim.errors import ConfigError
 from sim.studies.deck_parity import resized_boxes
 
 # A change to a study: dotted setting -> its new value ({"deck.princesses": 1}), what
 # `StudyConfig.with_overrides` takes and advice.json's `changes` records.
-Changes = dict[str, Any]
+Changes = Settings
 
 WIDE = (-1, 1, -2, 2)  # copies of one card kind either way, nearest first
 RESIZE_FROM = 3  # deck sizes this many hand cards or more away from the config's
@@ -131,7 +130,7 @@ def fix_candidates(study: StudyConfig) -> list[Changes]:
     return valid
 
 
-def in_space(changes: Changes, space: dict[str, Any] | None) -> bool:
+def in_space(changes: Changes, space: Space | None) -> bool:
     """Does a one-setting change stay in `advise.space` (None: every change does)?"""
     if space is None:
         return True

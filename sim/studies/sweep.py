@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from sim.config import StudyConfig
+from sim.config import Settings, StudyConfig
 from sim.errors import SimError
 from sim.runs.options import Request, Workers
 from sim.runs.paths import check_page, folder_stem
@@ -37,7 +37,7 @@ class SweepResult:
 
     study: StudyConfig
     out_dir: Path
-    points: list[dict[str, Any]]  # {dotted path: value} per point, in sweep order
+    points: list[Settings]  # {dotted path: value} per point, in sweep order
     runs: list[RunResult]
     meta: dict = field(default_factory=dict)
 
@@ -77,7 +77,7 @@ class SweepResult:
     turns = cached_property(lambda self: self._stacked("turns"))
 
 
-def point_label(point: dict[str, Any]) -> str:
+def point_label(point: Settings) -> str:
     """'deck.sprayers=4, hand_size=3' ('base' for the empty point)."""
     if not point:
         return "base"

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.config import StudyConfig, TuneBlock, parse_study, tune_game_problem
+from sim.config import Settings, StudyConfig, TuneBlock, parse_study, tune_game_problem
 from sim.errors import SimError
 from sim.runs.options import Workers
 from sim.runs.orchestrate import chunk_games
@@ -93,7 +93,7 @@ class TuneState:
     def budget(self):
         return self.tune.budget
 
-    def start_point(self) -> dict[str, Any]:
+    def start_point(self) -> Settings:
         """The starting config's value of every setting in the space."""
         base = self.study.to_yaml_dict()
         return {p: _get_dotted(base, p) for p in self.tune.space}

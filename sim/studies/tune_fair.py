@@ -12,10 +12,9 @@ its answer may differ from advise's.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sim.config import StudyConfig
 from sim.errors import ConfigError, SimError
+from sim.runs.storage import Json
 
 TUNE_BY_ADVICE = (
     "every target is a seat's edge between equal players: sim advise's question, so tune"
@@ -62,7 +61,7 @@ def advice_study(study: StudyConfig, budget: int | None = None) -> StudyConfig:
     """The advise study that asks tune's question: one level (the line-up's player), tune's
     space and seat targets, and tune's budget (or `budget`) for every game it plays."""
     raw = study.to_yaml_dict()
-    tune: dict[str, Any] = raw["tune"]
+    tune: Json = raw["tune"]
     advise = {k: v for k, v in study.advise.to_yaml().items() if k != "calibrated"}
     advise.update(
         levels=[study.seats[0].to_dict()],

@@ -33,10 +33,10 @@ import pandas as pd
 from sim.analysis.paired import metric_points
 from sim.analysis.tuning import target_distance, target_misses
 from sim.analysis.values import game_values
-from sim.config import StudyConfig, tune_game_problem, tune_values
+from sim.config import Settings, Space, StudyConfig, Targets, tune_game_problem, tune_values
 from sim.metrics import metric, needs
 from sim.runs.orchestrate import Point, execute
-from sim.runs.storage import RunResult, load_run
+from sim.runs.storage import Json, RunResult, load_run
 
 ETA = 3  # successive halving: keep a third, give them three times the games
 # Rungs per round: `first` games, then ETA times as many for the best third. A third rung
@@ -60,8 +60,8 @@ class TuneCandidate:
 
     id: int
     round: int
-    params: dict[str, Any]
-    changes: dict[str, Any]
+    params: Settings
+    changes: Settings
     size: int
     games: int = 0
     values: dict[str, float] = field(default_factory=dict)
@@ -70,15 +70,15 @@ class TuneCandidate:
     fits: bool = False
     inert: bool = False  # plays the start's very games
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TuneCandidate:
+    def from_json(cls, data: Json) -> TuneCandidate:
         return cls(**data)
 
 
-def neighbours(start: dict[str, Any], space: dict[str, Any]) -> list[dict[str, Any]]:
+def neighbours(start: Settings, space: Space) -> list[Settings]:
     """Every one-setting move of the start within the space, nearest first: each setting
     one and two steps either way (the nearest two values when the start lies outside)."""
     out = []
@@ -96,12 +96,12 @@ def neighbours(start: dict[str, Any], space: dict[str, Any]) -> list[dict[str, A
     return out
 
 
-def changes(params: dict[str, Any], start: dict[str, Any]) -> dict[str, Any]:
+def changes(params: Settings, start: Settings) -> Settings:
     """The settings of a candidate that differ from the start's."""
     return {p: v for p, v in params.items() if v != start.get(p)}
 
 
-def size(moved: dict[str, Any], start: dict[str, Any], space: dict[str, Any]) -> int:
+def size(moved: Settings, start: Settings, space: Space) -> int:
     """How far a candidate moves from the start: the steps of each changed setting along its
     values (a choice, or a start outside the space: one step), summed."""
     total = 0
@@ -115,7 +115,7 @@ def size(moved: dict[str, Any], start: dict[str, Any], space: dict[str, Any]) ->
     return total
 
 
-def fits(values: dict[str, float], targets: dict[str, Any]) -> bool:
+def fits(values: dict[str, float], targets: Targets) -> bool:
     """Every point estimate inside its band (no interval: the search only ranks)."""
     return all(z <= 1 for z in target_misses(values, targets).values())
 
@@ -150,7 +150,7 @@ def same_games(a: RunResult, b: RunResult) -> bool:
     return True
 
 
-def apply_point(study: StudyConfig, params: dict[str, Any]) -> StudyConfig:
+def apply_point(study: StudyConfig, params: Settings) -> StudyConfig:
     """The study with a candidate's settings, no tune block (ready to run)."""
     return study.with_overrides(tune=None, sweep=None, **params)
 
@@ -231,7 +231,7 @@ def mark_inert(state) -> list[str]:
 # ---------------------------------------------------------------- larger moves (TPE)
 
 
-def ask(state, n: int, seed: int, space: dict[str, Any]) -> list[dict]:
+def ask(state, n: int, seed: int, space: Space) -> list[dict]:
     """n new, valid, untried points of `space` from TPE, rebuilt from every candidate so far
     (inert settings held at the start's value)."""
     import optuna
@@ -275,7 +275,7 @@ def ask(state, n: int, seed: int, space: dict[str, Any]) -> list[dict]:
     return out
 
 
-def in_space(params: dict[str, Any], space: dict[str, Any]) -> bool:
+def in_space(params: Settings, space: Space) -> bool:
     """Does a point lie in the space (inside each range, among each setting's choices)?"""
     for path, spec in space.items():
         v = params.get(path)

@@ -12,8 +12,9 @@ import numpy as np
 from sim import units
 from sim.analysis.findings import metric_interval
 from sim.analysis.tuning import pareto_front, target_misses
-from sim.config import StudyConfig, describe_changes
+from sim.config import Settings, StudyConfig, describe_changes
 from sim.metrics import describe_target
+from sim.runs.storage import Json
 from sim.studies import tune_search as S
 from sim.studies.checks import Checked
 
@@ -36,8 +37,8 @@ class TuneRow:
     selection, or the chosen one confirmed. study.json and tune.json keep `to_json()`."""
 
     label: str
-    params: dict[str, Any]
-    changes: dict[str, Any]
+    params: Settings
+    changes: Settings
     checked: Checked
 
     @property
@@ -56,12 +57,12 @@ class TuneRow:
     def targets(self) -> dict[str, dict]:
         return self.checked.targets
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         about = {"label": self.label, "params": self.params, "changes": self.changes}
         return {**about, **self.checked.to_json()}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> TuneRow:
+    def from_json(cls, d: Json) -> TuneRow:
         checked = Checked(d["targets"], d["met"], d["distance"], d["games"], d["seed"])
         return cls(d["label"], d["params"], d["changes"], checked)
 
@@ -76,7 +77,7 @@ class TuneResults:
     chosen: str | None = None
     confirmation: TuneRow | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         return {
             "start": self.start.to_json() if self.start else None,
             "selection": [r.to_json() for r in self.selection],
@@ -85,7 +86,7 @@ class TuneResults:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> TuneResults:
+    def from_json(cls, d: Json) -> TuneResults:
         def row(x):
             return TuneRow.from_json(x) if x else None
 
