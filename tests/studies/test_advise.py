@@ -11,7 +11,6 @@ import yaml
 from cli_helpers import one_error, sim_cli
 from page_helpers import check_fits, lead_of, measure
 
-from sim.config import load_study
 from sim.studies.fix_candidates import fix_candidates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,27 +78,6 @@ def test_the_advice_says_what_a_fix_does_to_every_seat_and_level(base_advice):
     assert set(data["seeds"]) == {"diagnose", "screen", "select", "confirm"}
     # every change tried is accounted for: a finalist, or why it dropped out
     assert all(r["dropped"] or r["games"] for r in data["screened"])
-
-
-def test_the_screen_starts_where_the_problems_are_and_goes_on_at_every_level(base_advice):
-    """The first rung plays every live change at the levels with a problem only; the changes
-    it keeps play on at every level (a change can move a problem to a level that had none)."""
-    from sim.studies.advise import rungs, screen_cost
-    from sim.studies.advise_state import is_problem
-
-    data, _, tmp = base_advice
-    meta = json.loads((tmp / "a" / "study.json").read_text())
-    where = {data["levels"].index(c["level"]) for c in data["problems"] if is_problem(c)}
-    every = set(range(len(data["levels"])))
-    assert where and where < every  # the base game: a problem at greedy, none at random
-    played = [{int(i) for i in c["games"]} for c in meta["candidates"] if c["games"]]
-    assert all(p in (where, every) for p in played)
-    assert where in played and every in played
-    # the budget's sum of the race: the first rung at the problem levels, then every level
-    a = load_study(BASE).advise
-    (g1, k1), (g2, _) = rungs(a, 30)
-    assert screen_cost(a, 30, 3) == 30 * 3 * g1 + k1 * 3 * (g2 - g1)
-    assert screen_cost(a, 30, 3, 1) == 30 * g1 + k1 * ((g2 - g1) + 2 * g2)
 
 
 def test_the_advice_page_opens_with_the_answer(base_advice):
