@@ -67,21 +67,19 @@ def test_the_lead_fix_is_right_and_the_same_on_any_seed(tmp_path):
     assert max(by_change, by_group, by_set) >= 4, report
 
 
-BROKEN = Path(__file__).resolve().parent / "configs" / "one_broken.yaml"
+BROKEN = Path(__file__).resolve().parent / "configs" / "one_princess_too_many.yaml"
 SAME_TURNS = "every seat takes the same turns"
 
 
 @pytest.mark.slow
 def test_one_broken_setting_is_found_and_fixed_at_three_players(tmp_path):
-    """Three players, one NW box card too many: seat 0 takes an extra turn. Brute-force
-    truth (`python -m sim.bench.advise_truth tests/studies/configs/one_broken.yaml`, every
-    one of 66 changes at every level on 8,000 games of seed + 1000): the start's worst
-    seat-level edge 2.86 pp, just outside the ±2.5 pp band; the change back (NW 7 → 6)
-    1.85 pp; 13 changes below 1.86 pp, every one of them giving every seat the same turns
-    (one card fewer, or two more at three players); toys, spray bottles and rules 2.6-6.0 pp.
-    At three seeds the lead must give every seat the same turns and, checked beside the start
-    on 8,000 fresh games, put every seat-level inside the band with a worst edge below the
-    start's."""
+    """The base deck at three players: its two Princesses are one too many there (seat 0
+    takes an extra turn). Brute-force truth (`python -m sim.bench.advise_truth
+    tests/studies/configs/one_princess_too_many.yaml`: every one of its one-setting changes
+    at every level on 8,000 games) is quoted in the closing note of the stop that added this
+    test. At three seeds the lead must be not fair, its fix must give every seat the same
+    turns and, checked beside the start on 8,000 fresh games, have a worst seat-level edge of
+    at most 3.0 pp and at least 1 pp below the start's."""
     study = load_study(BROKEN)
     start = worst_edge(study, {}, CHECK_GAMES, CHECK_SEED)
     report = []
@@ -95,5 +93,5 @@ def test_one_broken_setting_is_found_and_fixed_at_three_players(tmp_path):
         report.append(f"seed {seed}: {text.splitlines()[1].strip()} | check: worst"
                       f" {100 * worst:.2f} pp, start {100 * start:.2f} pp")  # fmt: skip
         assert fix["group"].endswith(SAME_TURNS), report[-1]
-        assert worst <= 0.025 and worst < start, report[-1]
+        assert worst <= 0.030 and worst <= start - 0.010, report[-1]
     print("\n".join(report))
