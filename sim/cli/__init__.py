@@ -24,6 +24,14 @@ BUG_REPORT = (
 )
 
 
+# The commands that work for a while: each says something at least every ~10 s
+# (`sim.runs.pulse`); the others play at the terminal, serve a table or check a file.
+WORKING = frozenset(
+    {"run", "report", "compare", "sweep", "value", "ladder", "luck", "turns", "tune", "advise",
+     "calibrate", "replay", "bench"}
+)  # fmt: skip
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised where Ctrl-C would be: a run stops the same way."""
 
@@ -41,7 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
-        return getattr(commands, args.command)(args)  # the study commands are in it too
+        if args.command not in WORKING:  # a game at the terminal, a web table, a quick check
+            return getattr(commands, args.command)(args)
+        from sim.runs.pulse import pulse
+
+        with pulse(f"sim {args.command}", quiet=bool(getattr(args, "quiet", False))):
+            return getattr(commands, args.command)(args)  # the study commands are in it too
     except SimError as exc:
         return _error(str(exc))
     except KeyboardInterrupt as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
 from sim.errors import SimError
+from sim.runs import pulse
 from sim.runs.paths import check_output_path
 from sim.units import plural
 
@@ -202,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
     print("".join(f"  {line}\n" for line in stop_lines(stopped_record(result.meta))), end="")
     print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if not args.no_report:
+        pulse.doing("building the page")
         print("\n".join(publish(result, args.report, args.force, True, args.quiet)))
     return 0
 
@@ -210,6 +212,7 @@ def report(args: argparse.Namespace) -> int:
     """`sim report FOLDER`: rebuild the page of a run, sweep, comparison, tune, value,
     ladder or luck folder (and a run's summary.json)."""
     folder = Path(args.run_dir)
+    pulse.doing("building the page")
     if (folder / "study.json").exists():  # a study folder: its page renders its files
         from sim.report.tune_report import build_folder_report
 

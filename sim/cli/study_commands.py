@@ -12,6 +12,7 @@ from pathlib import Path
 from sim.cli.parser import check_count, check_resume, load_config, options
 from sim.config.limits import MAX_GAMES, MAX_REPLAYS, MAX_SCAN_GAMES, MIN_LUCK
 from sim.errors import SimError
+from sim.runs import pulse
 from sim.runs.paths import FIGURE_MARK, check_output_path
 from sim.units import plural
 
@@ -21,6 +22,7 @@ from sim.units import plural
 def _said(lines: list[str], args: argparse.Namespace, page: Callable[[], Path]) -> int:
     """Print a study's lines and, unless --no-report, write its page (`page()`) and say where."""
     if not args.no_report:
+        pulse.doing("building the page")
         lines.append(f"report: {page()}")
     print("\n".join(lines))
     return 0
@@ -42,6 +44,7 @@ def sweep(args: argparse.Namespace) -> int:
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
     result = run_sweep(study, request, workers)
+    pulse.doing("summarising every point")
     stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
     write_points(result, stats)
     lines = [
@@ -103,6 +106,7 @@ def _compared(result, request, args: argparse.Namespace) -> int:
     from sim.studies.leads import compare_lead
     from sim.studies.outputs import write_differences
 
+    pulse.doing("comparing the two configs' games")
     table = compare_runs(
         result.a,
         result.b,
@@ -330,6 +334,7 @@ def value(args: argparse.Namespace) -> int:
     _games_ok(args.games)
     request, workers = options(args)
     result = run_value(_given(args), request, workers)
+    pulse.doing("valuing each option and card")
     head, lines = write_value_files(result)
     text = [
         f"{result.study.name}: {len(result.points)} points on shared seeds -> {result.out_dir}",
@@ -354,6 +359,7 @@ def ladder(args: argparse.Namespace) -> int:
     _games_ok(args.games)
     request, workers = options(args)
     result = run_ladder(_given(args), request, workers)
+    pulse.doing("rating each rung")
     verdict = write_ladder_files(result)
     head = f"{result.study.name}: {len(result.matches)} matches on shared seeds -> {result.out_dir}"
     text = [head, f"  {ladder_lead(result)}", *ladder_lines(result.steps, result.ratings), verdict]
@@ -372,6 +378,7 @@ def luck(args: argparse.Namespace) -> int:
     check_count("--replays", args.replays, MIN_LUCK, MAX_REPLAYS)  # ... and one within, 2 replays
     request, workers = options(args)
     result = run_luck(_given(args), request, workers, deals=args.deals, replays=args.replays)
+    pulse.doing("splitting skill from luck")
     lines = write_luck_files(result)
     text = [
         f"{result.study.name}: luck gauge -> {result.out_dir}",
@@ -419,6 +426,7 @@ def calibrate(args: argparse.Namespace) -> int:
     out_dir = fresh_dir(Path(args.out) if args.out else None, stem, None)
     say(f"replaying {plural(len(games), 'game')} through the engine")
     choices = logged_choices(games, args.seats, say)
+    pulse.doing("fitting the players' decisions")
     result = fit(
         choices,
         holdout=args.holdout,

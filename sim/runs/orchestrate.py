@@ -34,6 +34,7 @@ from sim import specs
 from sim.analysis.values import game_values
 from sim.config import StudyConfig
 from sim.errors import SimError, one_line, os_problem
+from sim.runs import pulse
 from sim.runs.options import ALL_CORES, Workers
 from sim.runs.parallel import (
     WorkerDied,
@@ -356,6 +357,7 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
     bar = progress_bar(total, done, workers.quiet)
     detail = None if watch is None else (lambda: watch.progress(force=True))
     beat = None if bar is not None or workers.quiet else Heartbeat(total, done, detail)
+    pulse.progress(done, total)  # what a silence says (`sim.runs.pulse`)
     seat0: list[float] = []
     columns = None if watch is None else watch.until.columns()
     here = workers.backend != "dask" and resolve_jobs(workers.jobs, len(todo)) == 1
@@ -382,6 +384,7 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
                 write_chunk(points[i].folder, first, parts)
                 save_moments(points[i].folder, first, moments)
             played += count
+            pulse.progress(done + played, total)
             if watch is not None:
                 watch.add(i, first, count, watched)
             if bar is not None:
@@ -402,6 +405,7 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
             results.close()
         if bar is not None:
             bar.close()
+        pulse.doing("reading the games it played")
     return played
 
 
