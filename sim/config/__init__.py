@@ -23,7 +23,7 @@ from sim.config.blocks import (
     rung_label,
     rung_seat,
 )
-from sim.config.keys import Settings, Space, Targets, merge_settings, parse_override
+from sim.config.keys import Json, Settings, Space, Targets, merge_settings, parse_override
 from sim.config.limits import MAX_GAMES
 from sim.config.load import (
     apply_sets,
@@ -58,6 +58,7 @@ __all__ = [
     "MAX_GAMES",
     "Deck",
     "GameConfig",
+    "Json",
     "LadderBlock",
     "LuckBlock",
     "Rules",

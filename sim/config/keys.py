@@ -23,6 +23,7 @@ from sim.walls import canonical, parse_walls
 Settings = dict[str, Any]  # dotted game setting -> value: a change, a point of a space
 Space = dict[str, Any]  # dotted game setting -> [lo, hi] or {"choices": [...]}
 Targets = dict[str, Any]  # metric name -> its target ({value, within} or [lo, hi])
+Json = dict[str, Any]  # a record as a folder keeps it (study.json, tune.json, advice.json)
 
 
 def merge_settings(parent: Mapping, child: Mapping, at: tuple = ()) -> dict:

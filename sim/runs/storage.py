@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from queue import Empty, SimpleQueue
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -341,9 +340,6 @@ def _write_bytes(path: Path, data: bytes | pa.Buffer) -> None:
 def write_text(path: Path, text: str) -> None:
     """Write a text file (UTF-8) atomically (a temporary file, then a rename)."""
     _write_bytes(Path(path), text.encode("utf-8"))
-
-
-Json = dict[str, Any]  # a record as a folder keeps it (study.json, tune.json, advice.json)
 
 
 def write_json(path: Path, data: dict) -> None:

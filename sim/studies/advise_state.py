@@ -12,10 +12,10 @@ from typing import Any
 
 from sim.analysis.turn_split import from_turns
 from sim.analysis.whole_game import Cell, WholeGame
-from sim.config import NO_BLOCKS, Settings, StudyConfig, Targets, rung_label, rung_seat
+from sim.config import NO_BLOCKS, Json, Settings, StudyConfig, Targets, rung_label, rung_seat
 from sim.metrics import FAIR_BAND, target_band
 from sim.runs.paths import STUDY_FILE
-from sim.runs.storage import Json, write_json
+from sim.runs.storage import write_json
 from sim.studies.checks import Checked
 from sim.version import ENGINE_VERSION
 

@@ -12,9 +12,8 @@ its answer may differ from advise's.
 
 from __future__ import annotations
 
-from sim.config import StudyConfig
+from sim.config import Json, StudyConfig
 from sim.errors import ConfigError, SimError
-from sim.runs.storage import Json
 
 TUNE_BY_ADVICE = (
     "every target is a seat's edge between equal players: sim advise's question, so tune"

@@ -33,10 +33,10 @@ import pandas as pd
 from sim.analysis.paired import metric_points
 from sim.analysis.tuning import target_distance, target_misses
 from sim.analysis.values import game_values
-from sim.config import Settings, Space, StudyConfig, Targets, tune_game_problem, tune_values
+from sim.config import Json, Settings, Space, StudyConfig, Targets, tune_game_problem, tune_values
 from sim.metrics import metric, needs
 from sim.runs.orchestrate import Point, execute
-from sim.runs.storage import Json, RunResult, load_run
+from sim.runs.storage import RunResult, load_run
 
 ETA = 3  # successive halving: keep a third, give them three times the games
 # Rungs per round: `first` games, then ETA times as many for the best third. A third rung

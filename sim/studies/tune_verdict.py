@@ -12,9 +12,8 @@ import numpy as np
 from sim import units
 from sim.analysis.findings import metric_interval
 from sim.analysis.tuning import pareto_front, target_misses
-from sim.config import Settings, StudyConfig, describe_changes
+from sim.config import Json, Settings, StudyConfig, describe_changes
 from sim.metrics import describe_target
-from sim.runs.storage import Json
 from sim.studies import tune_search as S
 from sim.studies.checks import Checked
 
