@@ -1,5 +1,5 @@
 """`sim advise` against brute-force truth (slow, opt-in: `-m slow`): the base game at five
-seeds, and a config with one broken setting at three players at three.
+seeds, and a config with one broken setting (one box card too many) at three.
 
 At five seeds the advice is run at its defaults; every lead fix is then played at every
 level on 8,000 games of a seed no advice used, beside the start on the same games: its worst
@@ -67,19 +67,19 @@ def test_the_lead_fix_is_right_and_the_same_on_any_seed(tmp_path):
     assert max(by_change, by_group, by_set) >= 4, report
 
 
-BROKEN = Path(__file__).resolve().parent / "configs" / "one_princess_too_many.yaml"
+BROKEN = Path(__file__).resolve().parent / "configs" / "one_box_too_many.yaml"
 SAME_TURNS = "every seat takes the same turns"
 
 
 @pytest.mark.slow
-def test_one_broken_setting_is_found_and_fixed_at_three_players(tmp_path):
-    """The base deck at three players: its two Princesses are one too many there (seat 0
-    takes an extra turn). Brute-force truth (`python -m sim.bench.advise_truth
-    tests/studies/configs/one_princess_too_many.yaml`: every one of its one-setting changes
-    at every level on 8,000 games) is quoted in the closing note of the stop that added this
-    test. At three seeds the lead must be not fair, its fix must give every seat the same
-    turns and, checked beside the start on 8,000 fresh games, have a worst seat-level edge of
-    at most 3.0 pp and at least 1 pp below the start's."""
+def test_one_broken_setting_is_found_and_fixed(tmp_path):
+    """Four players with one Princess take the same turns; one NW box card too many gives
+    seat 0 an extra turn (`configs/one_box_too_many.yaml`). Brute-force truth (`python -m
+    sim.bench.advise_truth tests/studies/configs/one_box_too_many.yaml`: every one-setting
+    change at every level on 8,000 games) is quoted in the closing note of the stop that
+    added this test. At three seeds the advice must find it not fair, lead with a fix that
+    gives every seat the same turns and, checked beside the start on 8,000 fresh games, has
+    a worst seat-level edge of at most 3.0 pp and at least 1 pp below the start's."""
     study = load_study(BROKEN)
     start = worst_edge(study, {}, CHECK_GAMES, CHECK_SEED)
     report = []
