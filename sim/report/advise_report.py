@@ -4,7 +4,6 @@ and how the game plays. It renders `advice.json`'s data: nothing here plays or d
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -13,9 +12,8 @@ from markupsafe import Markup
 
 from sim import units
 from sim.analysis.advice_words import advice_summary, people_line, play_text
-from sim.report.html import render_template, table, text
-from sim.runs.paths import check_report_path, page_path
-from sim.runs.storage import write_text
+from sim.report.html import table, text, write_page
+from sim.runs.paths import page_path
 from sim.studies.advice import Advice
 from sim.studies.tune_fair import TUNE_BY_ADVICE
 
@@ -136,10 +134,13 @@ def _play_table(data: dict) -> Markup:
 
 def build_advise_report(result: Advice, out_path=None, force: bool = False) -> Path:
     """Write the `sim advise` page (default reports/<name>-advise.html) and return its path."""
-    t0 = time.perf_counter()
+    kind = result.data.get("asked_by", "advise")  # "tune": its fairness question, advise's
+    where = page_path(kind, result.state.study, out_path)
+    return write_page(where, force, "advise.html.j2", lambda: _advise_page(result, kind))
+
+
+def _advise_page(result: Advice, kind: str) -> dict:
     data, study = result.data, result.state.study
-    kind = data.get("asked_by", "advise")  # "tune": its fairness question, advise's engine
-    out = check_report_path(page_path(kind, study, out_path), force)
     games = data["games"]
     spent = ", ".join(f"{k} {v:,}" for k, v in games.items() if k not in ("total", "budget"))
     sections = [
@@ -193,6 +194,4 @@ def build_advise_report(result: Advice, out_path=None, force: bool = False) -> P
         "sections": [s for s in sections if s.get("table") is not None],
         "config": yaml.safe_dump(study.to_yaml_dict(), sort_keys=False),
     }
-    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    write_text(out, render_template("advise.html.j2", context))
-    return out
+    return context

@@ -7,7 +7,6 @@ sentences from `sim.analysis.findings`.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +20,7 @@ from sim.analysis.findings import lead
 from sim.config.yamlio import dump_yaml
 from sim.report.causal_report import interval_bars
 from sim.report.figures import to_svg
-from sim.report.html import render_template, table
-from sim.runs.paths import check_report_path
-from sim.runs.storage import write_text
+from sim.report.html import table, write_page
 from sim.studies.calibrate import Calibration, GroupFit, flow_spec
 
 
@@ -165,8 +162,10 @@ def build_calibrate_report(
     result: Calibration, out: Path, folder: Path, about: dict, force: bool = False
 ) -> Path:
     """Write the page of a calibration to `out` (checked like every report path)."""
-    t0 = time.perf_counter()
-    out = check_report_path(out, force)
+    return write_page(out, force, "causal.html.j2", lambda: _calibrate_page(result, folder, about))
+
+
+def _calibrate_page(result: Calibration, folder: Path, about: dict) -> dict:
     g = result.pooled
     block = escape(dump_yaml(g.spec).strip())
     seat = {
@@ -216,7 +215,5 @@ def build_calibrate_report(
         ],
         "sections": sections,
         "config": "\n".join(about.get("studies_yaml", [])),
-        "build_s": f"{time.perf_counter() - t0:.1f}",
     }
-    write_text(out, render_template("causal.html.j2", context))
-    return out
+    return context

@@ -5,7 +5,6 @@ figures inline as SVG. The numbers come from `sim.analysis.restricted` and
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +19,8 @@ from sim.analysis.findings import ablation_change, luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.errors import SimError
 from sim.report.figures import pp_formatter, styled, to_svg
-from sim.report.html import render_template, table
-from sim.runs.paths import check_report_path, page_path
-from sim.runs.storage import write_text
+from sim.report.html import table, write_page
+from sim.runs.paths import page_path
 from sim.studies.ladder import LadderResult, load_ladder
 from sim.studies.leads import ladder_lead, luck_lead, value_lead
 from sim.studies.luck import LuckResult, load_luck
@@ -83,13 +81,17 @@ def _svg(fig: Figure, key: str) -> Markup:
     return Markup(to_svg(fig, key))
 
 
-def _page(out: Path, t0: float, study, **context) -> Path:
-    """Write one page of the causal template: its context, the study as YAML, the build time."""
-    context.setdefault("sets", list(study.sets))
-    context["config"] = yaml.safe_dump(study.to_yaml_dict(), sort_keys=False)
-    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    write_text(out, render_template("causal.html.j2", context))
-    return out
+def _page(kind: str, study, out_path, force: bool, context) -> Path:
+    """Write one page of the causal template (`write_page`): `context()`, the study's
+    `--set` changes and the study as YAML."""
+
+    def filled() -> dict:
+        page = context()
+        page.setdefault("sets", list(study.sets))
+        page["config"] = yaml.safe_dump(study.to_yaml_dict(), sort_keys=False)
+        return page
+
+    return write_page(page_path(kind, study, out_path), force, "causal.html.j2", filled)
 
 
 # ---------------------------------------------------------------- sim value
@@ -97,15 +99,14 @@ def _page(out: Path, t0: float, study, **context) -> Path:
 
 def build_value_report(result: ValueResult, out_path=None, force: bool = False) -> Path:
     """Write the `sim value` page: option values (sorted bars), the table, the ablation."""
-    t0 = time.perf_counter()
-    out = check_report_path(page_path("value", result.study, out_path), force)
+    return _page("value", result.study, out_path, force, lambda: _value_page(result))
+
+
+def _value_page(result: ValueResult) -> dict:
     v, a = result.values, result.ablation
     head, lines = value_verdict(v, result.seat, result.study.seats[result.seat].label)
     sections = _value_sections(v) + _ablation_sections(a)
-    return _page(
-        out,
-        t0,
-        result.study,
+    return dict(
         title=f"{result.study.name}: what each option is worth",
         lead=value_lead(result),
         command="sim value",
@@ -215,13 +216,12 @@ def _ablation_sections(a) -> list[dict]:
 
 def build_ladder_report(result: LadderResult, out_path=None, force: bool = False) -> Path:
     """Write the `sim ladder` page: ratings, the steps heads-up and at the table size."""
-    t0 = time.perf_counter()
-    out = check_report_path(page_path("ladder", result.study, out_path), force)
+    return _page("ladder", result.study, out_path, force, lambda: _ladder_page(result))
+
+
+def _ladder_page(result: LadderResult) -> dict:
     sections = [_ratings_section(result.ratings), _steps_section(result.steps)]
-    return _page(
-        out,
-        t0,
-        result.study,
+    return dict(
         title=f"{result.study.name}: skill ladder",
         lead=ladder_lead(result),
         command="sim ladder",
@@ -321,8 +321,10 @@ def _steps_section(s) -> dict:
 
 def build_luck_report(result: LuckResult, out_path=None, force: bool = False) -> Path:
     """Write the `sim luck` page: the deal's share of the variance per policy."""
-    t0 = time.perf_counter()
-    out = check_report_path(page_path("luck", result.study, out_path), force)
+    return _page("luck", result.study, out_path, force, lambda: _luck_page(result))
+
+
+def _luck_page(result: LuckResult) -> dict:
     t = result.table
     labels = [
         f"{p} · {'win' if o == 'win_share' else 'lead'}"
@@ -360,10 +362,7 @@ def build_luck_report(result: LuckResult, out_path=None, force: bool = False) ->
             " the best other seat's).",
         }
     ]
-    return _page(
-        out,
-        t0,
-        result.study,
+    return dict(
         title=f"{result.study.name}: luck gauge",
         lead=luck_lead(result),
         command="sim luck",

@@ -6,6 +6,7 @@ Cells are written by `sim.units` (shares in %, differences in pp, plain numbers)
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from markupsafe import Markup
 from sim import units
 from sim.analysis.findings import metric_interval
 from sim.report import figures as F
-from sim.runs.paths import REPORT_MARK
+from sim.runs import pulse
+from sim.runs.paths import REPORT_MARK, check_report_path
+from sim.runs.storage import write_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -30,6 +33,19 @@ def render_template(name: str, context: dict) -> str:
     return env.get_template(name).render(
         report_mark=Markup(REPORT_MARK), glossary=GLOSSARY, **context
     )
+
+
+def write_page(where: Path, force: bool, template: str, context: Callable[[], dict]) -> Path:
+    """Every study page's scaffold: refuse a path it may not write before any work
+    (`check_report_path`), build the context, stamp its build time, fill the template and
+    write the page atomically (a full disk leaves the old page, not half a new one)."""
+    t0 = time.perf_counter()
+    out = check_report_path(where, force)
+    pulse.doing("building the page")
+    filled = context()
+    filled["build_s"] = f"{time.perf_counter() - t0:.1f}"
+    write_text(out, render_template(template, filled))
+    return out
 
 
 Col = tuple[str, Callable[[dict], str]]

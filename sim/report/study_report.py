@@ -6,7 +6,6 @@ no network. The numbers come from `sim.analysis.paired`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,11 +32,11 @@ from sim.config import dump_yaml
 from sim.errors import SimError
 from sim.report import study_figures as SF
 from sim.report.figures import to_svg
-from sim.report.html import keep_together, render_template, table, text
+from sim.report.html import keep_together, table, text, write_page
 from sim.report.run_report import runtime
 from sim.runs.partials import stream_runs
-from sim.runs.paths import STUDY_FILE, check_report_path, page_path
-from sim.runs.storage import read_json, write_text
+from sim.runs.paths import STUDY_FILE, page_path
+from sim.runs.storage import read_json
 from sim.studies.compare import CompareResult, load_compare
 from sim.studies.leads import compare_lead, sweep_lead
 from sim.studies.sweep import SweepResult, load_sweep
@@ -60,11 +59,6 @@ def _svg(fig, key: str) -> Markup:
     return Markup(to_svg(fig, key))
 
 
-def _write(out: Path, html: str) -> Path:
-    write_text(out, html)  # atomic: a full disk leaves the old page, not half a new one
-    return out
-
-
 # ---------------------------------------------------------------- sweeps
 
 
@@ -78,14 +72,15 @@ def build_sweep_report(
 
     Default path: the study's report.path, else reports/<name>-sweep.html.
     """
-    t0 = time.perf_counter()
     if not isinstance(result, SweepResult):
         result = load_sweep(result)
-    out = check_report_path(page_path("sweep", result.study, out_path), force)
-    stats = stats or sweep_result_stats(result, streamed=stream_runs(result.runs))
-    context = sweep_context(result, stats)
-    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    return _write(out, render_template("study_sweep.html.j2", context))
+
+    def context() -> dict:
+        streamed = stream_runs(result.runs)
+        return sweep_context(result, stats or sweep_result_stats(result, streamed=streamed))
+
+    where = page_path("sweep", result.study, out_path)
+    return write_page(where, force, "study_sweep.html.j2", context)
 
 
 def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
@@ -242,12 +237,13 @@ def build_compare_report(
 
     Default path: reports/compare-<A>-<B>.html.
     """
-    t0 = time.perf_counter()
     if not isinstance(result, CompareResult):
         result = load_compare(result)
-    out = check_report_path(page_path("compare", given=out_path, labels=result.labels), force)
-    if table_ is None:
-        table_ = compare_runs(
+
+    def context() -> dict:
+        if table_ is not None:
+            return compare_context(result, table_)
+        compared = compare_runs(
             result.a,
             result.b,
             labels=result.labels,
@@ -255,9 +251,10 @@ def build_compare_report(
             primary=result.studies[0].primary,
             streamed=stream_runs([result.a, result.b], unpaired=True),
         )
-    context = compare_context(result, table_)
-    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    return _write(out, render_template("study_compare.html.j2", context))
+        return compare_context(result, compared)
+
+    where = page_path("compare", given=out_path, labels=result.labels)
+    return write_page(where, force, "study_compare.html.j2", context)
 
 
 def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:

@@ -4,7 +4,6 @@ search trace, each parameter's effect, and the Pareto set."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -18,10 +17,10 @@ from sim.metrics import describe_target
 from sim.report import causal_report
 from sim.report import tune_figures as TF
 from sim.report.figures import to_svg
-from sim.report.html import render_template, table, text
+from sim.report.html import table, text, write_page
 from sim.report.study_report import build_study_report, config_diff
-from sim.runs.paths import STUDY_FILE, check_report_path, page_path
-from sim.runs.storage import read_json, write_text
+from sim.runs.paths import STUDY_FILE, page_path
+from sim.runs.storage import read_json
 from sim.studies.leads import tune_lead
 from sim.units import pct
 
@@ -32,17 +31,13 @@ def build_tune_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
     """Write the page of a finished tune folder; default path reports/<name>-tune.html."""
-    t0 = time.perf_counter()
     folder = Path(folder)
     if not (folder / TUNE_FILE).exists():
         raise SimError(f"{folder}: tuning not finished (no {TUNE_FILE}); sim tune --resume it")
     meta, verdict = read_json(folder / STUDY_FILE), read_json(folder / TUNE_FILE)
-    context = tune_context(folder, meta, verdict)
-    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
     study = parse_study(meta["config"], str(folder / STUDY_FILE))
-    out = check_report_path(page_path("tune", study, out_path), force)
-    write_text(out, render_template("tune.html.j2", context))  # atomic
-    return out
+    where = page_path("tune", study, out_path)
+    return write_page(where, force, "tune.html.j2", lambda: tune_context(folder, meta, verdict))
 
 
 def build_folder_report(
