@@ -71,27 +71,34 @@ BROKEN = Path(__file__).resolve().parent / "configs" / "one_box_too_many.yaml"
 SAME_TURNS = "every seat takes the same turns"
 
 
+KNOWN_FIX = {"deck.boxes.NW": 6}  # the card too many, back
+
+
 @pytest.mark.slow
 def test_one_broken_setting_is_found_and_fixed(tmp_path):
     """Four players with one Princess take the same turns; one NW box card too many gives
     seat 0 an extra turn (`configs/one_box_too_many.yaml`). Brute-force truth (`python -m
-    sim.bench.advise_truth tests/studies/configs/one_box_too_many.yaml`: every one-setting
-    change at every level on 8,000 games) is quoted in the closing note of the stop that
-    added this test. At three seeds the advice must find it not fair, lead with a fix that
-    gives every seat the same turns and, checked beside the start on 8,000 fresh games, has
-    a worst seat-level edge of at most 3.0 pp and at least 1 pp below the start's."""
+    sim.bench.advise_truth tests/studies/configs/one_box_too_many.yaml`, every one of 66
+    changes at every level on 8,000 games): the start's worst seat-level edge 3.18 pp, outside
+    the ±2.5 pp band but near it; the known fix (NW 7 → 6) 2.44 pp; one Princess fewer 1.31
+    pp, the best. At three seeds the advice must not call the game fair, must trace the edge
+    to the turn order, and must lead with a change that gives every seat the same turns and,
+    checked beside the start and the known fix on 8,000 fresh games, is below the start and
+    at most 0.5 pp above the known fix."""
     study = load_study(BROKEN)
     start = worst_edge(study, {}, CHECK_GAMES, CHECK_SEED)
+    known = worst_edge(study, KNOWN_FIX, CHECK_GAMES, CHECK_SEED)
     report = []
     for seed in SEEDS[:3]:
         out = tmp_path / f"s{seed}"
         text = sim_cli("advise", BROKEN, "--seed", seed, "--out", out, "--no-report", "--quiet")
         data = json.loads((out / "advice.json").read_text())
-        assert data["status"] == "not fair" and data["turn_driven"], text
+        assert data["status"] != "fair" and data["turn_driven"], text
         fix = data["answer"]["fixes"][0]
         worst = worst_edge(study, fix["changes"], CHECK_GAMES, CHECK_SEED)
         report.append(f"seed {seed}: {text.splitlines()[1].strip()} | check: worst"
-                      f" {100 * worst:.2f} pp, start {100 * start:.2f} pp")  # fmt: skip
+                      f" {100 * worst:.2f} pp, known fix {100 * known:.2f} pp, start"
+                      f" {100 * start:.2f} pp")  # fmt: skip
         assert fix["group"].endswith(SAME_TURNS), report[-1]
-        assert worst <= 0.030 and worst <= start - 0.010, report[-1]
+        assert worst < start and worst <= known + 0.005, report[-1]
     print("\n".join(report))
