@@ -11,6 +11,7 @@ with `progress(done, total)`. Outside a pulse (a library call, a test) both do n
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -79,32 +80,37 @@ class Pulse:
 
 
 _current: Pulse | None = None
+_owner = 0  # the process that holds the pulse: a forked worker inherits it, and ignores it
+
+
+def _here() -> Pulse | None:
+    return _current if _current is not None and os.getpid() == _owner else None
 
 
 def doing(what: str) -> None:
     """Name the step the command is in now (said only if it runs into a silence)."""
-    if _current is not None:
-        _current.doing(what)
+    if (beat := _here()) is not None:
+        beat.doing(what)
 
 
 def progress(done: int, total: int) -> None:
     """Games played so far of those planned."""
-    if _current is not None:
-        _current.progress(done, total)
+    if (beat := _here()) is not None:
+        beat.progress(done, total)
 
 
 @contextmanager
 def pulse(command: str, quiet: bool = False, silence: float | None = None) -> Iterator[None]:
     """Speak into every silence of `silence` (default SILENCE_S) seconds while the block
     runs; nothing with quiet."""
-    global _current
-    if quiet or _current is not None:
+    global _current, _owner
+    if quiet or _here() is not None:
         yield
         return
     out, err = sys.stdout, sys.stderr
     beat = Pulse(command, err, SILENCE_S if silence is None else silence)
     sys.stdout, sys.stderr = _Stamped(out, beat), _Stamped(err, beat)
-    _current = beat
+    _current, _owner = beat, os.getpid()
     thread = threading.Thread(target=beat.watch, name="sim-pulse", daemon=True)
     thread.start()
     try:
