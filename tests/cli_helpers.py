@@ -1,6 +1,9 @@
-"""Run the command line in-process for tests: exit code, stdout and stderr."""
+"""Run the command line in-process for tests: exit code, stdout and stderr; the base study's
+text (the `study` fixture that writes it is in conftest.py)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from sim.cli import main
 
@@ -35,3 +38,6 @@ def sim_cli(*args) -> str:
         code = main([str(a) for a in args])
     assert code == 0, err.getvalue()
     return out.getvalue()
+
+
+BASE_TEXT = (Path(__file__).resolve().parents[1] / "configs" / "base.yaml").read_text()

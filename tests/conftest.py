@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 FIRST = ("studies", "runs", "report")  # slowest first (longest-processing-time first)
 TESTS = Path(__file__).resolve().parent
 
@@ -23,3 +25,17 @@ def _rank(item) -> int:
 
 def pytest_collection_modifyitems(session, config, items) -> None:
     items.sort(key=_rank)  # stable: each file's tests stay in their order
+
+
+@pytest.fixture
+def study(tmp_path):
+    """Write a study file into the test's folder: `study(text=the base study, name=...)`
+    returns its path (a module may define its own `study`, which wins)."""
+    from cli_helpers import BASE_TEXT
+
+    def write(text: str = BASE_TEXT, name: str = "study.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write

@@ -11,28 +11,18 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import cli, one_error
+from cli_helpers import BASE_TEXT, cli, one_error
 
 from sim.cli import BUG_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE = (ROOT / "configs" / "base.yaml").read_text()
+BASE = BASE_TEXT
 GREEDY = "  - {policy: greedy}"
 
 
 def base_with(old: str, new: str) -> str:
     assert old in BASE, old
     return BASE.replace(old, new, 1)
-
-
-@pytest.fixture
-def study(tmp_path):
-    def write(text: str = BASE, name: str = "study.yaml") -> Path:
-        path = tmp_path / name
-        path.write_text(text)
-        return path
-
-    return write
 
 
 # ---------------------------------------------------------------- paths, before any game

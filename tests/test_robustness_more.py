@@ -17,20 +17,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from cli_helpers import cli, one_error
+from cli_helpers import BASE_TEXT, cli, one_error
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE = (ROOT / "configs" / "base.yaml").read_text()
-
-
-@pytest.fixture
-def study(tmp_path):
-    def write(text: str = BASE, name: str = "study.yaml") -> Path:
-        path = tmp_path / name
-        path.write_text(text)
-        return path
-
-    return write
+BASE = BASE_TEXT
 
 
 def no_games(monkeypatch, *targets: str) -> None:

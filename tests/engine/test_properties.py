@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_strategies import drawn_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -101,23 +102,14 @@ def configs(draw) -> GameConfig:
     # Top up the first kind so the start card and the hands can be dealt (R2.3, R2.4).
     short = players * hand_size + 1 - princesses - sum(boxes.values())
     boxes[kinds[0]] += max(short, 0, 1 - sum(boxes.values()))
-    columns, rows = draw(st.sampled_from(TABLES))
-    return GameConfig.model_validate(
-        {
-            "players": players,
-            "hand_size": hand_size,
-            "cats_per_player": draw(st.integers(0, 4)),
-            "sleeping_per_player": draw(st.integers(0, 3)),
-            "sleeping_card_walls": draw(st.sampled_from(["", "N", "NS", "NE", "NESW"])),
-            "table": {"columns": columns, "rows": rows},
-            "deck": {"boxes": boxes, "toys": toys, "sprayers": sprayers, "princesses": princesses},
-            "rules": {
-                "match_sides": draw(st.sampled_from(["any", "matching"])),
-                "cat_entry": draw(st.sampled_from(["friend_or_empty", "any"])),
-                "evicted_cat": draw(st.sampled_from(["return", "discard"])),
-                "sleeping_counts_for_majority": draw(st.booleans()),
-            },
-        }
+    return drawn_game(
+        draw,
+        players=players,
+        hand_size=hand_size,
+        table=draw(st.sampled_from(TABLES)),
+        cats=draw(st.integers(0, 4)),
+        sleeping=draw(st.integers(0, 3)),
+        deck={"boxes": boxes, "toys": toys, "sprayers": sprayers, "princesses": princesses},
     )
 
 

@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_strategies import drawn_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -384,23 +385,14 @@ def configs(draw) -> GameConfig:
     sprayers = draw(spread(2, 0, 1, 4))
     short = players * hand_size + 1 - princesses - sum(boxes.values())  # R2.3, R2.4
     boxes[""] += max(short, 0, 1 - sum(boxes.values()))
-    columns, rows = draw(st.one_of(ROOMY, ROOMY, ROOMY, CRAMPED))  # cramped one time in four
-    return GameConfig.model_validate(
-        {
-            "players": players,
-            "hand_size": hand_size,
-            "cats_per_player": draw(spread(8, 6, 0, 1, 3)),
-            "sleeping_per_player": draw(spread(2, 0, 1, 3)),
-            "sleeping_card_walls": draw(st.sampled_from(["", "N", "NS", "NE", "NESW"])),
-            "table": {"columns": columns, "rows": rows},
-            "deck": {"boxes": boxes, "toys": toys, "sprayers": sprayers, "princesses": princesses},
-            "rules": {
-                "match_sides": draw(st.sampled_from(["any", "matching"])),
-                "cat_entry": draw(st.sampled_from(["friend_or_empty", "any"])),
-                "evicted_cat": draw(st.sampled_from(["return", "discard"])),
-                "sleeping_counts_for_majority": draw(st.booleans()),
-            },
-        }
+    return drawn_game(
+        draw,
+        players=players,
+        hand_size=hand_size,
+        table=draw(st.one_of(ROOMY, ROOMY, ROOMY, CRAMPED)),  # cramped one time in four
+        cats=draw(spread(8, 6, 0, 1, 3)),
+        sleeping=draw(spread(2, 0, 1, 3)),
+        deck={"boxes": boxes, "toys": toys, "sprayers": sprayers, "princesses": princesses},
     )
 
 

@@ -6,23 +6,11 @@ Needs Debian's `chromium` (/usr/bin/chromium) and the Python `playwright` packag
 
 from __future__ import annotations
 
-import shutil
-
 import playwright.sync_api as playwright
 import pytest
+from browser_helpers import ARGS, CHROMIUM
 
 from sim.report.run_report import FIGURES, SECTIONS
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
 
 SIZES = """() => Array.from(document.querySelectorAll('svg, img')).map(e => {
     const r = e.getBoundingClientRect();

@@ -5,26 +5,17 @@ inspected, the log replayed; the replay page stepped through with the keyboard."
 from __future__ import annotations
 
 import json
-import shutil
 import time
 
 import playwright.sync_api as playwright
 import pytest
+from browser_helpers import ARGS, CHROMIUM
 from table_helpers import two_player_study
 
 from sim.table.logfile import check_log
 from sim.table.pages import replay_command
 from sim.table.views import is_item
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 TURN = "document.body.dataset.turn"
 # A refused action answers 409: the browser notes the status, which is not a page error.
 REFUSED = "the server responded with a status of 409"
