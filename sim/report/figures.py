@@ -275,24 +275,13 @@ def turn_panels(counts: pd.DataFrame, decomposition: pd.DataFrame, last: pd.Data
     ax_last.set_title("takes the last turn", loc="left")
     d = decomposition
     x = np.arange(len(d))
-    ax_edge.bar(
-        x - 0.2,
-        d["equal_part"],
-        0.4,
-        color="#4c72b0",
-        label="at equal turns",
-        yerr=_err(d["equal_part"], d["equal_lo"], d["equal_hi"]),
-        capsize=3,
-    )
-    ax_edge.bar(
-        x + 0.2,
-        d["turn_part"],
-        0.4,
-        color="#dd8452",
-        label="from extra turns",
-        yerr=_err(d["turn_part"], d["turn_lo"], d["turn_hi"]),
-        capsize=3,
-    )
+    for shift, part, color, label in (
+        (-0.2, "equal", "#4c72b0", "at equal turns"),
+        (0.2, "turn", "#dd8452", "from extra turns"),
+    ):
+        value = d[f"{part}_part"]
+        err = _err(value, d[f"{part}_lo"], d[f"{part}_hi"])
+        ax_edge.bar(x + shift, value, 0.4, color=color, label=label, yerr=err, capsize=3)
     ax_edge.plot(x, d["edge"], "k_", ms=18, mew=2, label="whole edge (win − 1/n)")
     ax_edge.axhline(0, color="black", lw=0.6)
     ax_edge.set_xticks(x, [f"seat {s}" for s in d["seat"]])
