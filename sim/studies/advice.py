@@ -58,11 +58,11 @@ def fixes_of(state: AdviseState) -> list[dict]:
         lo, hi = game.worst_bounds()
         out.append(
             {
-                "changes": r.changes,
-                "label": r.label,
-                "text": describe_changes(state.study, r.changes),
-                "group": r.group,
-                "turns": r.turns,
+                "changes": r.change.changes,
+                "label": r.change.label,
+                "text": describe_changes(state.study, r.change.changes),
+                "group": r.change.group,
+                "turns": r.change.turns,
                 "worst_edge_pp": round(100 * worst.estimate, 2),
                 "worst_abs_pp": [round(100 * lo, 2), round(100 * hi, 2)],
                 "worst_edge_ci_pp": [round(100 * worst.lo, 2), round(100 * worst.hi, 2)],
@@ -74,8 +74,8 @@ def fixes_of(state: AdviseState) -> list[dict]:
                 "offered": not moved and worst.size < start.worst.size,
                 "moved": [c.to_json() for c in moved],
                 "cells_detail": [c.to_json() for c in game.cells],
-                "command": compare_command(state.study, r.changes),
-                "size": r.size,
+                "command": compare_command(state.study, r.change.changes),
+                "size": r.change.size,
                 "rank": order.index(r.id) if r.id in order else 99,
             }
         )
@@ -144,7 +144,9 @@ def advice(state: AdviseState) -> Advice:
             "confirm": study.seed + CONFIRM_SEED_OFFSET,
         },
         "screened": _screen_table(state),
-        "inert": [describe_changes(study, c.changes)[0] for c in state.candidates if c.inert],
+        "inert": [
+            describe_changes(study, c.change.changes)[0] for c in state.candidates if c.inert
+        ],
     }
     data["answer"] = answer_block(data)
     data.update(_people(state, diag))
@@ -177,8 +179,8 @@ def _screen_table(state: AdviseState) -> list[dict]:
         game = whole_of(c) if c.cells else None
         out.append(
             {
-                "label": c.label,
-                "group": c.group,
+                "label": c.change.label,
+                "group": c.change.group,
                 "dropped": c.dropped,
                 "selected": c.id in selected,  # a finalist, or one beside a finalist
                 "games": sum(c.games.values()),

@@ -83,6 +83,7 @@ from sim.studies.advise_state import (
     START,
     AdviseState,
     Candidate,
+    Change,
     ChangeRow,
     Level,
     LevelRow,
@@ -320,19 +321,17 @@ def _new_candidates(state: AdviseState) -> list[Candidate]:
     marked when the worst problem comes from it."""
     study, turns = state.study, turn_driven(state)
     out = []
-    for cid, change in enumerate(fix_candidates(study), start=1):
-        keeps = not moves_turns(study, change)
-        out.append(
-            Candidate(
-                cid,
-                change,
-                label_of(study, change),
-                size_of(study, change),
-                group_of(study, change),
-                turns_of(study, change).text(),
-                dropped=KEEPS_TURNS if turns and keeps else None,
-            )
+    for cid, moved in enumerate(fix_candidates(study), start=1):
+        keeps = not moves_turns(study, moved)
+        change = Change(
+            cid,
+            moved,
+            label_of(study, moved),
+            size_of(study, moved),
+            group_of(study, moved),
+            turns_of(study, moved).text(),
         )
+        out.append(Candidate(change, dropped=KEEPS_TURNS if turns and keeps else None))
     return out
 
 
@@ -420,7 +419,7 @@ def _race(state: AdviseState, cands: list[Candidate], keep: int, anytime: bool) 
         elif bad:
             c.dropped = "clearly worse than the best"
         else:
-            out.append((screen_key(g, c.size), c))
+            out.append((screen_key(g, c.change.size), c))
     out.sort(key=lambda x: (x[0], x[1].id))
     for _, c in out[keep:]:
         c.dropped = "not among the best"
@@ -441,7 +440,9 @@ def _play_candidates(
     points = []
     for c in cands:
         for i in levels:
-            study = level_study(state, state.levels[i], c.changes, games, seed, c.label)
+            study = level_study(
+                state, state.levels[i], c.change.changes, games, seed, c.change.label
+            )
             points.append((c, i, Point(study, _folder(state, "screen", c.id, i))))
     if not points:
         return
@@ -457,7 +458,7 @@ def _play_candidates(
         c.cells[str(i)] = [x.to_json() for x in cells]
         # only a rule can play the start's very games (a card count changes every deal), and
         # the first rung tells: compared there once, not at every rung
-        if not had and all(path.startswith("rules.") for path in c.changes):
+        if not had and all(path.startswith("rules.") for path in c.change.changes):
             c.inert = c.inert or S.same_games(run, start[i])
     state.save()
 
@@ -486,7 +487,11 @@ def _select(state: AdviseState, workers: Workers, say: Say) -> str:
     start = state.start_game()
     # ranked on every game before the confirmation: the screen's and these
     rows = [replace(r, pooled=tuple(_pooled_cells(state, r.id))) for r in checked]
-    fair = [(r, r.pooled_game(), r.size) for r in rows if not moves_problem(r.pooled_game(), start)]
+    fair = [
+        (r, r.pooled_game(), r.change.size)
+        for r in rows
+        if not moves_problem(r.pooled_game(), start)
+    ]
     groups = ranked(fair)
     order = [e[0].id for g in groups for e in g]
     order += [r.id for r in rows if r.id not in order]  # those that move a problem
@@ -508,7 +513,7 @@ def _neighbours_of(state: AdviseState, best: list[Candidate]) -> list[Candidate]
     out = []
     for b in best:
         for c in state.candidates:
-            near = neighbours(b.changes, c.changes)
+            near = neighbours(b.change.changes, c.change.changes)
             # dropped by the race (played at every level), not by the rules or the budget
             raced = c.dropped not in (None, KEEPS_TURNS) and c.games and not c.inert
             if near and raced and all(c is not x for x in out):
@@ -542,7 +547,7 @@ def _check(
     points, keys = [], []
     for c in cands:
         for i, lv in enumerate(levels):
-            study = level_study(state, lv, c.changes, games, seed, c.label)
+            study = level_study(state, lv, c.change.changes, games, seed, c.change.label)
             points.append((study, _folder(state, phase, c.id, i)))
             keys.append((c, i))
     rows = check_all(points, state.targets, state.chunk, workers, _hint(state))
@@ -553,7 +558,7 @@ def _check(
         by_level.setdefault(c.id, {})[levels[i].label] = row.to_json()
         run = load_run(folder)
         cells.setdefault(c.id, []).extend(level_cells(run.players, levels[i].label, bands, alpha))
-    return [ChangeRow(**c.about(), levels=by_level[c.id], cells=tuple(cells[c.id])) for c in cands]
+    return [ChangeRow(c.change, by_level[c.id], tuple(cells[c.id])) for c in cands]
 
 
 # ---------------------------------------------------------------- 4. confirmation

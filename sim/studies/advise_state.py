@@ -99,12 +99,10 @@ def play_targets(study: StudyConfig) -> Targets:
     return {n: t for n, t in study.targets.items() if n not in seats}
 
 
-@dataclass(slots=True)
-class Candidate:
-    """A one-setting change in the race: what it is, what it acts on, and what the screen
-    found so far (`games` and `cells` by level index, as text for JSON; `dropped`: why it
-    left the race, None while in it). The race adds games and drops, so it is not frozen;
-    `study.json` holds `to_json()` of each, and a resumed advice reads them back."""
+@dataclass(frozen=True)
+class Change:
+    """A one-setting change as the advice names it: its number, the setting and new value,
+    its words, its size in cards, the cause it acts on, and who then takes an extra turn."""
 
     id: int
     changes: Settings
@@ -112,25 +110,46 @@ class Candidate:
     size: int
     group: str
     turns: str
-    games: dict[str, int] = field(default_factory=dict)
-    cells: dict[str, list[dict]] = field(default_factory=dict)
-    dropped: str | None = None
-    inert: bool = False  # a rule whose games are the start's very games
 
     def to_json(self) -> Json:
         return asdict(self)
 
     @classmethod
+    def from_json(cls, data: Json) -> Change:
+        return cls(*(data[k] for k in CHANGE_KEYS))
+
+
+CHANGE_KEYS = ("id", "changes", "label", "size", "group", "turns")
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A change in the race and what the screen found so far (`games` and `cells` by level
+    index, as text for JSON; `dropped`: why it left the race, None while in it). The race adds
+    games and drops, so it is not frozen; `study.json` holds `to_json()` of each (the change's
+    fields and the race's side by side), and a resumed advice reads them back."""
+
+    change: Change
+    games: dict[str, int] = field(default_factory=dict)
+    cells: dict[str, list[dict]] = field(default_factory=dict)
+    dropped: str | None = None
+    inert: bool = False  # a rule whose games are the start's very games
+
+    @property
+    def id(self) -> int:
+        return self.change.id
+
+    def to_json(self) -> Json:
+        race = {"games": self.games, "cells": self.cells, "dropped": self.dropped}
+        return {**self.change.to_json(), **race, "inert": self.inert}
+
+    @classmethod
     def from_json(cls, data: Json) -> Candidate:
-        return cls(**{**data, "inert": bool(data.get("inert"))})
-
-    def about(self) -> Json:
-        """What a phase row of the selection or the confirmation starts from."""
-        keys = ("id", "changes", "label", "size", "group", "turns")
-        return {k: getattr(self, k) for k in keys}
+        race = (data["games"], data["cells"], data["dropped"], bool(data.get("inert")))
+        return cls(Change.from_json(data), *race)
 
 
-START = Candidate(0, {}, "", 0, "the start", "")  # the confirmation plays it beside the set
+START = Candidate(Change(0, {}, "", 0, "the start", ""))  # confirmed beside the set
 
 
 def _cells(data: list[dict]) -> tuple[Cell, ...]:
@@ -173,15 +192,14 @@ class ChangeRow:
     cells, each level's targets (`Checked.to_json` by level label) and, in the selection,
     its cells on the screen's and the selection's games together (`pooled`)."""
 
-    id: int
-    changes: Settings
-    label: str
-    size: int
-    group: str
-    turns: str
+    change: Change
     levels: dict[str, dict]
     cells: tuple[Cell, ...]
     pooled: tuple[Cell, ...] = ()
+
+    @property
+    def id(self) -> int:
+        return self.change.id
 
     def game(self) -> WholeGame:
         return WholeGame.of(self.cells)
@@ -190,17 +208,16 @@ class ChangeRow:
         return WholeGame.of(self.pooled)
 
     def to_json(self) -> Json:
-        out = {k: getattr(self, k) for k in ("id", "changes", "label", "size", "group")}
-        out.update(turns=self.turns, levels=self.levels, cells=[c.to_json() for c in self.cells])
+        out = {**self.change.to_json(), "levels": self.levels}
+        out["cells"] = [c.to_json() for c in self.cells]
         if self.pooled:
             out["pooled"] = [c.to_json() for c in self.pooled]
         return out
 
     @classmethod
     def from_json(cls, d: Json) -> ChangeRow:
-        about = {k: d[k] for k in ("id", "changes", "label", "size", "group", "turns")}
-        return cls(**about, levels=d["levels"], cells=_cells(d["cells"]),
-                   pooled=_cells(d.get("pooled", ())))  # fmt: skip
+        cells, pooled = _cells(d["cells"]), _cells(d.get("pooled", ()))
+        return cls(Change.from_json(d), d["levels"], cells, pooled)
 
 
 @dataclass

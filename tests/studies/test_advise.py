@@ -399,11 +399,11 @@ def test_the_selection_adds_a_finalists_neighbour_only_if_the_race_played_it():
     from types import SimpleNamespace
 
     from sim.studies.advise import KEEPS_TURNS, _neighbours_of
-    from sim.studies.advise_state import Candidate
+    from sim.studies.advise_state import Candidate, Change
 
     def cand(value, dropped, games):
-        change = {"deck.princesses": value}
-        return Candidate(value, change, "", 1, "", "", games=games, dropped=dropped)
+        change = Change(value, {"deck.princesses": value}, "", 1, "", "")
+        return Candidate(change, games=games, dropped=dropped)
 
     best = cand(0, None, {"0": 4500})
     raced, unplayed = cand(1, "not among the best", {"0": 1500}), cand(1, "over the budget", {})
