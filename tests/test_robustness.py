@@ -233,7 +233,9 @@ def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypa
     assert '"status": "complete"' in (out / "run.json").read_text()
     # the page itself is beside the point here: a stand-in keeps the test quick
     monkeypatch.setattr("sim.report.run_report.report_context", lambda *args: {})
-    monkeypatch.setattr("sim.report.run_report.render", lambda c: f"<!DOCTYPE html>{REPORT_MARK}")
+    monkeypatch.setattr(
+        "sim.report.html.render_template", lambda name, c: f"<!DOCTYPE html>{REPORT_MARK}"
+    )
     assert cli(capsys, "report", out, "--out", tmp_path / "r.html")[0] == 0
     assert cli(capsys, "report", out, "--out", tmp_path / "r.html")[0] == 0  # ours: replaced
     # a full disk while writing leaves the old page whole, and one line

@@ -34,17 +34,17 @@ from sim.report.html import (
     num,
     pct,
     pp,
-    render_template,
     share,
     svg,
     table,
     text,
+    write_page,
 )
 from sim.report.run_why import tension_section, turns_section, usage_section
 from sim.report.table_picture import draw_position
 from sim.runs.partials import run_data
-from sim.runs.paths import RUN_FILE, check_report_path, page_path, replay_file
-from sim.runs.storage import RunResult, saved_study, write_text
+from sim.runs.paths import RUN_FILE, page_path, replay_file
+from sim.runs.storage import RunResult, saved_study
 from sim.studies.run_page import PagePlays
 
 SECTIONS = (
@@ -100,18 +100,18 @@ def write_report(
     policies are not imported: the report needs no player. Unless `quiet`, what it
     is doing goes to stderr.
     """
-    t0 = time.perf_counter()
-    say = progress(run, t0, quiet)
+    say = progress(run, time.perf_counter(), quiet)
     study = saved_study(run.meta, Path(run.run_dir) / RUN_FILE, plugins=False)
-    out = check_report_path(page_path("run", study, out_path), force)
-    moments, view = run_data(run, say)
-    say("analysing")
-    context = report_context(view, study, moments, plays)
-    context["build_s"] = f"{time.perf_counter() - t0:.1f}"
-    context["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
-    say("writing the page")
-    write_text(out, render(context))
-    return out
+
+    def context() -> dict:
+        moments, view = run_data(run, say)
+        say("analysing")
+        filled = report_context(view, study, moments, plays)
+        filled["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
+        say("writing the page")
+        return {"sections": SECTIONS, **filled}
+
+    return write_page(page_path("run", study, out_path), force, "run.html.j2", context)
 
 
 PROGRESS_GAMES = 100_000  # from this many games on, the report says what it is doing
@@ -156,11 +156,6 @@ def report_run(path: str | Path) -> tuple[str, str] | None:
         return None
     found = _STAMP.search(head)
     return (found.group(1), html.unescape(found.group(2))) if found else None
-
-
-def render(context: dict) -> str:
-    """Fill the run report's page template with a report context."""
-    return render_template("run.html.j2", {"sections": SECTIONS, **context})
 
 
 def report_context(
