@@ -83,6 +83,14 @@ def load_run(run_dir):
     return _load_run(run_dir)
 
 
+def load_map(folder):
+    """Open a map folder (`sim map`): `.predict({"deck.sprayers": 5})` gives each emulated
+    metric's estimate and 95% interval there as a DataFrame."""
+    from sim.space_map.predict import load_map as _load_map
+
+    return _load_map(folder)
+
+
 def build_report(run, out_path=None, force=False, *, quiet=False):
     """Write the HTML report of a finished run (a run folder or a RunResult) and return its
     path (default: the study's report.path, else reports/<name>.html), as `sim report` does

@@ -27,7 +27,9 @@ BUG_REPORT = (
 # The commands that work for a while: each says something at least every ~10 s
 # (`sim.runs.pulse`); the others play at the terminal, serve a table or check a file.
 WORKING = frozenset(
-    "run report compare sweep value ladder luck turns tune advise calibrate replay bench".split()
+    (
+        "run report compare sweep value ladder luck turns tune advise map calibrate replay bench"
+    ).split()
 )
 
 

@@ -296,10 +296,14 @@ from sim.cli.study_commands import (  # noqa: E402
     compare,
     ladder,
     luck,
+    map_,
     sweep,
     tune,
     turns,
     value,
 )
 
-__all__ = ["advise", "calibrate", "compare", "ladder", "luck", "sweep", "tune", "turns", "value"]
+map = map_  # noqa: A001 (`sim map`: main calls the function named as the command)
+
+__all__ = ["advise", "calibrate", "compare", "ladder", "luck", "map", "sweep", "tune", "turns"]
+__all__ += ["value"]

@@ -354,6 +354,20 @@ def _advise(sub) -> None:
     add_study_options(p, "advise", leave_out=("games",))  # --budget counts the games
 
 
+def _map(sub) -> None:
+    """`sim map`."""
+    p = sub.add_parser(
+        "map", help="the design-space map: which counts matter, the region, a what-if page"
+    )
+    p.add_argument("config", nargs="?", default=None, help="a config, or a map folder to ask")
+    p.add_argument(
+        "--predict",
+        action="store_true",
+        help="with a map folder and --set KEY=VALUE: print the emulated metrics there (JSON)",
+    )
+    add_study_options(p, "map", leave_out=("resume",))
+
+
 def _turns(sub) -> None:
     """`sim turns`."""
     p = sub.add_parser("turns", help="turns per seat against deck size, for 2-5 players")
@@ -453,6 +467,7 @@ COMMANDS = (
     _tune,
     _compare,
     _advise,
+    _map,
     _turns,
     _calibrate,
     _bench,

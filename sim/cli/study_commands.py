@@ -279,6 +279,35 @@ def advise(args: argparse.Namespace) -> int:
     return _said(lines, args, lambda: build_advise_report(result, page, args.force))
 
 
+def map_(args: argparse.Namespace) -> int:
+    """`sim map CONFIG`: the design-space map, map.json and the what-if page; `sim map DIR
+    --predict --set KEY=VALUE`: the emulated metrics at one point, as JSON."""
+    from sim.space_map.predict import predict_json
+
+    if args.predict:
+        if args.config is None:
+            raise SimError("sim map --predict: give the map folder (sim map DIR --predict)")
+        print(predict_json(Path(args.config), args.set))
+        return 0
+    from sim.report.map_report import build_map_report
+    from sim.space_map.study import run_map
+
+    if args.config is None:
+        raise SimError("sim map: give a config with a map: {space: ...} block")
+    check_count("--games", args.games, 2, MAX_GAMES)
+    request, workers = options(args)
+    study = load_config(args, args.config)
+    if args.games is not None:
+        study = study.overridden(
+            {"map": {**study.map.to_yaml(), "games": args.games}}, where="--games"
+        )
+    result = run_map(study, replace(request, games=None), workers)
+    head = f"{study.name}: map in {result.data['wall_s']:.0f} s -> {result.out_dir}"
+    return _said(
+        [head, *result.lines], args, lambda: build_map_report(result, request.report, args.force)
+    )
+
+
 def turns(args: argparse.Namespace) -> int:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or --players),
     as a table; with --figure, the same drawn as an SVG file."""

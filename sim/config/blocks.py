@@ -24,7 +24,7 @@ from sim.metrics import metric as registry_metric
 from sim.specs import check_seat, is_plugin
 
 # The blocks of the study commands that do not change its games (out of the config hash).
-BLOCKS = ("value", "ladder", "luck", "advise")
+BLOCKS = ("value", "ladder", "luck", "advise", "map")
 # The overrides that turn a study into one point of another (its own blocks dropped).
 NO_BLOCKS: dict[str, None] = {"sweep": None, "tune": None, **dict.fromkeys(BLOCKS)}
 
@@ -388,6 +388,43 @@ def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
     if len(set(labels)) != len(labels):
         fail(where, at, "two rungs share a label; give each a distinct 'label'")
     return tuple(copy.deepcopy(dict(r)) for r in rungs)
+
+
+class MapBlock(Block):
+    """map: the space `sim map` charts (tune.space's syntax, integer ranges), its design
+    points, the games at each point and level, and the region's nearest points it confirms
+    on fresh games (`confirm` games each level)."""
+
+    space: dict[str, Any] | None = None
+    points: int = Field(32, ge=4)
+    games: int = Field(2000, ge=2)
+    nearest: int = Field(2, ge=0)
+    confirm: int = Field(4000, ge=2)
+
+
+def parse_map(raw: Any, where: str, space: dict[str, Any] | None = None) -> MapBlock | None:
+    """map: {space, points, games, nearest, confirm}; `space` comes checked against the game
+    (`sim.config.spaces.parse_space`), each setting a count with [lo, hi] bounds."""
+    if raw is None:
+        return None
+    keys = tuple(MapBlock.model_fields)
+    check_block(raw, ("map",), keys, where, f"a mapping with keys {', '.join(keys)}")
+    out: dict[str, Any] = {}
+    if space is not None:
+        for name, spec in space.items():
+            if not isinstance(spec, list):
+                fail(where, ("map", "space", name), "a map charts counts: give [lo, hi]")
+        out["space"] = space
+    limits = {
+        "points": (4, 512),
+        "games": (2, MAX_GAMES),
+        "nearest": (0, 10),
+        "confirm": (2, MAX_GAMES),
+    }
+    for key, (lo, hi) in limits.items():
+        if key in raw:
+            out[key] = _block_count(raw[key], where, ("map", key), hi, lo)
+    return MapBlock(**out)
 
 
 def parse_advise(raw: Any, where: str, space: dict[str, Any] | None = None) -> AdviseBlock | None:

@@ -172,6 +172,7 @@ STUDY_KEYS = (
     "ladder",
     "luck",
     "advise",
+    "map",
     "plugin_time_limit",
 )
 

@@ -24,9 +24,11 @@ from sim.config.blocks import (
     AdviseBlock,
     LadderBlock,
     LuckBlock,
+    MapBlock,
     ValueBlock,
     parse_advise,
     parse_ban,
+    parse_map,
     parse_primary,
     parse_report,
     parse_rungs_block,
@@ -91,6 +93,7 @@ class StudyConfig(Frozen):
     # seconds a plug-in policy's every call (its constructor, each choose) may take
     plugin_time_limit: float = Field(DEFAULT_PLUGIN_TIME_LIMIT, gt=0, le=MAX_PLUGIN_TIME_LIMIT)
     advise: AdviseBlock = Field(default_factory=AdviseBlock)
+    map: MapBlock = Field(default_factory=MapBlock)
     source: str = "<memory>"
     folder: str | None = None  # where plug-in policies are also looked for (the config's folder)
     # The command line's `--set KEY=VALUE` changes, as given (`sim.config.load.apply_sets`):
@@ -289,7 +292,8 @@ def _parse(
         "value": parse_value(data.get("value"), game, where),
         "ladder": parse_rungs_block(data.get("ladder"), "ladder", where),
         "luck": parse_rungs_block(data.get("luck"), "luck", where),
-        "advise": parse_advise(data.get("advise"), where, _advise_space(data, game, where)),
+        "advise": parse_advise(data.get("advise"), where, _block_space(data, game, where)),
+        "map": parse_map(data.get("map"), where, _block_space(data, game, where, "map")),
     }
     fields.update({k: v for k, v in blocks.items() if v is not None})
     try:
@@ -298,12 +302,14 @@ def _parse(
         fail(where, *explain(exc, StudyConfig))
 
 
-def _advise_space(data: dict[str, Any], game: GameConfig, where: str) -> dict[str, Any] | None:
-    """advise.space, in tune.space's syntax (checked against the game's settings)."""
-    raw = data.get("advise")
+def _block_space(
+    data: dict[str, Any], game: GameConfig, where: str, block: str = "advise"
+) -> dict[str, Any] | None:
+    """advise.space or map.space, in tune.space's syntax (checked against the game)."""
+    raw = data.get(block)
     if not isinstance(raw, dict) or raw.get("space") is None:
         return None
-    return parse_space(raw["space"], game.game_dict(), where, ("advise", "space"))
+    return parse_space(raw["space"], game.game_dict(), where, (block, "space"))
 
 
 def _time_limit(value: Any, where: str) -> float:

@@ -22,6 +22,7 @@ GAMES = {
     "value": ("games per point", "value.games, else the config's games up to 2,000"),
     "ladder": ("games per match", "ladder.games, else 400"),
     "turns": ("games per deck size", "300"),
+    "map": ("games per point and line-up", "map.games, 2,000"),
 }
 
 

@@ -39,6 +39,7 @@ STEMS = {
     "luck": "{name}-luck",
     "advise": "{name}-advise",
     "calibrate": "{name}-calibrate",
+    "map": "{name}-map",
 }
 # The kinds whose page follows the study's own `report: {path: ...}` when no path is given.
 CONFIGURED_PAGE = ("run", "sweep")

@@ -55,8 +55,14 @@ def turns_of(study: StudyConfig, changes: Changes | None = None) -> Turns:
         study = study.with_overrides(**changes)
     deck, players = study.game.deck, study.game.players
     hand = sum(deck.boxes.values()) + deck.princesses
-    left = max(hand - 1 - players * study.game.hand_size, 0)
-    return Turns(hand, tuple(range(left % players)))
+    return Turns(hand, extra_turn_seats(hand, players, study.game.hand_size))
+
+
+def extra_turn_seats(hand: int, players: int, hand_size: int) -> tuple[int, ...]:
+    """The seats that take one more turn than the others with `hand` box and Princess cards
+    in the deck: the first (hand - start card - deal) mod players (R2.3, R2.4, R3.1, R7.1)."""
+    left = max(hand - 1 - players * hand_size, 0)
+    return tuple(range(left % players))
 
 
 def hand_delta(study: StudyConfig, changes: Changes) -> int:

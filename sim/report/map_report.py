@@ -1,0 +1,208 @@
+"""The `sim map` page: the answer in a designer's words, a what-if panel that answers as a
+count moves (the emulators evaluated in the page's own script, no server, no network),
+which counts matter for which metric, the region and its confirmed points, and the design."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from markupsafe import Markup
+
+from sim.config import dump_yaml
+from sim.report.html import num, table, text, write_page
+from sim.runs.paths import page_path
+from sim.space_map.study import LINEUP, MapResult
+
+TOP = 3  # counts named per metric in the answer
+
+
+def build_map_report(result: MapResult, out_path=None, force: bool = False) -> Path:
+    """Write the map's page (default reports/<name>-map.html) and return its path."""
+    study = result.study
+    return write_page(
+        page_path("map", study, out_path), force, "map.html.j2", lambda: _page(result)
+    )
+
+
+def _page(result: MapResult) -> dict:
+    data = result.data
+    return {
+        "title": f"{data['name']}: design-space map",
+        "summary": answer(data),
+        "lines": result.lines,
+        "sensitivity": _sensitivity_table(data),
+        "region": _region_table(data),
+        "confirmed": _confirmed_table(data),
+        "held_out": _held_out_table(data),
+        "design": _design_table(data),
+        "whatif": Markup(json.dumps(_whatif(data, result.study), separators=(",", ":"))),
+        "config": dump_yaml(result.study.to_yaml_dict()),
+    }
+
+
+def _drivers(data: dict, metric: str) -> list[tuple[str, float]]:
+    rows = data["sensitivity"].get(metric, {})
+    pairs = [(k, v["total"]["estimate"] or 0.0) for k, v in rows.items()]
+    return sorted(pairs, key=lambda kv: -kv[1])
+
+
+def answer(data: dict) -> str:
+    """The page's first paragraph: what drives the edge, whether the config meets the
+    targets, and the smallest move that does, confirmed or not."""
+    reg = data["region"]
+    edge = _worst_edge(data)
+    top = ", ".join(f"{k} (total Sobol index {v:.2f})" for k, v in _drivers(data, edge)[:TOP])
+    parts = [
+        f"The first player's edge ({edge}, the line-up where the config's is largest)"
+        f" moves most with {top}."
+    ]
+    start_bad = [n for n, i in reg["start"]["implausibility"].items() if i > reg["cutoff"]]
+    if start_bad:
+        parts.append(
+            f"The config is ruled out by {len(start_bad)} target(s) ({', '.join(start_bad[:3])})."
+        )
+    else:
+        parts.append("The config is not ruled out by any target.")
+    if not reg["not_ruled_out"]:
+        pull = ", ".join(n for n, _ in reg.get("pulling_apart", [])[:3])
+        parts.append(f"No point of the space meets every target: {pull} pull apart.")
+        return " ".join(parts)
+    parts.append(f"{reg['not_ruled_out']:,} of {reg['judged']:,} points are not ruled out.")
+    done = reg.get("confirmed") or []
+    met = [c for c in done if c["met"]]
+    if met:
+        parts.append(f"Smallest confirmed move: {_moved(data, met[0]['point'])} (fresh games).")
+    elif done:
+        parts.append(
+            f"The nearest points ({'; '.join(_moved(data, c['point']) for c in done)}) were not"
+            " confirmed on fresh games: not every target's interval lies inside its band."
+        )
+    return " ".join(parts)
+
+
+def _worst_edge(data: dict) -> str:
+    """The first player's edge at the line-up where the config's is largest."""
+    start = data["points"][0]["metrics"]
+    names = [m for m in data["sensitivity"] if m.split("@")[0] == "seat_edge.seat0"]
+    return max(names, key=lambda m: abs(start[m]["estimate"]))
+
+
+def _moved(data: dict, point: dict) -> str:
+    start = data["points"][0]["point"]
+    moves = [f"{k} {start[k]}→{v}" for k, v in point.items() if v != start[k]]
+    return ", ".join(moves) or "the config itself"
+
+
+def _sensitivity_table(data: dict) -> Markup:
+    names = list(data["space"])
+    rows = []
+    for metric, by in data["sensitivity"].items():
+        row = {"metric": metric}
+        for k in names:
+            t, f = by[k]["total"], by[k]["first"]
+            row[k] = (
+                "–"
+                if t["estimate"] is None
+                else (
+                    f"{t['estimate']:.2f} [{t['lo']:.2f}, {t['hi']:.2f}]"
+                    f" (first {f['estimate']:.2f})"
+                )
+            )
+        rows.append(row)
+    cols = [("metric", text("metric"))] + [(k, text(k)) for k in names]
+    return table(pd.DataFrame(rows), cols)
+
+
+def _region_table(data: dict) -> Markup | None:
+    rows = [
+        {"move": _moved(data, n["point"]), "size": n["move"], "imp": n["implausibility"]}
+        for n in data["region"]["nearest"]
+    ]
+    if not rows:
+        return None
+    cols = [
+        ("change from the config", text("move")),
+        ("counts moved", num("size", 0)),
+        ("largest implausibility", num("imp")),
+    ]
+    return table(pd.DataFrame(rows), cols)
+
+
+def _confirmed_table(data: dict) -> Markup | None:
+    rows = [
+        {
+            "point": _moved(data, c["point"]),
+            "target": r["target"],
+            "ci": f"{r['estimate']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]",
+            "met": "met" if r["met"] else "not met",
+        }
+        for c in data["region"].get("confirmed", [])
+        for r in c["targets"]
+    ]
+    if not rows:
+        return None
+    cols = [
+        ("point", text("point")),
+        ("target", text("target")),
+        ("estimate [Bonferroni 95%]", text("ci")),
+        ("verdict", text("met")),
+    ]
+    return table(pd.DataFrame(rows), cols)
+
+
+def _held_out_table(data: dict) -> Markup:
+    rows = [
+        {
+            "metric": n,
+            "covered": f"{c['covered']} of {c['points']}",
+            "width": c["width"],
+            "spread": c["spread"],
+        }
+        for n, c in data["held_out"].items()
+    ]
+    cols = [
+        ("metric", text("metric")),
+        ("held-out points inside", text("covered")),
+        ("mean 95% width", num("width", 4)),
+        ("spread over the points (sd)", num("spread", 4)),
+    ]
+    return table(pd.DataFrame(rows), cols)
+
+
+def _design_table(data: dict) -> Markup:
+    names = list(data["space"])
+    rows = []
+    for i, p in enumerate(data["points"]):
+        row = {"point": "config" if i == 0 else str(i), **{k: str(p["point"][k]) for k in names}}
+        for m in ("seat_edge.seat0", "mean_score", "turns"):
+            c = p["metrics"].get(m)
+            row[m] = "–" if c is None else f"{c['estimate']:.3f}"
+        rows.append(row)
+    cols = [("point", text("point"))] + [(k, text(k)) for k in names]
+    cols += [(m, text(m)) for m in ("seat_edge.seat0", "mean_score", "turns")]
+    return table(pd.DataFrame(rows), cols)
+
+
+def _whatif(data: dict, study) -> dict:
+    """What the page's script needs: the counts, how each moves the hand cards (the
+    extra-turn inputs), the training inputs and every emulator."""
+    start = data["points"][0]["point"]
+    game = data["game"]
+    bands = {b["name"]: [b["lo"], b["hi"]] for b in data["region"]["targets"]}
+    return {
+        "axes": [
+            {"name": k, "lo": lo, "hi": hi, "start": start[k]}
+            for k, (lo, hi) in data["space"].items()
+        ],
+        "hand": {
+            "base": sum(game["deck"]["boxes"].values()) + game["deck"]["princesses"],
+            "players": game["players"],
+            "hand_size": game["hand_size"],
+        },
+        "x": data["inputs"],
+        "emulators": data["emulators"],
+        "bands": bands,
+        "lineup": LINEUP,
+    }

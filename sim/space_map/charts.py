@@ -1,0 +1,131 @@
+"""What a map says about its space, from the emulators: which counts matter for which
+metric (Sobol indices), and which points meet every target (history matching).
+
+* **Sensitivity.** Sobol first-order and total indices of each metric's emulated mean over
+  the space, every count uniform over its integers (`scipy.stats.sobol_indices`, Saltelli's
+  estimators); the interval is the bootstrap's over the Monte-Carlo sample. It speaks of
+  the emulator's mean, whose own uncertainty the held-out check measures.
+* **The region.** For a target band [lo, hi] the implausibility of a point is how far the
+  emulated mean lies outside the band in emulator standard deviations (0 inside it);
+  a point is *not ruled out* when every target's implausibility is at most 3 (Pukelsheim's
+  three-sigma rule, as history matching uses it, Vernon et al. 2010).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from sim.space_map.design import Axis
+
+CUTOFF = 3.0  # implausibility above this rules a point out
+SOBOL_N = 1024  # base sample of the Sobol estimators (a power of two)
+MAX_GRID = 200_000  # points of a space judged one by one; a larger one by a Sobol sample
+
+Emulate = Callable[[list[dict]], tuple[np.ndarray, np.ndarray]]  # points -> (mean, sd) per metric
+
+
+def sensitivity(axes: tuple[Axis, ...], names: list[str], emulate: Emulate, seed: int) -> dict:
+    """metric -> count -> {"first", "total"}, each {"estimate", "lo", "hi"}."""
+
+    def mean_of(x: np.ndarray) -> np.ndarray:  # (counts, n) -> (metrics, n)
+        points = [dict(zip((a.name for a in axes), map(int, col), strict=True)) for col in x.T]
+        return emulate(points)[0]
+
+    dists = [stats.randint(a.lo, a.hi + 1) for a in axes]
+    rng = np.random.default_rng(seed)
+    result = stats.sobol_indices(func=mean_of, n=SOBOL_N, dists=dists, rng=rng)
+    with warnings.catch_warnings():  # a count that does nothing: a degenerate resample, no fault
+        warnings.simplefilter("ignore")
+        boot = result.bootstrap(confidence_level=0.95, n_resamples=200)
+    out: dict[str, dict] = {}
+    for m, name in enumerate(names):
+        out[name] = {}
+        for j, axis in enumerate(axes):
+            out[name][axis.name] = {
+                kind: _index(getattr(result, f"{kind}_order"), getattr(boot, f"{kind}_order"), m, j)
+                for kind in ("first", "total")
+            }
+    return out
+
+
+def _index(values: np.ndarray, ci, m: int, j: int) -> dict:
+    value = values[m, j]
+    lo, hi = ci.confidence_interval.low[m, j], ci.confidence_interval.high[m, j]
+    clean = lambda v: None if not np.isfinite(v) else float(v)  # noqa: E731
+    return {"estimate": clean(value), "lo": clean(lo), "hi": clean(hi)}
+
+
+def grid(axes: tuple[Axis, ...], seed: int) -> list[dict]:
+    """Every point of the space, or a Sobol sample of a larger one."""
+    size = int(np.prod([a.hi - a.lo + 1 for a in axes]))
+    names = [a.name for a in axes]
+    if size <= MAX_GRID:
+        ranges = [range(a.lo, a.hi + 1) for a in axes]
+        return [dict(zip(names, v, strict=True)) for v in itertools.product(*ranges)]
+    from sim.space_map.design import sobol_points
+
+    return sobol_points(axes, 1 << 15, seed)
+
+
+@dataclass(frozen=True)
+class Band:
+    """A target the region must meet: the metric's emulator name and its band."""
+
+    name: str
+    lo: float
+    hi: float
+
+
+def implausibility(mean: np.ndarray, sd: np.ndarray, band: Band) -> np.ndarray:
+    """How far outside the band the emulated mean lies, in emulator standard deviations."""
+    out = np.maximum(band.lo - mean, mean - band.hi)
+    return np.maximum(out, 0.0) / np.maximum(sd, 1e-12)
+
+
+def region(
+    axes: tuple[Axis, ...], bands: list[Band], emulate: Emulate, start: dict, seed: int
+) -> dict:
+    """The points not ruled out, the smallest moves from the start into them, and when the
+    region is empty, which targets pull apart."""
+    points = grid(axes, seed)
+    mean, sd = emulate(points)
+    worst = np.zeros(len(points))
+    by_band = {}
+    for i, band in enumerate(bands):
+        imp = implausibility(mean[i], sd[i], band)
+        by_band[band.name] = imp
+        worst = np.maximum(worst, imp)
+    inside = worst <= CUTOFF
+    moves = np.array([sum(abs(p[a.name] - start[a.name]) for a in axes) for p in points])
+    order = np.lexsort((worst, moves))
+    nearest = [
+        {"point": points[i], "move": int(moves[i]), "implausibility": float(worst[i])}
+        for i in order
+        if inside[i]
+    ][:10]
+    out = {
+        "cutoff": CUTOFF,
+        "judged": len(points),
+        "not_ruled_out": int(inside.sum()),
+        "share": float(inside.mean()),
+        "nearest": nearest,
+        "targets": [b.__dict__ for b in bands],
+        "slices": [],
+    }
+    if not inside.any():  # which targets each rule the most points out
+        out["pulling_apart"] = sorted(
+            ((name, float(np.mean(imp > CUTOFF))) for name, imp in by_band.items()),
+            key=lambda kv: -kv[1],
+        )
+    s_mean, s_sd = emulate([start])  # the start may lie outside the space
+    start_imp = {
+        b.name: float(implausibility(s_mean[i], s_sd[i], b)[0]) for i, b in enumerate(bands)
+    }
+    out["start"] = {"point": start, "implausibility": start_imp}
+    return out

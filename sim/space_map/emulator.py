@@ -1,0 +1,138 @@
+"""An emulator of one metric over the space: a Gaussian process fitted to the simulated
+points, each point's own simulation variance as its noise.
+
+The fit is scikit-learn's `GaussianProcessRegressor` (a constant times an anisotropic RBF
+kernel, plus a white-noise nugget for what the inputs leave unexplained; the kernel's
+hyper-parameters by maximum marginal likelihood with restarts). What it learns is kept as
+plain numbers (`Fit`), so the prediction is the same in Python (`Fit.predict`), in
+`sim map --predict` and in the page's script, which repeats these few lines of algebra.
+A metric that does not vary over the points (within its noise) is a constant.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+Z95 = 1.959963984540054
+RESTARTS = 3  # of the marginal-likelihood optimiser, from random length scales
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted emulator: the training inputs and what the process learnt, in the units of
+    the metric scaled by (y - centre) / spread."""
+
+    x: np.ndarray  # (points, inputs)
+    centre: float
+    spread: float
+    amplitude: float  # the kernel's variance (scaled units); 0: a constant
+    scales: np.ndarray  # one RBF length scale per input
+    nugget: float  # white noise beyond the simulations' own (scaled units)
+    weights: np.ndarray  # K^-1 (y - centre) / spread
+    inverse: np.ndarray  # K^-1, for the predictive variance
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The mean and standard deviation of the metric at each row of x (the emulator's
+        uncertainty about the metric's value there, nugget included)."""
+        x = np.atleast_2d(x)
+        if self.amplitude == 0.0:
+            n = len(x)
+            return np.full(n, self.centre), np.full(n, np.sqrt(self.nugget) * self.spread)
+        k = self.amplitude * np.exp(-0.5 * _sqdist(x / self.scales, self.x / self.scales))
+        mean = self.centre + self.spread * (k @ self.weights)
+        var = self.amplitude + self.nugget - np.einsum("ij,jk,ik->i", k, self.inverse, k)
+        return mean, self.spread * np.sqrt(np.maximum(var, 1e-12))
+
+    def to_json(self) -> dict:
+        """The fit as map.json and the page hold it."""
+        return {
+            "centre": self.centre,
+            "spread": self.spread,
+            "amplitude": self.amplitude,
+            "scales": self.scales.tolist(),
+            "nugget": self.nugget,
+            "weights": self.weights.tolist(),
+            "inverse": self.inverse.tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict, x: np.ndarray) -> Fit:
+        return cls(
+            x=x,
+            centre=data["centre"],
+            spread=data["spread"],
+            amplitude=data["amplitude"],
+            scales=np.asarray(data["scales"], float),
+            nugget=data["nugget"],
+            weights=np.asarray(data["weights"], float),
+            inverse=np.asarray(data["inverse"], float),
+        )
+
+
+def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T, 0.0)
+
+
+def fit(x: np.ndarray, y: np.ndarray, se: np.ndarray, seed: int = 0) -> Fit:
+    """Fit the emulator of one metric: values y with standard errors se at inputs x."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    centre = float(np.mean(y))
+    spread = float(np.std(y))
+    noise = np.maximum(np.asarray(se, float), 1e-9) ** 2
+    if spread <= 0 or spread**2 <= np.mean(noise) / 4:  # no signal over its noise: a constant
+        pooled = float(np.mean(noise) / len(y) + np.var(y))
+        return Fit(x, centre, 1.0, 0.0, np.ones(x.shape[1]), pooled, np.zeros(0), np.zeros((0, 0)))
+    kernel = ConstantKernel(1.0, (1e-2, 1e2)) * RBF(
+        np.ones(x.shape[1]), (0.05, 100.0)
+    ) + WhiteKernel(1e-3, (1e-8, 1.0))
+    gp = GaussianProcessRegressor(
+        kernel,
+        alpha=noise / spread**2,
+        n_restarts_optimizer=RESTARTS,
+        random_state=seed,
+    )
+    with warnings.catch_warnings():  # a bound reached is an answer here, not a fault
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        gp.fit(x, (y - centre) / spread)
+    k = gp.kernel_
+    amplitude = float(k.k1.k1.constant_value)
+    scales = np.atleast_1d(np.asarray(k.k1.k2.length_scale, float))
+    nugget = float(k.k2.noise_level)
+    gram = amplitude * np.exp(-0.5 * _sqdist(x / scales, x / scales))
+    gram[np.diag_indices_from(gram)] += nugget + noise / spread**2
+    factor = cho_factor(gram, lower=True)
+    inverse = cho_solve(factor, np.eye(len(x)))
+    weights = cho_solve(factor, (y - centre) / spread)
+    return Fit(x, centre, spread, amplitude, scales, nugget, weights, inverse)
+
+
+@dataclass(frozen=True)
+class Check:
+    """The held-out check of one metric's emulator: each point predicted by a fit without it."""
+
+    covered: int  # held-out points inside the 95% interval (widened by their own noise)
+    points: int
+    width: float  # mean width of the emulator's 95% interval at the held-out points
+    spread: float  # the metric's standard deviation over the simulated points
+
+
+def held_out(x: np.ndarray, y: np.ndarray, se: np.ndarray, folds: int = 5) -> Check:
+    """K-fold check: every point predicted by a fit on the other folds."""
+    order = np.random.default_rng(0).permutation(len(y))
+    covered, widths = 0, []
+    for f in range(folds):
+        test = order[f::folds]
+        train = np.setdiff1d(order, test)
+        model = fit(x[train], y[train], se[train])
+        mean, sd = model.predict(x[test])
+        half = Z95 * np.sqrt(sd**2 + se[test] ** 2)
+        covered += int(np.sum(np.abs(y[test] - mean) <= half))
+        widths.extend(2 * Z95 * sd)
+    return Check(covered, len(y), float(np.mean(widths)), float(np.std(y)))
