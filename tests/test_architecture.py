@@ -36,6 +36,7 @@ FLOORS: dict[str, int] = {
     "sim.runs": 3,
     # the studies over many points, and every file they write
     "sim.studies": 4,
+    "sim.space_map": 4,  # the design-space map: a study over a space, with its emulators
     # rendering only
     "sim.report": 5,
     # measuring; single games to watch, play and replay (they play and render)

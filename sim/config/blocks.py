@@ -392,18 +392,20 @@ def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
 
 class MapBlock(Block):
     """map: the space `sim map` charts (tune.space's syntax, integer ranges), its design
-    points, the games at each point and level, and the region's nearest points it confirms
-    on fresh games (`confirm` games each level)."""
+    points (and those `refine` adds where a first fit is least sure), the games at each
+    point and level, and the region's nearest points it confirms on fresh games (`confirm`
+    games each level)."""
 
     space: dict[str, Any] | None = None
     points: int = Field(32, ge=4)
+    refine: int = Field(8, ge=0)  # points added where a first fit is least sure near a band
     games: int = Field(2000, ge=2)
     nearest: int = Field(2, ge=0)
-    confirm: int = Field(4000, ge=2)
+    confirm: int = Field(6000, ge=2)  # as advise.confirm: the same rule on as many games
 
 
 def parse_map(raw: Any, where: str, space: dict[str, Any] | None = None) -> MapBlock | None:
-    """map: {space, points, games, nearest, confirm}; `space` comes checked against the game
+    """map: {space, points, refine, games, nearest, confirm}; `space` comes checked against the game
     (`sim.config.spaces.parse_space`), each setting a count with [lo, hi] bounds."""
     if raw is None:
         return None
@@ -417,6 +419,7 @@ def parse_map(raw: Any, where: str, space: dict[str, Any] | None = None) -> MapB
         out["space"] = space
     limits = {
         "points": (4, 512),
+        "refine": (0, 512),
         "games": (2, MAX_GAMES),
         "nearest": (0, 10),
         "confirm": (2, MAX_GAMES),

@@ -69,15 +69,28 @@ def answer(data: dict) -> str:
         pull = ", ".join(n for n, _ in reg.get("pulling_apart", [])[:3])
         parts.append(f"No point of the space meets every target: {pull} pull apart.")
         return " ".join(parts)
-    parts.append(f"{reg['not_ruled_out']:,} of {reg['judged']:,} points are not ruled out.")
+    parts.append(
+        f"{reg['not_ruled_out']:,} of {reg['judged']:,} points are not ruled out (the emulators"
+        " cannot yet say they miss a target; only games on fresh seeds confirm one)."
+    )
     done = reg.get("confirmed") or []
     met = [c for c in done if c["met"]]
     if met:
-        parts.append(f"Smallest confirmed move: {_moved(data, met[0]['point'])} (fresh games).")
-    elif done:
         parts.append(
-            f"The nearest points ({'; '.join(_moved(data, c['point']) for c in done)}) were not"
-            " confirmed on fresh games: not every target's interval lies inside its band."
+            f"Smallest confirmed move: {_moved(data, met[0]['point'])} (every target met on"
+            " fresh games)."
+        )
+    elif done:
+        first = done[0]
+        missed = [r for r in first["targets"] if not r["met"]]
+        shown = "; ".join(
+            f"{r['target']} {r['estimate']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
+            for r in missed[:3]
+        )
+        parts.append(
+            f"The nearest such point, {_moved(data, first['point'])}, is not confirmed on fresh"
+            f" games: {len(missed)} of {len(first['targets'])} targets not inside their band"
+            f" ({shown})."
         )
     return " ".join(parts)
 
@@ -102,17 +115,16 @@ def _sensitivity_table(data: dict) -> Markup:
         row = {"metric": metric}
         for k in names:
             t, f = by[k]["total"], by[k]["first"]
-            row[k] = (
-                "–"
-                if t["estimate"] is None
-                else (
-                    f"{t['estimate']:.2f} [{t['lo']:.2f}, {t['hi']:.2f}]"
-                    f" (first {f['estimate']:.2f})"
-                )
-            )
+            row[k] = f"{_idx(t['estimate'])} [{_idx(t['lo'])}, {_idx(t['hi'])}]"
+            row[k] += f" (first {_idx(f['estimate'])})"
         rows.append(row)
     cols = [("metric", text("metric"))] + [(k, text(k)) for k in names]
     return table(pd.DataFrame(rows), cols)
+
+
+def _idx(value: float | None) -> str:
+    """A Sobol index (None where the metric does not vary: no share to give)."""
+    return "–" if value is None else f"{value:.2f}"
 
 
 def _region_table(data: dict) -> Markup | None:
@@ -146,7 +158,7 @@ def _confirmed_table(data: dict) -> Markup | None:
     cols = [
         ("point", text("point")),
         ("target", text("target")),
-        ("estimate [Bonferroni 95%]", text("ci")),
+        ("estimate [1 − 0.05/m]", text("ci")),
         ("verdict", text("met")),
     ]
     return table(pd.DataFrame(rows), cols)

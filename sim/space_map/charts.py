@@ -129,3 +129,38 @@ def region(
     }
     out["start"] = {"point": start, "implausibility": start_imp}
     return out
+
+
+def refine(
+    axes: tuple[Axis, ...],
+    bands: list[Band],
+    emulate: Emulate,
+    taken: list[dict],
+    k: int,
+    seed: int,
+) -> list[dict]:
+    """k more points where a first fit is least sure near a target's boundary: among the
+    points a band's edge lies within CUTOFF standard deviations of, the largest standard
+    deviation relative to the band's width (anywhere, when no point is near an edge),
+    taken greedily and at least two counts' steps apart, so they spread out."""
+    seen = {tuple(p.values()) for p in taken}
+    cands = [p for p in grid(axes, seed) if tuple(p.values()) not in seen]
+    if not cands or not bands or k <= 0:
+        return []
+    mean, sd = emulate(cands)
+    lo = np.array([b.lo for b in bands])[:, None]
+    hi = np.array([b.hi for b in bands])[:, None]
+    sd = np.maximum(sd, 1e-12)
+    relative = sd / np.maximum(hi - lo, 1e-12)
+    near = np.minimum(np.abs(mean - lo), np.abs(mean - hi)) / sd <= CUTOFF
+    score = np.where(near, relative, 0.0).max(0)
+    if not score.any():
+        score = relative.max(0)
+    picked: list[dict] = []
+    for i in np.argsort(-score, kind="stable"):
+        p = cands[i]
+        if all(sum(abs(p[a.name] - q[a.name]) for a in axes) >= 2 for q in picked):
+            picked.append(p)
+        if len(picked) == k:
+            break
+    return picked

@@ -77,8 +77,15 @@ def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T, 0.0)
 
 
-def fit(x: np.ndarray, y: np.ndarray, se: np.ndarray, seed: int = 0) -> Fit:
-    """Fit the emulator of one metric: values y with standard errors se at inputs x."""
+IGNORED = 1e6  # the length scale of an input that never varies over the points: no effect
+
+
+def fit(
+    x: np.ndarray, y: np.ndarray, se: np.ndarray, seed: int = 0, restarts: int = RESTARTS
+) -> Fit:
+    """Fit the emulator of one metric: values y with standard errors se at inputs x. An
+    input that is the same at every point (a seat that never takes an extra turn there)
+    tells nothing: it is left out of the optimisation and given an IGNORED length scale."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
@@ -89,21 +96,23 @@ def fit(x: np.ndarray, y: np.ndarray, se: np.ndarray, seed: int = 0) -> Fit:
     if spread <= 0 or spread**2 <= np.mean(noise) / 4:  # no signal over its noise: a constant
         pooled = float(np.mean(noise) / len(y) + np.var(y))
         return Fit(x, centre, 1.0, 0.0, np.ones(x.shape[1]), pooled, np.zeros(0), np.zeros((0, 0)))
+    active = x.std(0) > 0
     kernel = ConstantKernel(1.0, (1e-2, 1e2)) * RBF(
-        np.ones(x.shape[1]), (0.05, 100.0)
+        np.ones(int(active.sum())), (0.05, 100.0)
     ) + WhiteKernel(1e-3, (1e-8, 1.0))
     gp = GaussianProcessRegressor(
         kernel,
         alpha=noise / spread**2,
-        n_restarts_optimizer=RESTARTS,
+        n_restarts_optimizer=restarts,
         random_state=seed,
     )
     with warnings.catch_warnings():  # a bound reached is an answer here, not a fault
         warnings.simplefilter("ignore", ConvergenceWarning)
-        gp.fit(x, (y - centre) / spread)
+        gp.fit(x[:, active], (y - centre) / spread)
     k = gp.kernel_
     amplitude = float(k.k1.k1.constant_value)
-    scales = np.atleast_1d(np.asarray(k.k1.k2.length_scale, float))
+    scales = np.full(x.shape[1], IGNORED)
+    scales[active] = np.atleast_1d(np.asarray(k.k1.k2.length_scale, float))
     nugget = float(k.k2.noise_level)
     gram = amplitude * np.exp(-0.5 * _sqdist(x / scales, x / scales))
     gram[np.diag_indices_from(gram)] += nugget + noise / spread**2
@@ -124,13 +133,14 @@ class Check:
 
 
 def held_out(x: np.ndarray, y: np.ndarray, se: np.ndarray, folds: int = 5) -> Check:
-    """K-fold check: every point predicted by a fit on the other folds."""
+    """K-fold check: every point predicted by a fit on the other folds (the same fit, its
+    kernel optimised afresh, from one random start fewer)."""
     order = np.random.default_rng(0).permutation(len(y))
     covered, widths = 0, []
     for f in range(folds):
         test = order[f::folds]
         train = np.setdiff1d(order, test)
-        model = fit(x[train], y[train], se[train])
+        model = fit(x[train], y[train], se[train], restarts=RESTARTS - 1)
         mean, sd = model.predict(x[test])
         half = Z95 * np.sqrt(sd**2 + se[test] ** 2)
         covered += int(np.sum(np.abs(y[test] - mean) <= half))

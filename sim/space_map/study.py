@@ -19,6 +19,7 @@ import numpy as np
 
 from sim import units
 from sim.analysis.balance import run_metrics
+from sim.analysis.whole_game import level_cells
 from sim.config import StudyConfig
 from sim.config.blocks import NO_BLOCKS
 from sim.errors import SimError
@@ -33,7 +34,7 @@ from sim.space_map import charts
 from sim.space_map.design import Axis, axes_of, inputs, sobol_points, start_point
 from sim.space_map.emulator import Z95, Check, Fit, fit, held_out
 from sim.space_map.predict import MAP_FILE
-from sim.studies.advise_state import Level, at_level, levels_of
+from sim.studies.advise_state import Level, at_level, levels_of, seat_bands
 from sim.studies.common import fresh_dir
 
 LINEUP = "lineup"  # the config's own line-up, beside the equal-player levels
@@ -83,8 +84,9 @@ def check_space(study: StudyConfig) -> tuple[Axis, ...]:
 
 def _play(
     study: StudyConfig, points: list[dict], levels, games: int, seed: int, folder: Path, workers
-) -> dict[str, np.ndarray]:
-    """Play every point at every level; emulator name -> (points, 3) of value, lo, hi."""
+) -> tuple[dict[str, np.ndarray], dict[tuple[int, str], Path]]:
+    """Play every point at every level: emulator name -> (points, 3) of value, lo, hi, and
+    (point, level label) -> its run folder."""
     plan = []
     for i, point in enumerate(points):
         for j, level in enumerate(levels):
@@ -97,6 +99,7 @@ def _play(
     size = chunk_games(studies, resolve_jobs(workers.jobs, games * len(studies)))
     execute([p for _, _, p in plan], size, workers, died_hint=f"the map's games are in {folder}")
     out: dict[str, np.ndarray] = {}
+    folders = {(i, level_name(level)): p.folder for i, level, p in plan}
     for i, level, p in plan:
         run = load_run(p.folder)
         names = metric_names(study, level)
@@ -105,7 +108,7 @@ def _play(
             row = table.loc[name]
             cell = out.setdefault(emulated(name, level), np.full((len(points), 3), np.nan))
             cell[i] = (row["value"], row["lo"], row["hi"])
-    return out
+    return out, folders
 
 
 def bands_of(study: StudyConfig) -> list[charts.Band]:
@@ -130,75 +133,101 @@ class MapResult:
     study: StudyConfig
 
 
+class Emulators:
+    """Every metric's fitted emulator over the space, asked at points together."""
+
+    def __init__(self, study: StudyConfig, axes, points: list[dict], sims: dict) -> None:
+        self.game, self.axes, self.points, self.sims = study.game.game_dict(), axes, points, sims
+        self.x = inputs(self.game, axes, points)
+        self.fits: dict[str, Fit] = {}
+        for i, (name, cell) in enumerate(sims.items()):
+            pulse.doing(f"fitting the emulators ({i} of {len(sims)} done)")
+            self.fits[name] = fit(self.x, cell[:, 0], _se(cell), seed=study.seed % 2**31)
+        self.names = list(self.fits)
+
+    def __call__(self, points: list[dict], names: list[str] | None = None):
+        """(mean, sd), one row per metric (`names`, default every one), one column a point."""
+        xi = inputs(self.game, self.axes, points)
+        pairs = [self.fits[n].predict(xi) for n in names or self.names]
+        return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+    def checks(self) -> dict[str, Check]:
+        out = {}
+        for i, (name, cell) in enumerate(self.sims.items()):
+            pulse.doing(f"checking the emulators on held-out points ({i} of {len(self.sims)} done)")
+            out[name] = held_out(self.x, cell[:, 0], _se(cell))
+        return out
+
+
+def _se(cell: np.ndarray) -> np.ndarray:
+    return (cell[:, 2] - cell[:, 1]) / (2 * Z95)
+
+
 def run_map(study: StudyConfig, request: Request, workers: Workers) -> MapResult:
     """Play, fit, chart and confirm; the folder and map.json."""
     if request.overrides():
         study = study.with_overrides(**request.overrides())
     axes = check_space(study)
     check_page(request, "map", study)
-    m = study.map
-    levels = map_levels(study)
     out_dir = fresh_dir(request.out, folder_stem("map", study.name), None)
     t0 = time.perf_counter()
-    lines: list[str] = []
     with locked(out_dir):
         write_text(out_dir / "config.yaml", study_yaml(study))
         start = start_point(study, axes)
-        points = [start] + [p for p in sobol_points(axes, m.points, study.seed) if p != start]
-        points = points[: m.points]
-        print(
-            f"map: {len(points)} points x {len(levels)} line-ups ({LINEUP} and"
-            f" {', '.join(lv.label for lv in levels if lv)}), {m.games:,} games each"
-            f" (seed {study.seed}, common random numbers)",
-            flush=True,
-        )
-        sims = _play(study, points, levels, m.games, study.seed, out_dir / "points", workers)
-        game = study.game.game_dict()
-        x = inputs(game, axes, points)
-        fits: dict[str, Fit] = {}
-        checks: dict[str, Check] = {}
-        for i, (name, cell) in enumerate(sims.items()):
-            pulse.doing(f"fitting the emulators ({i} of {len(sims)} done)")
-            se = (cell[:, 2] - cell[:, 1]) / (2 * Z95)
-            fits[name] = fit(x, cell[:, 0], se, seed=study.seed % 2**31)
-            checks[name] = held_out(x, cell[:, 0], se)
-        names = list(fits)
-
-        def emulate(pts: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-            xi = inputs(game, axes, pts)
-            pairs = [fits[n].predict(xi) for n in names]
-            return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-
+        emulators, bands = _design(study, axes, start, out_dir, workers)
         pulse.doing("charting the space (Sobol indices, the region)")
-        sens = charts.sensitivity(axes, names, emulate, study.seed)
-        bands = [b for b in bands_of(study) if b.name in fits]
-        reg = charts.region(
-            axes, bands, lambda p: _banded(emulate, p, names, bands), start, study.seed
-        )
-        confirmed = _confirm(study, reg, levels, bands, out_dir, workers)
+        sens = charts.sensitivity(axes, emulators.names, emulators, study.seed)
+        banded = lambda pts: emulators(pts, [b.name for b in bands])  # noqa: E731
+        reg = charts.region(axes, bands, banded, start, study.seed)
+        confirmed = _confirm(study, reg, map_levels(study), bands, out_dir, workers)
         data = {
             "kind": "map",
             "name": study.name,
             "config_hash": study.config_hash(),
-            "game": game,
+            "game": emulators.game,
             "space": {a.name: [a.lo, a.hi] for a in axes},
-            "levels": [level_name(lv) for lv in levels],
-            "games": m.games,
+            "levels": [level_name(lv) for lv in map_levels(study)],
+            "games": study.map.games,
             "seed": study.seed,
             "points": [
-                {"point": p, "metrics": {n: _cell(sims[n][i]) for n in names}}
-                for i, p in enumerate(points)
+                {"point": p, "metrics": {n: _cell(emulators.sims[n][i]) for n in emulators.names}}
+                for i, p in enumerate(emulators.points)
             ],
-            "inputs": x.tolist(),
-            "emulators": {n: fits[n].to_json() for n in names},
-            "held_out": {n: checks[n].__dict__ for n in names},
+            "inputs": emulators.x.tolist(),
+            "emulators": {n: emulators.fits[n].to_json() for n in emulators.names},
+            "held_out": {n: c.__dict__ for n, c in emulators.checks().items()},
             "sensitivity": sens,
             "region": {**reg, "confirmed": confirmed},
             "wall_s": round(time.perf_counter() - t0, 1),
         }
         write_text(out_dir / MAP_FILE, json.dumps(data, indent=1, default=_plain))
-    lines += map_lines(data)
-    return MapResult(out_dir, data, lines, study)
+    return MapResult(out_dir, data, map_lines(data), study)
+
+
+def _design(study: StudyConfig, axes, start: dict, out_dir: Path, workers):
+    """The space-filling design (the config's point first), played and fitted; then the
+    points `map.refine` adds where that fit is least sure near a band, played on the same
+    seed, and the fit again on all of them."""
+    m, levels = study.map, map_levels(study)
+    points = [start] + [p for p in sobol_points(axes, m.points, study.seed) if p != start]
+    points = points[: m.points]
+    print(
+        f"map: {len(points)} points x {len(levels)} line-ups ({LINEUP} and"
+        f" {', '.join(lv.label for lv in levels if lv)}), {m.games:,} games each"
+        f" (seed {study.seed}, common random numbers)",
+        flush=True,
+    )
+    sims, _ = _play(study, points, levels, m.games, study.seed, out_dir / "points", workers)
+    emulators = Emulators(study, axes, points, sims)
+    bands = [b for b in bands_of(study) if b.name in emulators.fits]
+    names = [b.name for b in bands]
+    more = charts.refine(axes, bands, lambda p: emulators(p, names), points, m.refine, study.seed)
+    if not more:
+        return emulators, bands
+    print(f"map: {len(more)} more points where the first fit is least sure near a band", flush=True)
+    extra, _ = _play(study, more, levels, m.games, study.seed, out_dir / "refine", workers)
+    sims = {n: np.vstack([sims[n], extra[n]]) for n in sims}
+    return Emulators(study, axes, points + more, sims), bands
 
 
 def _plain(value):
@@ -219,8 +248,11 @@ def _banded(emulate, points, names, bands):
 
 
 def _confirm(study, reg: dict, levels, bands, out_dir: Path, workers) -> list[dict]:
-    """The region's nearest points played on fresh games (seed + 1): each target's 95%
-    interval, Bonferroni over the targets, inside its band or not."""
+    """The region's nearest points played on fresh games (seed + 1), judged by advise's rule:
+    confirmed when every target's interval at 1 - 0.05/m lies inside its band (Bonferroni
+    over the m points; each point an intersection-union test over its targets). A seat's
+    edge at a level is advise's very cell (`level_cells`); a config target at the line-up
+    is the registry's interval, widened from 95% to that level."""
     m = study.map
     nearest = [n["point"] for n in reg["nearest"][: m.nearest]]
     if not nearest or not bands:
@@ -231,32 +263,37 @@ def _confirm(study, reg: dict, levels, bands, out_dir: Path, workers) -> list[di
         f" {m.confirm:,} fresh games each (seed {seed})",
         flush=True,
     )
-    sims = _play(study, nearest, levels, m.confirm, seed, out_dir / "confirm", workers)
-    z = _bonferroni_z(len(bands))
+    sims, folders = _play(study, nearest, levels, m.confirm, seed, out_dir / "confirm", workers)
+    alpha = 0.05 / len(nearest)
+    wanted = {b.name for b in bands}
     out = []
     for i, point in enumerate(nearest):
         rows = []
+        for level in levels[1:]:
+            players = load_run(folders[(i, level.label)]).players
+            for c in level_cells(players, level.label, seat_bands(study), alpha):
+                name = f"seat_edge.seat{c.seat}@{level.label}"
+                if name in wanted:
+                    rows.append(_row(name, c.estimate, c.lo, c.hi, c.band))
+        z = _z(alpha)
         for b in bands:
-            value, lo95, hi95 = sims[b.name][i]
-            half = (hi95 - lo95) / 2 * z / Z95
-            lo, hi = value - half, value + half
-            rows.append(
-                {
-                    "target": b.name,
-                    "estimate": value,
-                    "lo": lo,
-                    "hi": hi,
-                    "met": bool(b.lo <= lo and hi <= b.hi),
-                }
-            )
+            if "@" not in b.name:
+                value, lo95, hi95 = sims[b.name][i]
+                lo, hi = value - (value - lo95) * z / Z95, value + (hi95 - value) * z / Z95
+                rows.append(_row(b.name, value, lo, hi, (b.lo, b.hi)))
         out.append({"point": point, "targets": rows, "met": all(r["met"] for r in rows)})
     return out
 
 
-def _bonferroni_z(k: int) -> float:
+def _row(name: str, value: float, lo: float, hi: float, band: tuple[float, float]) -> dict:
+    met = bool(band[0] <= lo and hi <= band[1])
+    return {"target": name, "estimate": value, "lo": lo, "hi": hi, "met": met}
+
+
+def _z(alpha: float) -> float:
     from scipy.stats import norm
 
-    return float(norm.ppf(1 - 0.05 / (2 * max(k, 1))))
+    return float(norm.ppf(1 - alpha / 2))
 
 
 def map_lines(data: dict) -> list[str]:

@@ -1,0 +1,266 @@
+"""`sim map`: the design, the emulator's algebra, the region, the files and the one-line
+errors. The map of the base game against known answers is a slow test (test_map_truth)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from cli_helpers import BASE_TEXT, cli, one_error
+
+from sim.config import load_study
+from sim.space_map import charts
+from sim.space_map.design import Axis, axes_of, hand_cards, inputs, sobol_points
+from sim.space_map.emulator import Z95, fit, held_out
+from sim.studies.fix_candidates import extra_turn_seats, turns_of
+
+SPACE = {"deck.sprayers": [2, 6], "deck.princesses": [0, 3], "deck.boxes.N": [6, 9]}
+
+
+def test_the_design_is_distinct_inside_the_space_and_covers_each_count():
+    axes = axes_of(SPACE)
+    points = sobol_points(axes, 16, seed=3)
+    assert len(points) == 16 and len({tuple(p.values()) for p in points}) == 16
+    for a in axes:
+        seen = {p[a.name] for p in points}
+        assert seen == set(range(a.lo, a.hi + 1)), a  # every value of every count
+    assert sobol_points(axes, 16, seed=3) == points  # seeded
+    assert len(sobol_points((Axis("deck.sprayers", 2, 4),), 16, seed=1)) == 3  # a small space
+
+
+def test_the_extra_turn_inputs_follow_the_rules(study):
+    """R2.3, R2.4, R3.1, R7.1: the hand cards left after the start card and the deal, mod
+    the players, are the first seats' extra turns; the inputs carry exactly those seats."""
+    base = load_study(study())
+    game = base.game.game_dict()
+    axes = axes_of({**SPACE, "hand_size": [2, 4]})
+    for point in sobol_points(axes, 32, seed=5):
+        seats = turns_of(base, point).extra
+        assert extra_turn_seats(*hand_cards(game, point)) == seats
+        row = inputs(game, axes, [point])[0]
+        assert [k for k in range(5) if row[len(axes) + k] == 1.0] == list(seats)
+    assert extra_turn_seats(40, 4, 3) == (0, 1, 2)  # 40 - 1 - 12 = 27 left: 27 mod 4 = 3
+
+
+def test_the_emulator_is_scikit_learns_process_and_its_intervals_cover():
+    """The saved algebra (what --predict and the page's script compute) equals scikit-learn's
+    prediction with the fitted kernel, and held-out points fall inside at about 95%."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    rng = np.random.default_rng(1)
+    x = rng.random((40, 3))
+    se = np.full(40, 0.05)
+    y = np.sin(3 * x[:, 0]) + 0.5 * x[:, 1] + rng.normal(0, 0.05, 40)
+    model = fit(x, y, se)
+    kernel = ConstantKernel(model.amplitude, "fixed") * RBF(model.scales, "fixed") + WhiteKernel(
+        model.nugget, "fixed"
+    )
+    scaled = (y - model.centre) / model.spread
+    gp = GaussianProcessRegressor(kernel, alpha=se**2 / model.spread**2, optimizer=None)
+    gp.fit(x, scaled)
+    test = rng.random((7, 3))
+    mean, sd = gp.predict(test, return_std=True)
+    ours, our_sd = model.predict(test)
+    assert np.allclose(ours, model.centre + model.spread * mean, atol=1e-8)
+    assert np.allclose(our_sd, model.spread * sd, rtol=1e-6)
+    check = held_out(x, y, se)
+    assert check.covered >= 0.85 * check.points and check.width < 2 * Z95 * check.spread
+
+
+def test_a_metric_without_signal_is_a_constant_with_its_noise():
+    rng = np.random.default_rng(2)
+    x = rng.random((20, 2))
+    model = fit(x, 3.0 + rng.normal(0, 0.01, 20) * 0, np.full(20, 0.1))
+    mean, sd = model.predict(x[:3])
+    assert model.amplitude == 0.0 and np.allclose(mean, 3.0) and np.all(sd > 0)
+
+
+def test_implausibility_and_the_region():
+    band = charts.Band("m", -0.025, 0.025)
+    imp = charts.implausibility(np.array([0.0, 0.055, -0.1]), np.array([0.01, 0.01, 0.1]), band)
+    assert imp.tolist() == pytest.approx([0.0, 3.0, 0.75])
+    axes = (Axis("a", 0, 4), Axis("b", 0, 2))
+
+    def emulate(points):  # the metric is a - 2, known to 0.01: only a = 2 is inside
+        a = np.array([p["a"] for p in points], float)
+        return (a - 2)[None, :], np.full((1, len(points)), 0.01)
+
+    reg = charts.region(axes, [band], emulate, {"a": 4, "b": 1}, seed=0)
+    assert reg["judged"] == 15 and reg["not_ruled_out"] == 3
+    assert reg["nearest"][0] == {"point": {"a": 2, "b": 1}, "move": 2, "implausibility": 0.0}
+    assert reg["start"]["implausibility"]["m"] > charts.CUTOFF
+    none = charts.region(axes, [charts.Band("m", 5, 6)], emulate, {"a": 4, "b": 1}, seed=0)
+    assert none["not_ruled_out"] == 0 and none["pulling_apart"][0][0] == "m"
+
+
+def test_sobol_indices_find_the_count_that_matters():
+    axes = (Axis("a", 0, 6), Axis("b", 0, 6))
+
+    def emulate(points):
+        a = np.array([p["a"] for p in points], float)
+        return np.vstack([a, a * 0 + 1.0]), np.zeros((2, len(points)))
+
+    s = charts.sensitivity(axes, ["m", "flat"], emulate, seed=1)
+    assert s["m"]["a"]["total"]["estimate"] == pytest.approx(1.0, abs=0.05)
+    assert abs(s["m"]["b"]["total"]["estimate"]) < 0.05
+
+
+MAP_TEXT = (
+    BASE_TEXT
+    + """
+advise:
+  levels: [{policy: random}]
+map:
+  space:
+    deck.sprayers: [2, 6]
+    deck.princesses: [0, 3]
+  points: 6
+  refine: 2
+  games: 200
+  nearest: 1
+  confirm: 200
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def small_map(tmp_path_factory):
+    """A small map of the base game (6 points, random seats and the base line-up)."""
+    import contextlib
+    import io
+
+    from sim.cli import main
+
+    folder = tmp_path_factory.mktemp("map")
+    config = folder / "map.yaml"
+    config.write_text(MAP_TEXT)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(
+            [
+                "map",
+                str(config),
+                "--out",
+                str(folder / "m"),
+                "--jobs",
+                "1",
+                "--report",
+                str(folder / "m.html"),
+                "--quiet",
+            ]
+        )
+    assert code == 0
+    return folder, out.getvalue()
+
+
+def test_a_map_writes_its_folder_and_page_and_answers_a_point(small_map, capsys):
+    folder, printed = small_map
+    data = json.loads((folder / "m" / "map.json").read_text())
+    assert data["points"][0]["point"] == {"deck.sprayers": 4, "deck.princesses": 2}
+    assert len(data["points"]) == 8 and data["levels"] == ["lineup", "random"]  # 6 and 2 refined
+    assert "seat_edge.seat0@random" in data["emulators"] and "mean_score" in data["emulators"]
+    first = data["sensitivity"]["mean_score"]["deck.sprayers"]["first"]
+    assert set(first) == {"estimate", "lo", "hi"}
+    assert "held-out check" in printed and "region:" in printed
+    assert (folder / "m.html").read_text().count('id="map-data"') == 1
+    code, out, _ = cli(capsys, "map", folder / "m", "--predict", "--set", "deck.sprayers=6")
+    answer = json.loads(out)
+    assert code == 0 and answer["point"] == {"deck.sprayers": 6, "deck.princesses": 2}
+    m = answer["metrics"]["mean_score"]
+    assert m["lo"] < m["estimate"] < m["hi"]
+    from sim import load_map
+
+    frame = load_map(folder / "m").predict({"deck.sprayers": 6}).set_index("metric")
+    assert frame.loc["mean_score", "estimate"] == pytest.approx(m["estimate"])
+
+
+def test_a_map_question_out_of_its_space_is_one_line(small_map, capsys):
+    folder, _ = small_map
+    line = one_error(capsys, "map", folder / "m", "--predict", "--set", "deck.toys.yarn=2")
+    assert "deck.toys.yarn: not a setting of this map's space" in line
+    line = one_error(capsys, "map", folder / "m", "--predict", "--set", "deck.sprayers=9")
+    assert "outside the map's space [2, 6]" in line
+    assert "not a map folder" in one_error(capsys, "map", folder, "--predict")
+
+
+@pytest.mark.parametrize(
+    ("block", "words"),
+    [
+        ("", "no 'map: {space: ...}' block"),
+        ("map: {space: {players: [2, 4]}}", "a map charts one player count"),
+        ("map: {space: {rules.match_sides: {choices: [any, matching]}}}", "give [lo, hi]"),
+        ("map: {space: {deck.sprayers: [2, 6]}, points: 2}", "map.points"),
+        ("map: {space: {deck.sprayers: [2, 6]}, refine: -1}", "map.refine"),
+        ("map: {space: {deck.sprayers: [2, 6]}, colour: red}", "colour"),
+    ],
+)
+def test_a_config_a_map_cannot_chart_is_one_line_before_any_game(study, capsys, block, words):
+    path = study(BASE_TEXT + "\n" + block + "\n")
+    assert words in one_error(capsys, "map", path, "--no-report")
+
+
+def test_refined_points_go_where_a_band_edge_is_unsure():
+    axes = (Axis("a", 0, 8), Axis("b", 0, 8))
+    band = charts.Band("m", -0.5, 0.5)
+
+    def emulate(points):  # the metric a - 4 is known well, but unsure where b is large
+        a = np.array([p["a"] for p in points], float)
+        b = np.array([p["b"] for p in points], float)
+        return (a - 4)[None, :], (0.05 + 0.2 * b)[None, :]
+
+    picked = charts.refine(axes, [band], emulate, [], k=3, seed=0)
+    assert len(picked) == 3
+    assert all(p["b"] >= 6 for p in picked)  # the least sure rows
+    assert all(abs(p["a"] - 4) <= 4 for p in picked)  # a band edge within 3 sd
+    assert all(sum(abs(p[k] - q[k]) for k in "ab") >= 2 for p in picked for q in picked if p != q)
+
+
+def test_the_what_if_panel_answers_as_the_emulator_does(small_map):
+    """In Chromium from file://: moving a count changes the numbers to --predict's there."""
+    import playwright.sync_api as playwright
+    from browser_helpers import ARGS, CHROMIUM
+
+    from sim import load_map
+
+    folder, _ = small_map
+    expected = load_map(folder / "m").predict({"deck.sprayers": 6}).set_index("metric")
+    errors, requests = [], []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto((folder / "m.html").as_uri(), wait_until="load")
+            cell = page.locator('tr[data-metric="mean_score"] td').nth(1)
+            before = float(cell.get_attribute("data-estimate"))
+            page.locator('input[data-setting="deck.sprayers"]').fill("6")
+            after = float(cell.get_attribute("data-estimate"))
+        finally:
+            browser.close()
+    assert not errors and all(u.startswith("file:") for u in requests)
+    assert after == pytest.approx(expected.loc["mean_score", "estimate"], rel=1e-9)
+    assert after != pytest.approx(before)
+
+
+def test_the_map_notebook_runs_top_to_bottom(small_map, monkeypatch, tmp_path):
+    """notebooks/map.ipynb loads a map and plots a slice (committed without outputs)."""
+    from pathlib import Path
+
+    import nbclient
+    import nbformat
+
+    folder, _ = small_map
+    path = Path(__file__).resolve().parents[2] / "notebooks" / "map.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    assert all(c.outputs == [] for c in nb.cells if c.cell_type == "code")
+    monkeypatch.setenv("SIM_MAP_DIR", str(folder / "m"))
+    monkeypatch.setenv("MPLBACKEND", "agg")
+    client = nbclient.NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
