@@ -365,7 +365,10 @@ def _map(sub) -> None:
         action="store_true",
         help="with a map folder and --set KEY=VALUE: print the emulated metrics there (JSON)",
     )
-    add_study_options(p, "map", leave_out=("resume",))
+    p.add_argument(
+        "--budget", type=int, default=None, metavar="GAMES", help="every game it plays, at most"
+    )
+    add_study_options(p, "map")
 
 
 def _turns(sub) -> None:

@@ -282,9 +282,9 @@ def advise(args: argparse.Namespace) -> int:
 def map_(args: argparse.Namespace) -> int:
     """`sim map CONFIG`: the design-space map, map.json and the what-if page; `sim map DIR
     --predict --set KEY=VALUE`: the emulated metrics at one point, as JSON."""
-    from sim.space_map.predict import predict_json
-
     if args.predict:
+        from sim.space_map.predict import predict_json
+
         if args.config is None:
             raise SimError("sim map --predict: give the map folder (sim map DIR --predict)")
         print(predict_json(Path(args.config), args.set))
@@ -292,20 +292,19 @@ def map_(args: argparse.Namespace) -> int:
     from sim.report.map_report import build_map_report
     from sim.space_map.study import run_map
 
-    if args.config is None:
-        raise SimError("sim map: give a config with a map: {space: ...} block")
+    check_resume(args, "map", "MAP_DIR")
     check_count("--games", args.games, 2, MAX_GAMES)
+    check_count("--budget", args.budget, 1, MAX_GAMES)
     request, workers = options(args)
-    study = load_config(args, args.config)
-    if args.games is not None:
+    study = load_config(args, args.config) if args.config is not None else None
+    if study is not None and args.games is not None:
         study = study.overridden(
             {"map": {**study.map.to_yaml(), "games": args.games}}, where="--games"
         )
-    result = run_map(study, replace(request, games=None), workers)
-    head = f"{study.name}: map in {result.data['wall_s']:.0f} s -> {result.out_dir}"
-    return _said(
-        [head, *result.lines], args, lambda: build_map_report(result, request.report, args.force)
-    )
+    result = run_map(study, replace(request, games=None), workers, budget=args.budget)
+    head = f"{result.study.name}: map in {result.data['wall_s']:.0f} s -> {result.out_dir}"
+    page = request.report
+    return _said([head, *result.lines], args, lambda: build_map_report(result, page, args.force))
 
 
 def turns(args: argparse.Namespace) -> int:

@@ -37,7 +37,12 @@ def _page(result: MapResult) -> dict:
         "confirmed": _confirmed_table(data),
         "held_out": _held_out_table(data),
         "design": _design_table(data),
-        "whatif": Markup(json.dumps(_whatif(data, result.study), separators=(",", ":"))),
+        "whatif": Markup(
+            # inside <script>: no "</" may close it early, whatever a name or a path holds
+            json.dumps(_whatif(data, result.out_dir.resolve()), separators=(",", ":")).replace(
+                "<", "\\u003c"
+            )
+        ),
         "config": dump_yaml(result.study.to_yaml_dict()),
     }
 
@@ -197,7 +202,7 @@ def _design_table(data: dict) -> Markup:
     return table(pd.DataFrame(rows), cols)
 
 
-def _whatif(data: dict, study) -> dict:
+def _whatif(data: dict, result_folder: Path) -> dict:
     """What the page's script needs: the counts, how each moves the hand cards (the
     extra-turn inputs), the training inputs and every emulator."""
     start = data["points"][0]["point"]
@@ -215,6 +220,11 @@ def _whatif(data: dict, study) -> dict:
         },
         "x": data["inputs"],
         "emulators": data["emulators"],
+        "points": [
+            {k: p[k] for k in ("point", "metrics", "runs") if k in p} for p in data["points"]
+        ],
+        "cutoff": data["region"]["cutoff"],
+        "folder": str(result_folder),
         "bands": bands,
         "lineup": LINEUP,
     }

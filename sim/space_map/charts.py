@@ -44,19 +44,23 @@ def sensitivity(axes: tuple[Axis, ...], names: list[str], emulate: Emulate, seed
         warnings.simplefilter("ignore")
         boot = result.bootstrap(confidence_level=0.95, n_resamples=200)
     out: dict[str, dict] = {}
+    shape = (len(names), len(axes))
     for m, name in enumerate(names):
         out[name] = {}
         for j, axis in enumerate(axes):
             out[name][axis.name] = {
-                kind: _index(getattr(result, f"{kind}_order"), getattr(boot, f"{kind}_order"), m, j)
+                kind: _index(
+                    getattr(result, f"{kind}_order"), getattr(boot, f"{kind}_order"), m, j, shape
+                )
                 for kind in ("first", "total")
             }
     return out
 
 
-def _index(values: np.ndarray, ci, m: int, j: int) -> dict:
-    value = values[m, j]
-    lo, hi = ci.confidence_interval.low[m, j], ci.confidence_interval.high[m, j]
+def _index(values: np.ndarray, ci, m: int, j: int, shape: tuple[int, int]) -> dict:
+    """One index and its interval (scipy drops an axis of length one: put it back)."""
+    at = lambda a: np.reshape(a, shape)[m, j]  # noqa: E731
+    value, lo, hi = at(values), at(ci.confidence_interval.low), at(ci.confidence_interval.high)
     clean = lambda v: None if not np.isfinite(v) else float(v)  # noqa: E731
     return {"estimate": clean(value), "lo": clean(lo), "hi": clean(hi)}
 

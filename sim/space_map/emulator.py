@@ -3,9 +3,13 @@ points, each point's own simulation variance as its noise.
 
 The fit is scikit-learn's `GaussianProcessRegressor` (a constant times an anisotropic RBF
 kernel, plus a white-noise nugget for what the inputs leave unexplained; the kernel's
-hyper-parameters by maximum marginal likelihood with restarts). What it learns is kept as
-plain numbers (`Fit`), so the prediction is the same in Python (`Fit.predict`), in
-`sim map --predict` and in the page's script, which repeats these few lines of algebra.
+hyper-parameters by maximum marginal likelihood with restarts), plus a fixed constant
+kernel of one (scaled) unit: the metric's overall level is itself estimated from noisy
+points, so an emulator that finds the metric flat is still only as sure of its level as
+the points' noise allows (without it, a flat fit would claim to know the level exactly).
+What it learns is kept as plain numbers (`Fit`), so the prediction is the same in Python
+(`Fit.predict`), in `sim map --predict` and in the page's script, which repeats these few
+lines of algebra.
 A metric that does not vary over the points (within its noise) is a constant.
 """
 
@@ -31,6 +35,7 @@ class Fit:
     spread: float
     amplitude: float  # the kernel's variance (scaled units); 0: a constant
     scales: np.ndarray  # one RBF length scale per input
+    bias: float  # the prior variance of the overall level (scaled units)
     nugget: float  # white noise beyond the simulations' own (scaled units)
     weights: np.ndarray  # K^-1 (y - centre) / spread
     inverse: np.ndarray  # K^-1, for the predictive variance
@@ -42,9 +47,12 @@ class Fit:
         if self.amplitude == 0.0:
             n = len(x)
             return np.full(n, self.centre), np.full(n, np.sqrt(self.nugget) * self.spread)
-        k = self.amplitude * np.exp(-0.5 * _sqdist(x / self.scales, self.x / self.scales))
+        k = self.bias + self.amplitude * np.exp(
+            -0.5 * _sqdist(x / self.scales, self.x / self.scales)
+        )
         mean = self.centre + self.spread * (k @ self.weights)
-        var = self.amplitude + self.nugget - np.einsum("ij,jk,ik->i", k, self.inverse, k)
+        prior = self.bias + self.amplitude + self.nugget
+        var = prior - np.einsum("ij,jk,ik->i", k, self.inverse, k)
         return mean, self.spread * np.sqrt(np.maximum(var, 1e-12))
 
     def to_json(self) -> dict:
@@ -54,6 +62,7 @@ class Fit:
             "spread": self.spread,
             "amplitude": self.amplitude,
             "scales": self.scales.tolist(),
+            "bias": self.bias,
             "nugget": self.nugget,
             "weights": self.weights.tolist(),
             "inverse": self.inverse.tolist(),
@@ -67,6 +76,7 @@ class Fit:
             spread=data["spread"],
             amplitude=data["amplitude"],
             scales=np.asarray(data["scales"], float),
+            bias=data["bias"],
             nugget=data["nugget"],
             weights=np.asarray(data["weights"], float),
             inverse=np.asarray(data["inverse"], float),
@@ -77,6 +87,7 @@ def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T, 0.0)
 
 
+BIAS = 1.0  # prior variance of the metric's level, in units of its spread over the points
 IGNORED = 1e6  # the length scale of an input that never varies over the points: no effect
 
 
@@ -95,11 +106,15 @@ def fit(
     noise = np.maximum(np.asarray(se, float), 1e-9) ** 2
     if spread <= 0 or spread**2 <= np.mean(noise) / 4:  # no signal over its noise: a constant
         pooled = float(np.mean(noise) / len(y) + np.var(y))
-        return Fit(x, centre, 1.0, 0.0, np.ones(x.shape[1]), pooled, np.zeros(0), np.zeros((0, 0)))
+        return Fit(
+            x, centre, 1.0, 0.0, np.ones(x.shape[1]), 0.0, pooled, np.zeros(0), np.zeros((0, 0))
+        )
     active = x.std(0) > 0
-    kernel = ConstantKernel(1.0, (1e-2, 1e2)) * RBF(
-        np.ones(int(active.sum())), (0.05, 100.0)
-    ) + WhiteKernel(1e-3, (1e-8, 1.0))
+    kernel = (
+        ConstantKernel(1.0, (1e-2, 1e2)) * RBF(np.ones(int(active.sum())), (0.05, 100.0))
+        + ConstantKernel(BIAS, "fixed")
+        + WhiteKernel(1e-3, (1e-8, 1.0))
+    )
     gp = GaussianProcessRegressor(
         kernel,
         alpha=noise / spread**2,
@@ -109,17 +124,17 @@ def fit(
     with warnings.catch_warnings():  # a bound reached is an answer here, not a fault
         warnings.simplefilter("ignore", ConvergenceWarning)
         gp.fit(x[:, active], (y - centre) / spread)
-    k = gp.kernel_
-    amplitude = float(k.k1.k1.constant_value)
+    k = gp.kernel_  # ((amplitude * RBF) + bias) + white
+    amplitude = float(k.k1.k1.k1.constant_value)
     scales = np.full(x.shape[1], IGNORED)
-    scales[active] = np.atleast_1d(np.asarray(k.k1.k2.length_scale, float))
+    scales[active] = np.atleast_1d(np.asarray(k.k1.k1.k2.length_scale, float))
     nugget = float(k.k2.noise_level)
-    gram = amplitude * np.exp(-0.5 * _sqdist(x / scales, x / scales))
+    gram = BIAS + amplitude * np.exp(-0.5 * _sqdist(x / scales, x / scales))
     gram[np.diag_indices_from(gram)] += nugget + noise / spread**2
     factor = cho_factor(gram, lower=True)
     inverse = cho_solve(factor, np.eye(len(x)))
     weights = cho_solve(factor, (y - centre) / spread)
-    return Fit(x, centre, spread, amplitude, scales, nugget, weights, inverse)
+    return Fit(x, centre, spread, amplitude, scales, BIAS, nugget, weights, inverse)
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,23 @@ from sim.runs import pulse
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
-from sim.runs.paths import check_page, folder_stem
-from sim.runs.storage import load_run, locked, study_yaml, write_text
+from sim.runs.paths import STUDY_FILE, check_page, folder_stem
+from sim.runs.storage import (
+    load_run,
+    locked,
+    mark_status,
+    read_study_meta,
+    study_yaml,
+    write_json,
+    write_text,
+)
 from sim.space_map import charts
 from sim.space_map.design import Axis, axes_of, inputs, sobol_points, start_point
 from sim.space_map.emulator import Z95, Check, Fit, fit, held_out
 from sim.space_map.predict import MAP_FILE
 from sim.studies.advise_state import Level, at_level, levels_of, seat_bands
-from sim.studies.common import fresh_dir
+from sim.studies.common import fresh_dir, same_study
+from sim.version import ENGINE_VERSION
 
 LINEUP = "lineup"  # the config's own line-up, beside the equal-player levels
 CONFIRM_SEED_OFFSET = 1
@@ -136,8 +145,9 @@ class MapResult:
 class Emulators:
     """Every metric's fitted emulator over the space, asked at points together."""
 
-    def __init__(self, study: StudyConfig, axes, points: list[dict], sims: dict) -> None:
+    def __init__(self, study: StudyConfig, axes, points: list[dict], sims: dict, runs) -> None:
         self.game, self.axes, self.points, self.sims = study.game.game_dict(), axes, points, sims
+        self.runs = runs  # each point's run folder per line-up
         self.x = inputs(self.game, axes, points)
         self.fits: dict[str, Fit] = {}
         for i, (name, cell) in enumerate(sims.items()):
@@ -163,48 +173,144 @@ def _se(cell: np.ndarray) -> np.ndarray:
     return (cell[:, 2] - cell[:, 1]) / (2 * Z95)
 
 
-def run_map(study: StudyConfig, request: Request, workers: Workers) -> MapResult:
-    """Play, fit, chart and confirm; the folder and map.json."""
-    if request.overrides():
+@dataclass(frozen=True)
+class Plan:
+    """The games a map plays: per design point and line-up, and per confirmed point."""
+
+    games: int
+    confirm: int
+    total: int
+
+    def text(self, points: int, levels: int, nearest: int) -> str:
+        return (
+            f"plan: {points} points x {levels} line-ups x {self.games:,} games, then"
+            f" {nearest} x {levels} x {self.confirm:,} to confirm: at most {self.total:,} games"
+        )
+
+
+def plan(study: StudyConfig, budget: int | None = None) -> Plan:
+    """The map's games; with a budget, the design and the confirmation share it in the
+    config's proportion (fewer games a point, never fewer points), refused in one line
+    when a point would get fewer than MIN_GAMES."""
+    m, levels = study.map, len(map_levels(study))
+    design, confirm = (m.points + m.refine) * levels, m.nearest * levels
+    full = design * m.games + confirm * m.confirm
+    if budget is None or budget >= full:
+        return Plan(m.games, m.confirm, full)
+    scale = budget / full
+    games, conf = int(m.games * scale), int(m.confirm * scale)
+    if games < MIN_GAMES or (confirm and conf < MIN_GAMES):
+        raise SimError(
+            f"--budget: {budget:,} games is too small for {m.points + m.refine} points at"
+            f" {levels} line-ups (at least {MIN_GAMES} games each, and as many to confirm);"
+            " give more, or fewer map.points"
+        )
+    return Plan(games, conf, design * games + confirm * conf)
+
+
+MIN_GAMES = 100  # a point's interval on fewer games is too wide to fit anything to
+
+
+def run_map(
+    study: StudyConfig | None, request: Request, workers: Workers, budget: int | None = None
+) -> MapResult:
+    """Play, fit, chart and confirm; the folder, study.json and map.json. With
+    `request.resume`, go on in a folder an interrupted map left: the design is seeded and
+    its refinement follows from the games, so the same points are played, and the games
+    already on disk are not played again."""
+    if request.resume is not None:
+        out_dir = request.resume
+        meta = read_study_meta(out_dir, "map")
+        given = study
+        study = same_study(meta, study, out_dir, "map")
+        if given is not None and given.map != study.map:  # out of the config hash: asked here
+            raise SimError(f"{out_dir}: this map was started from a different map: block")
+        budget = meta.get("budget") if budget is None else budget
+    elif request.overrides():
         study = study.with_overrides(**request.overrides())
     axes = check_space(study)
+    games = plan(study, budget)
     check_page(request, "map", study)
-    out_dir = fresh_dir(request.out, folder_stem("map", study.name), None)
+    if request.resume is None:
+        out_dir = fresh_dir(
+            request.out, folder_stem("map", study.name), "sim map --resume {folder}"
+        )
     t0 = time.perf_counter()
     with locked(out_dir):
-        write_text(out_dir / "config.yaml", study_yaml(study))
-        start = start_point(study, axes)
-        emulators, bands = _design(study, axes, start, out_dir, workers)
-        pulse.doing("charting the space (Sobol indices, the region)")
-        sens = charts.sensitivity(axes, emulators.names, emulators, study.seed)
-        banded = lambda pts: emulators(pts, [b.name for b in bands])  # noqa: E731
-        reg = charts.region(axes, bands, banded, start, study.seed)
-        confirmed = _confirm(study, reg, map_levels(study), bands, out_dir, workers)
-        data = {
-            "kind": "map",
-            "name": study.name,
-            "config_hash": study.config_hash(),
-            "game": emulators.game,
-            "space": {a.name: [a.lo, a.hi] for a in axes},
-            "levels": [level_name(lv) for lv in map_levels(study)],
-            "games": study.map.games,
-            "seed": study.seed,
-            "points": [
-                {"point": p, "metrics": {n: _cell(emulators.sims[n][i]) for n in emulators.names}}
-                for i, p in enumerate(emulators.points)
-            ],
-            "inputs": emulators.x.tolist(),
-            "emulators": {n: emulators.fits[n].to_json() for n in emulators.names},
-            "held_out": {n: c.__dict__ for n, c in emulators.checks().items()},
-            "sensitivity": sens,
-            "region": {**reg, "confirmed": confirmed},
-            "wall_s": round(time.perf_counter() - t0, 1),
-        }
+        meta = _started(out_dir, study, budget)
+        print(
+            games.text(
+                study.map.points + study.map.refine, len(map_levels(study)), study.map.nearest
+            ),
+            flush=True,
+        )
+        try:
+            data = _chart(study, axes, games, out_dir, workers)
+        except BaseException as exc:
+            stopped = isinstance(exc, KeyboardInterrupt)
+            status = "interrupted" if stopped else "failed"
+            reason = "interrupted (Ctrl-C or SIGTERM)" if stopped else str(exc)[:500] or status
+            mark_status(out_dir / STUDY_FILE, meta, status, reason)
+            raise
+        data["wall_s"] = round(time.perf_counter() - t0, 1)
         write_text(out_dir / MAP_FILE, json.dumps(data, indent=1, default=_plain))
+        mark_status(out_dir / STUDY_FILE, meta, "complete")
     return MapResult(out_dir, data, map_lines(data), study)
 
 
-def _design(study: StudyConfig, axes, start: dict, out_dir: Path, workers):
+def _started(out_dir: Path, study: StudyConfig, budget: int | None) -> dict:
+    """study.json while the map works: what --resume needs to go on."""
+    write_text(out_dir / "config.yaml", study_yaml(study))
+    meta = {
+        "kind": "map",
+        "name": study.name,
+        "config": study.to_yaml_dict(),
+        "config_hash": study.config_hash(),
+        "source": study.source,
+        "folder": study.folder,
+        "engine_version": ENGINE_VERSION,
+        "budget": budget,
+    }
+    write_json(out_dir / STUDY_FILE, {**meta, "status": "running"})
+    return meta
+
+
+def _chart(study: StudyConfig, axes, games: Plan, out_dir: Path, workers) -> dict:
+    """Everything map.json holds but its wall time."""
+    start = start_point(study, axes)
+    emulators, bands = _design(study, axes, start, games.games, out_dir, workers)
+    pulse.doing("charting the space (Sobol indices, the region)")
+    sens = charts.sensitivity(axes, emulators.names, emulators, study.seed)
+    banded = lambda pts: emulators(pts, [b.name for b in bands])  # noqa: E731
+    reg = charts.region(axes, bands, banded, start, study.seed)
+    confirmed = _confirm(study, reg, bands, games.confirm, out_dir, workers)
+    return {
+        "kind": "map",
+        "name": study.name,
+        "config_hash": study.config_hash(),
+        "game": emulators.game,
+        "space": {a.name: [a.lo, a.hi] for a in axes},
+        "levels": [level_name(lv) for lv in map_levels(study)],
+        "games": games.games,
+        "confirm_games": games.confirm,
+        "seed": study.seed,
+        "points": [
+            {
+                "point": p,
+                "metrics": {n: _cell(emulators.sims[n][i]) for n in emulators.names},
+                "runs": emulators.runs[i],
+            }
+            for i, p in enumerate(emulators.points)
+        ],
+        "inputs": emulators.x.tolist(),
+        "emulators": {n: emulators.fits[n].to_json() for n in emulators.names},
+        "held_out": {n: c.__dict__ for n, c in emulators.checks().items()},
+        "sensitivity": sens,
+        "region": {**reg, "confirmed": confirmed},
+    }
+
+
+def _design(study: StudyConfig, axes, start: dict, games: int, out_dir: Path, workers):
     """The space-filling design (the config's point first), played and fitted; then the
     points `map.refine` adds where that fit is least sure near a band, played on the same
     seed, and the fit again on all of them."""
@@ -213,21 +319,31 @@ def _design(study: StudyConfig, axes, start: dict, out_dir: Path, workers):
     points = points[: m.points]
     print(
         f"map: {len(points)} points x {len(levels)} line-ups ({LINEUP} and"
-        f" {', '.join(lv.label for lv in levels if lv)}), {m.games:,} games each"
+        f" {', '.join(lv.label for lv in levels if lv)}), {games:,} games each"
         f" (seed {study.seed}, common random numbers)",
         flush=True,
     )
-    sims, _ = _play(study, points, levels, m.games, study.seed, out_dir / "points", workers)
-    emulators = Emulators(study, axes, points, sims)
+    sims, folders = _play(study, points, levels, games, study.seed, out_dir / "points", workers)
+    runs = _runs(folders, len(points), out_dir)
+    emulators = Emulators(study, axes, points, sims, runs)
     bands = [b for b in bands_of(study) if b.name in emulators.fits]
     names = [b.name for b in bands]
     more = charts.refine(axes, bands, lambda p: emulators(p, names), points, m.refine, study.seed)
     if not more:
         return emulators, bands
     print(f"map: {len(more)} more points where the first fit is least sure near a band", flush=True)
-    extra, _ = _play(study, more, levels, m.games, study.seed, out_dir / "refine", workers)
+    extra, folders = _play(study, more, levels, games, study.seed, out_dir / "refine", workers)
     sims = {n: np.vstack([sims[n], extra[n]]) for n in sims}
-    return Emulators(study, axes, points + more, sims), bands
+    runs += _runs(folders, len(more), out_dir)
+    return Emulators(study, axes, points + more, sims, runs), bands
+
+
+def _runs(folders: dict, n: int, out_dir: Path) -> list[dict[str, str]]:
+    """Each point's run folder per line-up, relative to the map's folder."""
+    out: list[dict[str, str]] = [{} for _ in range(n)]
+    for (i, level), folder in folders.items():
+        out[i][level] = str(folder.relative_to(out_dir))
+    return out
 
 
 def _plain(value):
@@ -247,23 +363,23 @@ def _banded(emulate, points, names, bands):
     return mean[index], sd[index]
 
 
-def _confirm(study, reg: dict, levels, bands, out_dir: Path, workers) -> list[dict]:
+def _confirm(study, reg: dict, bands, games: int, out_dir: Path, workers) -> list[dict]:
     """The region's nearest points played on fresh games (seed + 1), judged by advise's rule:
     confirmed when every target's interval at 1 - 0.05/m lies inside its band (Bonferroni
     over the m points; each point an intersection-union test over its targets). A seat's
     edge at a level is advise's very cell (`level_cells`); a config target at the line-up
     is the registry's interval, widened from 95% to that level."""
-    m = study.map
+    m, levels = study.map, map_levels(study)
     nearest = [n["point"] for n in reg["nearest"][: m.nearest]]
     if not nearest or not bands:
         return []
     seed = study.seed + CONFIRM_SEED_OFFSET
     print(
         f"map: confirming the {units.plural(len(nearest), 'nearest point')} of the region on"
-        f" {m.confirm:,} fresh games each (seed {seed})",
+        f" {games:,} fresh games each (seed {seed})",
         flush=True,
     )
-    sims, folders = _play(study, nearest, levels, m.confirm, seed, out_dir / "confirm", workers)
+    sims, folders = _play(study, nearest, levels, games, seed, out_dir / "confirm", workers)
     alpha = 0.05 / len(nearest)
     wanted = {b.name for b in bands}
     out = []

@@ -54,8 +54,10 @@ def test_the_emulator_is_scikit_learns_process_and_its_intervals_cover():
     se = np.full(40, 0.05)
     y = np.sin(3 * x[:, 0]) + 0.5 * x[:, 1] + rng.normal(0, 0.05, 40)
     model = fit(x, y, se)
-    kernel = ConstantKernel(model.amplitude, "fixed") * RBF(model.scales, "fixed") + WhiteKernel(
-        model.nugget, "fixed"
+    kernel = (
+        ConstantKernel(model.amplitude, "fixed") * RBF(model.scales, "fixed")
+        + ConstantKernel(model.bias, "fixed")
+        + WhiteKernel(model.nugget, "fixed")
     )
     scaled = (y - model.centre) / model.spread
     gp = GaussianProcessRegressor(kernel, alpha=se**2 / model.spread**2, optimizer=None)
@@ -264,3 +266,60 @@ def test_the_map_notebook_runs_top_to_bottom(small_map, monkeypatch, tmp_path):
     client.execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert any("image/png" in o.get("data", {}) for o in outputs)
+
+
+def test_a_flat_metric_is_known_only_as_well_as_its_points_tell():
+    """Noisy points of a flat metric: the emulated level's sd is about se / sqrt(points)
+    (the level is estimated too), never the near-zero of a level taken as known."""
+    rng = np.random.default_rng(4)
+    x = rng.random((16, 2))
+    se = np.full(16, 0.02)
+    model = fit(x, 0.3 + rng.normal(0, 0.02, 16), se)
+    _, sd = model.predict(rng.random((5, 2)))
+    assert np.all(sd > 0.5 * 0.02 / 4) and np.all(sd < 3 * 0.02)
+
+
+TINY = (
+    BASE_TEXT
+    + """
+advise:
+  levels: [{policy: random}]
+map:
+  space: {deck.sprayers: [3, 5]}
+  points: 4
+  refine: 0
+  games: 100
+  nearest: 1
+  confirm: 100
+"""
+)
+
+
+def test_a_budget_too_small_is_one_line_before_any_game(study, capsys, tmp_path):
+    path = study(TINY)
+    line = one_error(capsys, "map", path, "--budget", "300", "--out", tmp_path / "m")
+    assert "--budget: 300 games is too small" in line and not (tmp_path / "m").exists()
+
+
+def test_an_interrupted_map_goes_on_where_it_stopped(study, capsys, tmp_path, monkeypatch):
+    import sim.space_map.study as map_study
+
+    path, out = study(TINY), tmp_path / "m"
+    real = map_study._confirm
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(map_study, "_confirm", stop)
+    code, _, _ = cli(capsys, "map", path, "--out", out, "--jobs", "1", "--no-report", "--quiet")
+    assert code != 0 and json.loads((out / "study.json").read_text())["status"] == "interrupted"
+    played = sorted(p.name for p in (out / "points").iterdir())
+    monkeypatch.setattr(map_study, "_confirm", real)
+    other = study(TINY.replace("[3, 5]", "[3, 6]"), "other.yaml")
+    line = one_error(capsys, "map", other, "--resume", out, "--no-report")
+    assert "started from a different map: block" in line
+    code, printed, err = cli(capsys, "map", "--resume", out, "--jobs", "1", "--no-report")
+    assert code == 0, err
+    assert json.loads((out / "study.json").read_text())["status"] == "complete"
+    assert sorted(p.name for p in (out / "points").iterdir()) == played  # the same points
+    assert json.loads((out / "map.json").read_text())["region"]["confirmed"]
