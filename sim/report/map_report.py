@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pandas as pd
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from sim.config import dump_yaml
-from sim.report.html import num, table, text, write_page
+from sim.report.html import keep_together, num, table, text, write_page
 from sim.runs.paths import page_path
 from sim.space_map.study import LINEUP, MapResult
 
@@ -114,17 +114,27 @@ def _moved(data: dict, point: dict) -> str:
 
 
 def _sensitivity_table(data: dict) -> Markup:
+    """The heat map: a row a metric, a column a count, each cell its total Sobol index
+    [95%] and first-order index, shaded by the total (white: the count does nothing)."""
     names = list(data["space"])
+    head = "".join(f"<th>{escape(k)}</th>" for k in names)
     rows = []
     for metric, by in data["sensitivity"].items():
-        row = {"metric": metric}
+        cells = []
         for k in names:
             t, f = by[k]["total"], by[k]["first"]
-            row[k] = f"{_idx(t['estimate'])} [{_idx(t['lo'])}, {_idx(t['hi'])}]"
-            row[k] += f" (first {_idx(f['estimate'])})"
-        rows.append(row)
-    cols = [("metric", text("metric"))] + [(k, text(k)) for k in names]
-    return table(pd.DataFrame(rows), cols)
+            shade = min(max(t["estimate"] or 0.0, 0.0), 1.0)
+            label = f"{_idx(t['estimate'])} [{_idx(t['lo'])}, {_idx(t['hi'])}]"
+            label += f" (first {_idx(f['estimate'])})"
+            style = f"background: rgba(31, 95, 168, {0.75 * shade:.2f})"
+            cells.append(
+                f'<td style="{style}" data-total="{shade:.3f}">{escape(keep_together(label))}</td>'
+            )
+        rows.append(f"<tr><th>{escape(metric)}</th>{''.join(cells)}</tr>")
+    return Markup(
+        f'<table class="t heat"><thead><tr><th>metric</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _idx(value: float | None) -> str:
