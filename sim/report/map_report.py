@@ -10,7 +10,9 @@ from pathlib import Path
 import pandas as pd
 from markupsafe import Markup, escape
 
+from sim import units
 from sim.config import dump_yaml
+from sim.metrics import metric as registry_metric
 from sim.report.html import keep_together, num, table, text, write_page
 from sim.runs.paths import page_path
 from sim.space_map.study import LINEUP, MapResult
@@ -89,7 +91,7 @@ def answer(data: dict) -> str:
         first = done[0]
         missed = [r for r in first["targets"] if not r["met"]]
         shown = "; ".join(
-            f"{r['target']} {r['estimate']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
+            f"{r['target']} {_interval(r['target'], r['estimate'], r['lo'], r['hi'])}"
             for r in missed[:3]
         )
         parts.append(
@@ -98,6 +100,17 @@ def answer(data: dict) -> str:
             f" ({shown})."
         )
     return " ".join(parts)
+
+
+def _unit(name: str) -> tuple[str, bool]:
+    """A map metric's registry unit and whether it is a difference of shares."""
+    m = registry_metric(name.split("@")[0])
+    return m.unit, m.diff
+
+
+def _interval(name: str, value: float, lo: float, hi: float) -> str:
+    """'+1.6 pp [+0.5, +2.8]', '27.9% [27.3%, 28.5%]', '2.26 [2.24, 2.28]'."""
+    return units.interval(value, lo, hi, *_unit(name))
 
 
 def _worst_edge(data: dict) -> str:
@@ -162,7 +175,7 @@ def _confirmed_table(data: dict) -> Markup | None:
         {
             "point": _moved(data, c["point"]),
             "target": r["target"],
-            "ci": f"{r['estimate']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]",
+            "ci": _interval(r["target"], r["estimate"], r["lo"], r["hi"]),
             "met": "met" if r["met"] else "not met",
         }
         for c in data["region"].get("confirmed", [])
@@ -212,6 +225,12 @@ def _design_table(data: dict) -> Markup:
     return table(pd.DataFrame(rows), cols)
 
 
+def _js_unit(name: str) -> str:
+    """How the page's script writes a metric: 'pp', '%' or 'number'."""
+    unit, diff = _unit(name)
+    return ("pp" if diff else "%") if unit == "share" else "number"
+
+
 def _whatif(data: dict, result_folder: Path) -> dict:
     """What the page's script needs: the counts, how each moves the hand cards (the
     extra-turn inputs), the training inputs and every emulator."""
@@ -230,6 +249,7 @@ def _whatif(data: dict, result_folder: Path) -> dict:
         },
         "x": data["inputs"],
         "emulators": data["emulators"],
+        "units": {n: _js_unit(n) for n in data["emulators"]},
         "points": [
             {k: p[k] for k in ("point", "metrics", "runs") if k in p} for p in data["points"]
         ],
