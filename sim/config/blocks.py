@@ -405,17 +405,14 @@ class MapBlock(Block):
 
 
 def parse_map(raw: Any, where: str, space: dict[str, Any] | None = None) -> MapBlock | None:
-    """map: {space, points, refine, games, nearest, confirm}; `space` comes checked against the game
-    (`sim.config.spaces.parse_space`), each setting a count with [lo, hi] bounds."""
+    """map: {space, points, refine, games, nearest, confirm}; `space` comes checked against
+    the game (`sim.config.spaces.parse_space`): counts with [lo, hi] bounds, or choices."""
     if raw is None:
         return None
     keys = tuple(MapBlock.model_fields)
     check_block(raw, ("map",), keys, where, f"a mapping with keys {', '.join(keys)}")
     out: dict[str, Any] = {}
     if space is not None:
-        for name, spec in space.items():
-            if not isinstance(spec, list):
-                fail(where, ("map", "space", name), "a map charts counts: give [lo, hi]")
         out["space"] = space
     limits = {
         "points": (4, 512),

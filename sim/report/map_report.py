@@ -15,9 +15,11 @@ from sim.config import dump_yaml
 from sim.metrics import metric as registry_metric
 from sim.report.html import keep_together, num, table, text, write_page
 from sim.runs.paths import page_path
+from sim.space_map.design import axes_of
 from sim.space_map.study import LINEUP, MapResult
 
 TOP = 3  # counts named per metric in the answer
+MATTERS = 0.05  # a total Sobol index below this: the setting does nothing the map can see
 
 
 def build_map_report(result: MapResult, out_path=None, force: bool = False) -> Path:
@@ -60,13 +62,21 @@ def answer(data: dict) -> str:
     targets, and the smallest move that does, confirmed or not."""
     reg = data["region"]
     edge = _worst_edge(data)
-    top = ", ".join(f"{k} (total Sobol index {v:.2f})" for k, v in _drivers(data, edge)[:TOP])
-    parts = [
-        f"The first player's edge ({edge}, the line-up where the config's is largest)"
-        f" moves most with {top}."
-    ]
-    start_bad = [n for n, i in reg["start"]["implausibility"].items() if i > reg["cutoff"]]
-    if start_bad:
+    drivers = [(k, v) for k, v in _drivers(data, edge)[:TOP] if v >= MATTERS]
+    where = f"{edge}, the line-up where the config's is largest"
+    if drivers:
+        top = ", ".join(f"{k} (total Sobol index {v:.2f})" for k, v in drivers)
+        parts = [f"The first player's edge ({where}) moves most with {top}."]
+    else:
+        parts = [
+            f"The first player's edge ({where}) moves with no setting of the space by more"
+            f" than its noise (every total Sobol index below {MATTERS:g})."
+        ]
+    judged = {n: i for n, i in reg["start"]["implausibility"].items() if i is not None}
+    start_bad = [n for n, i in judged.items() if i > reg["cutoff"]]
+    if not judged:
+        parts.append("The config's own settings lie outside the space, so it is not judged.")
+    elif start_bad:
         parts.append(
             f"The config is ruled out by {len(start_bad)} target(s) ({', '.join(start_bad[:3])})."
         )
@@ -113,15 +123,22 @@ def _interval(name: str, value: float, lo: float, hi: float) -> str:
     return units.interval(value, lo, hi, *_unit(name))
 
 
+def _start(data: dict) -> dict:
+    """The config's own settings (a map.json before they were saved apart: its first point)."""
+    return data.get("start") or data["points"][0]["point"]
+
+
 def _worst_edge(data: dict) -> str:
     """The first player's edge at the line-up where the config's is largest."""
-    start = data["points"][0]["metrics"]
     names = [m for m in data["sensitivity"] if m.split("@")[0] == "seat_edge.seat0"]
-    return max(names, key=lambda m: abs(start[m]["estimate"]))
+    first = data["points"][0]
+    if first["point"] != _start(data):  # the config's own point is not in the design
+        return names[0]
+    return max(names, key=lambda m: abs(first["metrics"][m]["estimate"]))
 
 
 def _moved(data: dict, point: dict) -> str:
-    start = data["points"][0]["point"]
+    start = _start(data)
     moves = [f"{k} {start[k]}→{v}" for k, v in point.items() if v != start[k]]
     return ", ".join(moves) or "the config itself"
 
@@ -234,13 +251,13 @@ def _js_unit(name: str) -> str:
 def _whatif(data: dict, result_folder: Path) -> dict:
     """What the page's script needs: the counts, how each moves the hand cards (the
     extra-turn inputs), the training inputs and every emulator."""
-    start = data["points"][0]["point"]
+    start = _start(data)
     game = data["game"]
     bands = {b["name"]: [b["lo"], b["hi"]] for b in data["region"]["targets"]}
     return {
         "axes": [
-            {"name": k, "lo": lo, "hi": hi, "start": start[k]}
-            for k, (lo, hi) in data["space"].items()
+            {"name": a.name, "values": list(a.values), "start": start[a.name]}
+            for a in axes_of(data["space"])
         ],
         "hand": {
             "base": sum(game["deck"]["boxes"].values()) + game["deck"]["princesses"],

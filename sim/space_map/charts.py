@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from sim.space_map.design import Axis
+from sim.space_map.design import Axis, sobol_points, space_size
 
 CUTOFF = 3.0  # implausibility above this rules a point out
 SOBOL_N = 1024  # base sample of the Sobol estimators (a power of two)
@@ -33,11 +33,11 @@ Emulate = Callable[[list[dict]], tuple[np.ndarray, np.ndarray]]  # points -> (me
 def sensitivity(axes: tuple[Axis, ...], names: list[str], emulate: Emulate, seed: int) -> dict:
     """metric -> count -> {"first", "total"}, each {"estimate", "lo", "hi"}."""
 
-    def mean_of(x: np.ndarray) -> np.ndarray:  # (counts, n) -> (metrics, n)
-        points = [dict(zip((a.name for a in axes), map(int, col), strict=True)) for col in x.T]
+    def mean_of(x: np.ndarray) -> np.ndarray:  # (settings, n) of value indices -> (metrics, n)
+        points = [{a.name: a.values[int(i)] for a, i in zip(axes, col, strict=True)} for col in x.T]
         return emulate(points)[0]
 
-    dists = [stats.randint(a.lo, a.hi + 1) for a in axes]
+    dists = [stats.randint(0, a.size) for a in axes]
     rng = np.random.default_rng(seed)
     result = stats.sobol_indices(func=mean_of, n=SOBOL_N, dists=dists, rng=rng)
     with warnings.catch_warnings():  # a count that does nothing: a degenerate resample, no fault
@@ -65,16 +65,27 @@ def _index(values: np.ndarray, ci, m: int, j: int, shape: tuple[int, int]) -> di
     return {"estimate": clean(value), "lo": clean(lo), "hi": clean(hi)}
 
 
-def grid(axes: tuple[Axis, ...], seed: int) -> list[dict]:
-    """Every point of the space, or a Sobol sample of a larger one."""
-    size = int(np.prod([a.hi - a.lo + 1 for a in axes]))
+def grid(axes: tuple[Axis, ...], seed: int, valid=lambda p: True) -> list[dict]:
+    """Every valid point of the space, or of a Sobol sample of a larger one."""
     names = [a.name for a in axes]
-    if size <= MAX_GRID:
-        ranges = [range(a.lo, a.hi + 1) for a in axes]
-        return [dict(zip(names, v, strict=True)) for v in itertools.product(*ranges)]
-    from sim.space_map.design import sobol_points
+    if space_size(axes) <= MAX_GRID:
+        every = (
+            dict(zip(names, v, strict=True)) for v in itertools.product(*(a.values for a in axes))
+        )
+        return [p for p in every if valid(p)]
+    return sobol_points(axes, 1 << 15, seed, valid)
 
-    return sobol_points(axes, 1 << 15, seed)
+
+def distance(axes: tuple[Axis, ...], p: dict, q: dict) -> int:
+    """Steps between two points: a count's difference, a choice's 1 when it differs (a start
+    outside the space is as far as its value says)."""
+    out = 0
+    for a in axes:
+        if a.choices or not isinstance(p[a.name], int) or not isinstance(q[a.name], int):
+            out += int(p[a.name] != q[a.name])
+        else:
+            out += abs(p[a.name] - q[a.name])
+    return out
 
 
 @dataclass(frozen=True)
@@ -93,11 +104,16 @@ def implausibility(mean: np.ndarray, sd: np.ndarray, band: Band) -> np.ndarray:
 
 
 def region(
-    axes: tuple[Axis, ...], bands: list[Band], emulate: Emulate, start: dict, seed: int
+    axes: tuple[Axis, ...],
+    bands: list[Band],
+    emulate: Emulate,
+    start: dict,
+    seed: int,
+    valid=lambda p: True,
 ) -> dict:
     """The points not ruled out, the smallest moves from the start into them, and when the
     region is empty, which targets pull apart."""
-    points = grid(axes, seed)
+    points = grid(axes, seed, valid)
     mean, sd = emulate(points)
     worst = np.zeros(len(points))
     by_band = {}
@@ -106,7 +122,7 @@ def region(
         by_band[band.name] = imp
         worst = np.maximum(worst, imp)
     inside = worst <= CUTOFF
-    moves = np.array([sum(abs(p[a.name] - start[a.name]) for a in axes) for p in points])
+    moves = np.array([distance(axes, p, start) for p in points])
     order = np.lexsort((worst, moves))
     nearest = [
         {"point": points[i], "move": int(moves[i]), "implausibility": float(worst[i])}
@@ -127,10 +143,12 @@ def region(
             ((name, float(np.mean(imp > CUTOFF))) for name, imp in by_band.items()),
             key=lambda kv: -kv[1],
         )
-    s_mean, s_sd = emulate([start])  # the start may lie outside the space
-    start_imp = {
-        b.name: float(implausibility(s_mean[i], s_sd[i], b)[0]) for i, b in enumerate(bands)
-    }
+    start_imp = dict.fromkeys((b.name for b in bands), None)
+    if all(a.reads(start[a.name]) for a in axes):  # a count may lie outside, a choice not
+        s_mean, s_sd = emulate([start])
+        start_imp = {
+            b.name: float(implausibility(s_mean[i], s_sd[i], b)[0]) for i, b in enumerate(bands)
+        }
     out["start"] = {"point": start, "implausibility": start_imp}
     return out
 
@@ -142,13 +160,14 @@ def refine(
     taken: list[dict],
     k: int,
     seed: int,
+    valid=lambda p: True,
 ) -> list[dict]:
     """k more points where a first fit is least sure near a target's boundary: among the
     points a band's edge lies within CUTOFF standard deviations of, the largest standard
     deviation relative to the band's width (anywhere, when no point is near an edge),
     taken greedily and at least two counts' steps apart, so they spread out."""
     seen = {tuple(p.values()) for p in taken}
-    cands = [p for p in grid(axes, seed) if tuple(p.values()) not in seen]
+    cands = [p for p in grid(axes, seed, valid) if tuple(p.values()) not in seen]
     if not cands or not bands or k <= 0:
         return []
     mean, sd = emulate(cands)
@@ -163,7 +182,7 @@ def refine(
     picked: list[dict] = []
     for i in np.argsort(-score, kind="stable"):
         p = cands[i]
-        if all(sum(abs(p[a.name] - q[a.name]) for a in axes) >= 2 for q in picked):
+        if all(distance(axes, p, q) >= 2 for q in picked):
             picked.append(p)
         if len(picked) == k:
             break

@@ -13,7 +13,7 @@ import pandas as pd
 import yaml
 
 from sim.errors import SimError
-from sim.space_map.design import Axis, inputs
+from sim.space_map.design import Axis, axes_of, inputs
 from sim.space_map.emulator import Z95, Fit
 
 MAP_FILE = "map.json"
@@ -28,11 +28,12 @@ class SavedMap:
 
     @property
     def axes(self) -> tuple[Axis, ...]:
-        return tuple(Axis(k, lo, hi) for k, (lo, hi) in self.data["space"].items())
+        return axes_of(self.data["space"])
 
     @property
     def start(self) -> dict:
-        return dict(self.data["points"][0]["point"])
+        """The config's own settings."""
+        return dict(self.data.get("start") or self.data["points"][0]["point"])
 
     def checked(self, point: dict) -> dict:
         """The point with the start's value for every count it leaves out; a count not in
@@ -41,10 +42,16 @@ class SavedMap:
         for key, value in point.items():
             if key not in axes:
                 raise SimError(f"{key}: not a setting of this map's space ({', '.join(axes)})")
-            a = axes[key]
-            if isinstance(value, bool) or not isinstance(value, int) or not a.lo <= value <= a.hi:
-                raise SimError(f"{key}={value!r}: outside the map's space [{a.lo}, {a.hi}]")
-        return {**self.start, **point}
+            if value not in axes[key].values or isinstance(value, bool):
+                raise SimError(f"{key}={value!r}: outside the map's space {axes[key].text()}")
+        full = {**self.start, **point}
+        for a in self.axes:
+            if not a.reads(full[a.name]):
+                raise SimError(
+                    f"give {a.name} (the config's {full[a.name]!r} is not in the map's"
+                    f" space {a.text()})"
+                )
+        return full
 
     def predict(self, point: dict) -> pd.DataFrame:
         """The emulated metrics at the point: metric, estimate, lo, hi (95%)."""

@@ -42,7 +42,7 @@ from sim.space_map import charts
 from sim.space_map.design import Axis, axes_of, inputs, sobol_points, start_point
 from sim.space_map.emulator import Z95, Check, Fit, fit, held_out
 from sim.space_map.predict import MAP_FILE
-from sim.studies.advise_state import Level, at_level, levels_of, seat_bands
+from sim.studies.advise_state import Level, levels_of, seat_bands
 from sim.studies.common import fresh_dir, same_study
 from sim.version import ENGINE_VERSION
 
@@ -59,10 +59,19 @@ def level_name(level: Level | None) -> str:
     return LINEUP if level is None else level.label
 
 
+def seat_count(study: StudyConfig) -> int:
+    """The seats every point of the map has: the fewest players of the space."""
+    space = study.map.space or {}
+    if "players" not in space:
+        return study.game.players
+    return min(axes_of({"players": space["players"]})[0].values)
+
+
 def metric_names(study: StudyConfig, level: Level | None) -> list[str]:
-    """The registry metrics a map emulates at a level: each seat's edge and the first
-    player's, then (at the line-up) how it plays and the config's other targets."""
-    seats = [f"seat_edge.seat{k}" for k in range(study.game.players)]
+    """The registry metrics a map emulates at a level: the edge of each seat every point has
+    and the first player's, then (at the line-up) how it plays and the config's other
+    targets."""
+    seats = [f"seat_edge.seat{k}" for k in range(seat_count(study))]
     out = [*seats, "first_player_advantage"]
     if level is None:
         out += ["mean_score", *PLAY_METRICS]
@@ -76,19 +85,55 @@ def emulated(name: str, level: Level | None) -> str:
 
 
 def check_space(study: StudyConfig) -> tuple[Axis, ...]:
-    """The map's counts, refused in one line when the config has none or moves the players."""
+    """The map's settings, refused in one line when the config has none, or moves the
+    players of a line-up whose seats differ (which seat would a new player copy?)."""
     space = study.map.space
     if not space:
         raise SimError(
             f"{study.source}: no 'map: {{space: ...}}' block; add e.g."
             " {map: {space: {deck.sprayers: [2, 6], deck.princesses: [0, 3]}}}"
         )
-    if "players" in space:
+    if "players" in space and len({s.to_dict().__repr__() for s in study.seats}) > 1:
         raise SimError(
-            f"{study.source}: map.space: players: a map charts one player count (each count"
-            " has its own seats); map each player count in a config of its own"
+            f"{study.source}: map.space: players: mapping the player count needs all seats"
+            " alike (one line-up copied per player count)"
         )
     return axes_of(space)
+
+
+class Validity:
+    """Which points of the space are playable games (a deck too small to deal, a table too
+    small: the config's own checks), each asked once."""
+
+    def __init__(self, study: StudyConfig) -> None:
+        self.study, self.known = study, {}
+
+    def __call__(self, point: dict) -> bool:
+        key = tuple(point.items())
+        if key not in self.known:
+            try:
+                self.study.with_overrides(**NO_BLOCKS, **point)
+                self.known[key] = True
+            except SimError:
+                self.known[key] = False
+        return self.known[key]
+
+
+def point_study(study: StudyConfig, point: dict, level: Level | None, games: int, seed: int):
+    """One point at one line-up: the config's own, or every seat the level (seats rotated,
+    as many as the point's players)."""
+    if level is None:
+        return study.with_overrides(**NO_BLOCKS, **point, games=games, seed=seed)
+    players = point.get("players", study.game.players)
+    return study.with_overrides(
+        **NO_BLOCKS,
+        **point,
+        seats=[level.seat] * players,
+        rotate_seats=True,
+        games=games,
+        seed=seed,
+        name=f"{study.name}[{level.label}]",
+    )
 
 
 def _play(
@@ -99,10 +144,7 @@ def _play(
     plan = []
     for i, point in enumerate(points):
         for j, level in enumerate(levels):
-            if level is None:
-                s = study.with_overrides(**NO_BLOCKS, **point, games=games, seed=seed)
-            else:
-                s = at_level(study, level, point, games, seed)
+            s = point_study(study, point, level, games, seed)
             plan.append((i, level, Point(s, folder / f"p{i:03d}-l{j}")))
     studies = [p.study for _, _, p in plan]
     size = chunk_games(studies, resolve_jobs(workers.jobs, games * len(studies)))
@@ -125,7 +167,7 @@ def bands_of(study: StudyConfig) -> list[charts.Band]:
     edge within its band at every equal-player level (advise's question)."""
     out = [charts.Band(n, *target_band(n, t)) for n, t in study.targets.items()]
     for level in levels_of(study):
-        for k in range(study.game.players):
+        for k in range(seat_count(study)):
             name = f"seat_edge.seat{k}"
             lo, hi = target_band(name, study.targets.get(name, {"value": 0.0, "within": FAIR_BAND}))
             out.append(charts.Band(f"{name}@{level.label}", lo, hi))
@@ -282,14 +324,15 @@ def _chart(study: StudyConfig, axes, games: Plan, out_dir: Path, workers) -> dic
     pulse.doing("charting the space (Sobol indices, the region)")
     sens = charts.sensitivity(axes, emulators.names, emulators, study.seed)
     banded = lambda pts: emulators(pts, [b.name for b in bands])  # noqa: E731
-    reg = charts.region(axes, bands, banded, start, study.seed)
+    reg = charts.region(axes, bands, banded, start, study.seed, Validity(study))
     confirmed = _confirm(study, reg, bands, games.confirm, out_dir, workers)
     return {
         "kind": "map",
         "name": study.name,
         "config_hash": study.config_hash(),
         "game": emulators.game,
-        "space": {a.name: [a.lo, a.hi] for a in axes},
+        "space": {a.name: a.spec() for a in axes},
+        "start": start,
         "levels": [level_name(lv) for lv in map_levels(study)],
         "games": games.games,
         "confirm_games": games.confirm,
@@ -315,7 +358,9 @@ def _design(study: StudyConfig, axes, start: dict, games: int, out_dir: Path, wo
     points `map.refine` adds where that fit is least sure near a band, played on the same
     seed, and the fit again on all of them."""
     m, levels = study.map, map_levels(study)
-    points = [start] + [p for p in sobol_points(axes, m.points, study.seed) if p != start]
+    valid = Validity(study)
+    own = [start] if all(a.reads(start[a.name]) for a in axes) else []  # else: no input for it
+    points = own + [p for p in sobol_points(axes, m.points, study.seed, valid) if p != start]
     points = points[: m.points]
     print(
         f"map: {len(points)} points x {len(levels)} line-ups ({LINEUP} and"
@@ -328,7 +373,9 @@ def _design(study: StudyConfig, axes, start: dict, games: int, out_dir: Path, wo
     emulators = Emulators(study, axes, points, sims, runs)
     bands = [b for b in bands_of(study) if b.name in emulators.fits]
     names = [b.name for b in bands]
-    more = charts.refine(axes, bands, lambda p: emulators(p, names), points, m.refine, study.seed)
+    more = charts.refine(
+        axes, bands, lambda p: emulators(p, names), points, m.refine, study.seed, valid
+    )
     if not more:
         return emulators, bands
     print(f"map: {len(more)} more points where the first fit is least sure near a band", flush=True)
@@ -387,7 +434,8 @@ def _confirm(study, reg: dict, bands, games: int, out_dir: Path, workers) -> lis
         rows = []
         for level in levels[1:]:
             players = load_run(folders[(i, level.label)]).players
-            for c in level_cells(players, level.label, seat_bands(study), alpha):
+            seats = study.with_overrides(players=point["players"]) if "players" in point else study
+            for c in level_cells(players, level.label, seat_bands(seats), alpha):
                 name = f"seat_edge.seat{c.seat}@{level.label}"
                 if name in wanted:
                     rows.append(_row(name, c.estimate, c.lo, c.hi, c.band))

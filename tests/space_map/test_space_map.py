@@ -24,9 +24,11 @@ def test_the_design_is_distinct_inside_the_space_and_covers_each_count():
     assert len(points) == 16 and len({tuple(p.values()) for p in points}) == 16
     for a in axes:
         seen = {p[a.name] for p in points}
-        assert seen == set(range(a.lo, a.hi + 1)), a  # every value of every count
+        assert seen == set(a.values), a  # every value of every count
     assert sobol_points(axes, 16, seed=3) == points  # seeded
-    assert len(sobol_points((Axis("deck.sprayers", 2, 4),), 16, seed=1)) == 3  # a small space
+    assert (
+        len(sobol_points((Axis("deck.sprayers", tuple(range(2, 5))),), 16, seed=1)) == 3
+    )  # a small space
 
 
 def test_the_extra_turn_inputs_follow_the_rules(study):
@@ -83,7 +85,7 @@ def test_implausibility_and_the_region():
     band = charts.Band("m", -0.025, 0.025)
     imp = charts.implausibility(np.array([0.0, 0.055, -0.1]), np.array([0.01, 0.01, 0.1]), band)
     assert imp.tolist() == pytest.approx([0.0, 3.0, 0.75])
-    axes = (Axis("a", 0, 4), Axis("b", 0, 2))
+    axes = (Axis("a", tuple(range(0, 5))), Axis("b", tuple(range(0, 3))))
 
     def emulate(points):  # the metric is a - 2, known to 0.01: only a = 2 is inside
         a = np.array([p["a"] for p in points], float)
@@ -98,7 +100,7 @@ def test_implausibility_and_the_region():
 
 
 def test_sobol_indices_find_the_count_that_matters():
-    axes = (Axis("a", 0, 6), Axis("b", 0, 6))
+    axes = (Axis("a", tuple(range(0, 7))), Axis("b", tuple(range(0, 7))))
 
     def emulate(points):
         a = np.array([p["a"] for p in points], float)
@@ -191,8 +193,7 @@ def test_a_map_question_out_of_its_space_is_one_line(small_map, capsys):
     ("block", "words"),
     [
         ("", "no 'map: {space: ...}' block"),
-        ("map: {space: {players: [2, 4]}}", "a map charts one player count"),
-        ("map: {space: {rules.match_sides: {choices: [any, matching]}}}", "give [lo, hi]"),
+        ("map: {space: {players: [2, 4]}}", "mapping the player count needs all seats alike"),
         ("map: {space: {deck.sprayers: [2, 6]}, points: 2}", "map.points"),
         ("map: {space: {deck.sprayers: [2, 6]}, refine: -1}", "map.refine"),
         ("map: {space: {deck.sprayers: [2, 6]}, colour: red}", "colour"),
@@ -204,7 +205,7 @@ def test_a_config_a_map_cannot_chart_is_one_line_before_any_game(study, capsys, 
 
 
 def test_refined_points_go_where_a_band_edge_is_unsure():
-    axes = (Axis("a", 0, 8), Axis("b", 0, 8))
+    axes = (Axis("a", tuple(range(0, 9))), Axis("b", tuple(range(0, 9))))
     band = charts.Band("m", -0.5, 0.5)
 
     def emulate(points):  # the metric a - 4 is known well, but unsure where b is large
@@ -238,7 +239,7 @@ def test_the_what_if_panel_answers_as_the_emulator_does(small_map):
             page.goto((folder / "m.html").as_uri(), wait_until="load")
             cell = page.locator('tr[data-metric="mean_score"] td').nth(1)
             before = float(cell.get_attribute("data-estimate"))
-            page.locator('input[data-setting="deck.sprayers"]').fill("6")
+            page.locator('input[data-setting="deck.sprayers"]').fill("4")  # 6: the 5th of 2..6
             after = float(cell.get_attribute("data-estimate"))
         finally:
             browser.close()
@@ -323,3 +324,52 @@ def test_an_interrupted_map_goes_on_where_it_stopped(study, capsys, tmp_path, mo
     assert json.loads((out / "study.json").read_text())["status"] == "complete"
     assert sorted(p.name for p in (out / "points").iterdir()) == played  # the same points
     assert json.loads((out / "map.json").read_text())["region"]["confirmed"]
+
+
+MIXED = (
+    BASE_TEXT.replace("{policy: greedy}", "{policy: random}")
+    + """
+advise:
+  levels: [{policy: random}]
+map:
+  space:
+    players: [2, 4]
+    hand_size: {choices: [2, 3]}
+    rules.match_sides: {choices: [any, matching]}
+  points: 5
+  refine: 1
+  games: 100
+  nearest: 1
+  confirm: 100
+"""
+)
+
+
+def test_a_map_over_player_counts_and_choices(study, capsys, tmp_path):
+    """Players move the seats (the edges of the seats every count has are emulated) and
+    choices are settings like counts; the page and --predict read both."""
+    out = tmp_path / "m"
+    code, _, err = cli(
+        capsys,
+        "map",
+        study(MIXED),
+        "--out",
+        out,
+        "--jobs",
+        "1",
+        "--quiet",
+        "--report",
+        tmp_path / "m.html",
+    )
+    assert code == 0, err
+    data = json.loads((out / "map.json").read_text())
+    assert data["space"]["rules.match_sides"] == {"choices": ["any", "matching"]}
+    assert "seat_edge.seat1@random" in data["emulators"]
+    assert "seat_edge.seat2@random" not in data["emulators"]  # two players have no seat 2
+    assert {p["point"]["players"] for p in data["points"]} <= {2, 3, 4}
+    code, printed, _ = cli(
+        capsys, "map", out, "--predict", "--set", "players=3", "--set", "rules.match_sides=matching"
+    )
+    assert code == 0 and json.loads(printed)["point"]["rules.match_sides"] == "matching"
+    line = one_error(capsys, "map", out, "--predict", "--set", "hand_size=4")
+    assert "outside the map's space {2, 3}" in line
