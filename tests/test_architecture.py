@@ -27,6 +27,7 @@ FLOORS: dict[str, int] = {
     "sim.metrics": 0,
     "sim.units": 0,
     "sim.analysis": 0,
+    "sim.feel": 0,  # each seat's chance round by round, and what the curves say (pure)
     # models and rules, which do not know each other
     "sim.config": 1,
     "sim.engine": 1,

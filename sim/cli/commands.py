@@ -204,7 +204,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if not args.no_report:
         pulse.doing("building the page")
-        print("\n".join(publish(result, args.report, args.force, True, args.quiet)))
+        feel = not args.no_feel
+        print("\n".join(publish(result, args.report, args.force, True, args.quiet, feel)))
     return 0
 
 
@@ -223,12 +224,14 @@ def report(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_run_summary
 
     result = load_run(folder)  # read once: the page and summary.json share its partials
-    print("\n".join(publish(result, args.out, args.force, False, args.quiet)))
+    print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))
     write_run_summary(result, *run_data(result))
     return 0
 
 
-def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list[str]:
+def publish(
+    run, out: str | None, force: bool, fresh: bool, quiet: bool, feel: bool = True
+) -> list[str]:
     """A run's page in its folder and at its shared path, with its played parts (the deck
     scan and the representative game, `sim.studies.run_page`); the lines to print."""
     import time
@@ -247,7 +250,7 @@ def publish(run, out: str | None, force: bool, fresh: bool, quiet: bool) -> list
     _, view = run_data(run, say)
     say("playing the page's parts: turns against deck size, the representative game")
     plays = page_plays(run, view)
-    lines = publish_run_report(run, plays, out, force=force, fresh=fresh, quiet=quiet)
+    lines = publish_run_report(run, plays, out, force=force, fresh=fresh, quiet=quiet, feel=feel)
     return [lines[0], representative_replay(run), *lines[1:]]
 
 

@@ -268,6 +268,14 @@ def _run(sub) -> None:
     p = sub.add_parser("run", help="play a study's games in parallel and save the results")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "run")
+    add_no_feel(p)
+
+
+def add_no_feel(p: argparse.ArgumentParser) -> None:
+    """--no-feel: the run page without its "How it feels" (the chances' fit costs seconds)."""
+    p.add_argument(
+        "--no-feel", action="store_true", help='leave out the page\'s "How it feels" section'
+    )
 
 
 def _report(sub) -> None:
@@ -277,6 +285,7 @@ def _report(sub) -> None:
     p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     add_force(p)
+    add_no_feel(p)
 
 
 def _sweep(sub) -> None:

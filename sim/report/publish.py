@@ -21,6 +21,7 @@ def publish_run_report(
     force: bool = False,
     fresh: bool = True,
     quiet: bool = False,
+    feel: bool = True,
 ) -> list[str]:
     """Write a run's report into its folder (`report.html`) and copy it to the shared path
     (`out_path`, else the study's report.path or reports/<name>.html); the lines to print.
@@ -32,7 +33,9 @@ def publish_run_report(
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / RUN_FILE), plugins=False)
     shared = page_path("run", study, out_path)
     check_report_path(shared, force)  # before the work: a path we may not write
-    own = write_report(run, plays, Path(run.run_dir) / RUN_REPORT_FILE, force, quiet=quiet)
+    own = write_report(
+        run, plays, Path(run.run_dir) / RUN_REPORT_FILE, force, quiet=quiet, feel=feel
+    )
     lines = [f"report: {own}"]
     ours = (run_finished(run.meta, run.run_dir), str(Path(run.run_dir).resolve()))
     theirs = report_run(shared) if shared.exists() else None

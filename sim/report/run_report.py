@@ -40,6 +40,7 @@ from sim.report.html import (
     text,
     write_page,
 )
+from sim.report.run_feel import feel_section
 from sim.report.run_why import tension_section, turns_section, usage_section
 from sim.report.table_picture import draw_position
 from sim.runs.partials import run_data
@@ -55,6 +56,7 @@ SECTIONS = (
     ("scores", "Scores"),
     ("flow", "Game flow"),
     ("tension", "Tension over the game"),
+    ("feel", "How it feels"),
     ("cards", "Card impact"),
     ("usage", "What each card does"),
     ("game", "A representative game"),
@@ -75,6 +77,7 @@ FIGURES = (
     "turns",
     "turns-deck",
     "tension",
+    "feel",
     "dead",
 )
 POLICY_FIGURES = ("policies", "matchup-share", "matchup-beats")
@@ -87,6 +90,7 @@ def write_report(
     force: bool = False,
     *,
     quiet: bool = False,
+    feel: bool = True,
 ) -> Path:
     """Write the report of a finished run (what `sim run` holds at its end), with the played
     parts of its page (`sim.studies.run_page.page_plays`), and return its path.
@@ -106,7 +110,7 @@ def write_report(
     def context() -> dict:
         moments, view = run_data(run, say)
         say("analysing")
-        filled = report_context(view, study, moments, plays)
+        filled = report_context(view, study, moments, plays, feel)
         filled["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
         say("writing the page")
         return {"sections": SECTIONS, **filled}
@@ -159,7 +163,11 @@ def report_run(path: str | Path) -> tuple[str, str] | None:
 
 
 def report_context(
-    run: RunResult, study: StudyConfig, moments: Moments | None, plays: PagePlays
+    run: RunResult,
+    study: StudyConfig,
+    moments: Moments | None,
+    plays: PagePlays,
+    feel: bool = True,
 ) -> dict:
     """Every table, figure and sentence of the page, keyed by section. `moments` are those
     of every game's values; `run` may then hold a sample of the games (see `write_report`);
@@ -189,6 +197,7 @@ def report_context(
         "scores": _scores(games, players),
         "flow": _flow(games),
         "tension": tension_section(games, run.turns),
+        "feel": feel_section(games, players, run.turns) if feel else None,
         "cards": _cards(run.cards, players),
         "usage": usage_section(run.cards, games, players),
         "game": _game(run, plays),

@@ -52,8 +52,8 @@ def html(report_path):
 def test_every_section_in_order(html):
     ids = re.findall(r'<section id="([a-z]+)">', html)
     assert ids == [sid for sid, _ in SECTIONS]
-    assert ids == ["summary", "seats", "turns", "policies", "scores", "flow", "tension", "cards",
-                   "usage", "game", "config"]  # fmt: skip
+    assert ids == ["summary", "seats", "turns", "policies", "scores", "flow", "tension", "feel",
+                   "cards", "usage", "game", "config"]  # fmt: skip
     numbers = [int(n) for n in re.findall(r"<h2>(\d+) ", html)]
     assert numbers == list(range(1, len(SECTIONS) + 1))
 

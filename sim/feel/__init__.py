@@ -1,0 +1,3 @@
+"""How the game feels: each seat's chance of winning round by round as a spectator would
+judge it from the table, and what the curves say (suspense, surprise, the decisive moment,
+comebacks by probability). `winprob` fits the chances; `curves` reads them."""
