@@ -22,11 +22,17 @@ MEANINGS = {
 
 
 FEEL_GAMES = 4000  # games the section reads at most (evenly spaced): the chances' fit is costly
+MIN_GAMES = 200  # fewer: each half's model would learn from too few games to judge the other
 
 
 def feel_section(games: pd.DataFrame, players: pd.DataFrame, turns: pd.DataFrame) -> dict:
     """Section 8: the sentence, the per-game table, the calibration check and the figure."""
     ids = games["game"].to_numpy()
+    if len(ids) < MIN_GAMES:
+        return {
+            "few": f"The chances are fitted to the outcomes of at least {MIN_GAMES} games (each"
+            f" half of them judged by a model of the other half); this page reads {len(ids):,}."
+        }
     keep = ids[:: max(1, len(ids) // FEEL_GAMES)][:FEEL_GAMES]
     games = games[games["game"].isin(keep)]
     players, turns = players[players["game"].isin(keep)], turns[turns["game"].isin(keep)]

@@ -156,8 +156,9 @@ def test_one_policy_and_a_variant(tmp_path, monkeypatch):
     html = path.read_text(encoding="utf-8")
     assert "cat_entry = any" in html
     assert "nothing to compare between policies" in html
+    assert "The chances are fitted to the outcomes of at least" in html  # 60 games: too few
     for key in FIGURES:
-        assert (f'id="fig-{key}"' in html) == (key not in POLICY_FIGURES)
+        assert (f'id="fig-{key}"' in html) == (key not in (*POLICY_FIGURES, "feel"))
 
 
 def test_report_path_from_config(tmp_path, monkeypatch):
