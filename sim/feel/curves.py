@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.feel.winprob import one_thread
+from sim.feel.winprob import halves, one_thread
 
 DECIDED = 0.5  # the winner's chance that decides a game when it never falls below it again
 COMEBACK = 0.5  # of a fair share: a winner whose chance was once below this came back
@@ -55,7 +55,7 @@ def expected_moves(state: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     has_next = nxt.notna().to_numpy()
     inputs = ["progress", "top", "lead", "spread", "seats"]
     expected = np.zeros(len(state))
-    fold = state["game"].to_numpy() % FOLDS
+    fold = halves(state["game"])
     for f in range(FOLDS):
         train, test = (fold != f) & has_next, (fold == f) & has_next
         if not train.any() or not test.any():

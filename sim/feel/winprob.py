@@ -1,10 +1,11 @@
 """Each seat's chance of winning after every round, as a spectator judges it from the table.
 
 What a spectator sees after round r: every seat's table score (the score trace of
-`turns.parquet`), the round, the seats' order and the player count; never a hand. The
+`turns.parquet`), the round, the seats' order, the player count and who sits where (each
+seat's policy); never a hand. The
 chance is a gradient-boosted regression of the seat's eventual win share on those features
 (`sklearn.ensemble.HistGradientBoostingRegressor`), the seats' chances then scaled to sum
-to one. It is **cross-fitted**: the games are split in two halves by game index, each half's
+to one. It is **cross-fitted**: the games are split in two halves (a seeded shuffle), each half's
 chances come from the model fitted on the other, so no game judges itself. Before the first
 round every seat has its chance from the seat order alone; after the last, the game's
 outcome (its win shares).
@@ -65,7 +66,7 @@ def features(turns: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return out.dropna(subset=["score"]).sort_values(["game", "round", "seat"], ignore_index=True)
 
 
-INPUTS = ["score", "best_other", "gap", "rank", "progress", "seat", "players"]
+INPUTS = ["score", "best_other", "gap", "rank", "progress", "seat", "players", "player"]
 
 
 @dataclass(frozen=True)
@@ -85,16 +86,21 @@ def fit_chances(turns: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame)
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     x = features(turns, games)
-    won = players.set_index(["game", "seat"])["win_share"]
-    x["won"] = won.reindex(pd.MultiIndex.from_frame(x[["game", "seat"]])).to_numpy()
-    fold = x["game"].to_numpy() % FOLDS
+    by_seat = players.set_index(["game", "seat"])
+    at = pd.MultiIndex.from_frame(x[["game", "seat"]])
+    x["won"] = by_seat["win_share"].reindex(at).to_numpy()
+    # who sits there, as the table knows it: a category of its own for each policy
+    x["player"] = pd.factorize(by_seat["policy"].reindex(at).astype(str), sort=True)[0]
+    fold = halves(x["game"])
     raw = np.zeros(len(x))
     learn = _learning_games(x["game"].to_numpy())
     for f in range(FOLDS):
         train, test = (fold != f) & learn, fold == f
         if not train.any() or not test.any():
             continue
-        model = HistGradientBoostingRegressor(max_iter=100, learning_rate=0.1, random_state=0)
+        model = HistGradientBoostingRegressor(
+            max_iter=100, learning_rate=0.1, random_state=0, categorical_features=["player"]
+        )
         with one_thread():
             model.fit(x.loc[train, INPUTS], x.loc[train, "won"])
             raw[test] = model.predict(x.loc[test, INPUTS])
@@ -110,6 +116,15 @@ def fit_chances(turns: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame)
     table = pd.concat([x, end], ignore_index=True)[["game", "round", "seat", "p", "won"]]
     table = table.sort_values(["game", "round", "seat"], ignore_index=True)
     return Chances(table, cal, ece, brier, brier_lead)
+
+
+def halves(game: pd.Series) -> np.ndarray:
+    """Each row's half (0 or 1), its game's by a seeded shuffle of the games given: not by the
+    game index, whose parity (and every other regular pattern) follows the seat rotation,
+    so a half would hold one rotation and its model would learn the other's line-up."""
+    ids = np.unique(game.to_numpy())
+    half = np.random.default_rng(0).permutation(len(ids)) % FOLDS
+    return half[np.searchsorted(ids, game.to_numpy())]
 
 
 def one_thread():

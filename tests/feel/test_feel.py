@@ -40,6 +40,18 @@ def test_the_chances_are_calibrated_on_held_out_games(chances):
     assert np.allclose(sums, 1.0)
 
 
+def test_a_sample_of_every_other_game_still_learns(played):
+    """The page reads every other game of a large run: both halves must still learn (a split
+    by the game index's parity would leave one half empty and every chance flat)."""
+    games, players, turns = played
+    even = games["game"] % 2 == 0
+    keep = set(games.loc[even, "game"])
+    sample = fit_chances(
+        turns[turns["game"].isin(keep)], games[even], players[players["game"].isin(keep)]
+    )
+    assert len(sample.calibration) == 10 and sample.brier < 0.9 * sample.brier_lead
+
+
 def test_at_the_end_every_chance_is_the_outcome(chances, played):
     _, players, _ = played
     t = chances.table
