@@ -24,7 +24,7 @@ import pandas as pd
 
 FOLDS = 2
 BINS = 10  # of the reliability check
-FIT_GAMES = 1500  # games a half's model learns from at most (its chances judge all the others)
+FIT_GAMES = 1000  # games a half's model learns from at most (its chances judge all the others)
 
 
 def features(turns: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
@@ -99,7 +99,7 @@ def fit_chances(turns: pd.DataFrame, games: pd.DataFrame, players: pd.DataFrame)
         if not train.any() or not test.any():
             continue
         model = HistGradientBoostingRegressor(
-            max_iter=100, learning_rate=0.1, random_state=0, categorical_features=["player"]
+            max_iter=50, learning_rate=0.2, random_state=0, categorical_features=["player"]
         )
         with one_thread():
             model.fit(x.loc[train, INPUTS], x.loc[train, "won"])

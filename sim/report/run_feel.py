@@ -21,7 +21,7 @@ MEANINGS = {
 }
 
 
-FEEL_GAMES = 4000  # games the section reads at most (evenly spaced): the chances' fit is costly
+FEEL_GAMES = 2000  # games the section reads at most (evenly spaced): the chances' fit is costly
 MIN_GAMES = 200  # fewer: each half's model would learn from too few games to judge the other
 
 
@@ -86,7 +86,7 @@ def feel_figure(chances, per: pd.DataFrame) -> Figure:
     for ax, game, title in zip(axes[:3], picks, titles, strict=True):
         g = chances.table[chances.table["game"] == game]
         for seat, line in g.groupby("seat"):
-            ax.plot(line["round"], line["p"], marker="o", ms=2, lw=1, label=f"seat {seat}")
+            ax.plot(line["round"], line["p"], lw=1, label=f"seat {seat}")
         ax.set_title(f"game {game}: {title}", fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_xlabel("round")
