@@ -40,7 +40,7 @@ from sim.runs.storage import (
 )
 from sim.space_map import charts
 from sim.space_map.design import Axis, axes_of, inputs, sobol_points, start_point
-from sim.space_map.emulator import Z95, Check, Fit, fit, held_out
+from sim.space_map.emulator import RESTARTS, Z95, Check, Fit, fit, held_out
 from sim.space_map.predict import MAP_FILE
 from sim.studies.advise_state import Level, levels_of, seat_bands
 from sim.studies.common import fresh_dir, same_study
@@ -187,14 +187,16 @@ class MapResult:
 class Emulators:
     """Every metric's fitted emulator over the space, asked at points together."""
 
-    def __init__(self, study: StudyConfig, axes, points: list[dict], sims: dict, runs) -> None:
+    def __init__(
+        self, study: StudyConfig, axes, points: list[dict], sims: dict, runs, restarts=RESTARTS
+    ) -> None:
         self.game, self.axes, self.points, self.sims = study.game.game_dict(), axes, points, sims
         self.runs = runs  # each point's run folder per line-up
         self.x = inputs(self.game, axes, points)
         self.fits: dict[str, Fit] = {}
         for i, (name, cell) in enumerate(sims.items()):
             pulse.doing(f"fitting the emulators ({i} of {len(sims)} done)")
-            self.fits[name] = fit(self.x, cell[:, 0], _se(cell), seed=study.seed % 2**31)
+            self.fits[name] = fit(self.x, cell[:, 0], _se(cell), study.seed % 2**31, restarts)
         self.names = list(self.fits)
 
     def __call__(self, points: list[dict], names: list[str] | None = None):
@@ -370,14 +372,15 @@ def _design(study: StudyConfig, axes, start: dict, games: int, out_dir: Path, wo
     )
     sims, folders = _play(study, points, levels, games, study.seed, out_dir / "points", workers)
     runs = _runs(folders, len(points), out_dir)
-    emulators = Emulators(study, axes, points, sims, runs)
+    # the first fit only chooses where to refine: one start of the optimiser is enough
+    emulators = Emulators(study, axes, points, sims, runs, restarts=0)
     bands = [b for b in bands_of(study) if b.name in emulators.fits]
     names = [b.name for b in bands]
     more = charts.refine(
         axes, bands, lambda p: emulators(p, names), points, m.refine, study.seed, valid
     )
-    if not more:
-        return emulators, bands
+    if not more:  # the final fit, with every start of the optimiser
+        return Emulators(study, axes, points, sims, runs), bands
     print(f"map: {len(more)} more points where the first fit is least sure near a band", flush=True)
     extra, folders = _play(study, more, levels, games, study.seed, out_dir / "refine", workers)
     sims = {n: np.vstack([sims[n], extra[n]]) for n in sims}

@@ -129,16 +129,17 @@ def test_reliability_of_perfect_chances_is_exact():
 
 
 def test_the_run_page_feels_unless_told_not_to(tmp_path):
-    """`sim report` draws "How it feels"; with --no-feel the section says it was left out."""
+    """With --no-feel the run page's section says it was left out (with it, the golden run
+    page's text holds the section: tests/report/test_golden_folders.py)."""
     import shutil
     from pathlib import Path
 
     from cli_helpers import sim_cli
 
+    golden = Path(__file__).resolve().parents[1] / "golden_folders"
+    assert "expected calibration error" in (golden / "run.txt").read_text()
     folder = tmp_path / "run"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "golden_folders" / "run", folder)
-    sim_cli("report", folder, "--out", tmp_path / "a.html", "--quiet")
+    shutil.copytree(golden / "run", folder)
     sim_cli("report", folder, "--out", tmp_path / "b.html", "--quiet", "--no-feel")
-    page, without = (tmp_path / "a.html").read_text(), (tmp_path / "b.html").read_text()
-    assert 'id="fig-feel"' in page and "expected calibration error" in page
+    without = (tmp_path / "b.html").read_text()
     assert 'id="fig-feel"' not in without and "Left out (<code>--no-feel</code>)" in without
