@@ -1,5 +1,5 @@
 """The default map of the base game against what is known (slow, opt-in: `-m slow`; about
-four minutes on two cores): `configs/map_base.yaml`, five counts.
+a minute and a half on two cores): `configs/map_base.yaml`, five counts.
 
 * held-out points inside the emulators' 95% intervals (widened by their own noise) for at
   least 90% of (point, metric) pairs;
