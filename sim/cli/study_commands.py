@@ -293,6 +293,8 @@ def map_(args: argparse.Namespace) -> int:
     from sim.space_map.study import run_map
 
     check_resume(args, "map", "MAP_DIR")
+    if args.resume is not None and args.games is not None:
+        raise SimError("--games: a resumed map keeps the games it was started with")
     check_count("--games", args.games, 2, MAX_GAMES)
     check_count("--budget", args.budget, 1, MAX_GAMES)
     request, workers = options(args)

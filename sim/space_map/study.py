@@ -93,7 +93,10 @@ def check_space(study: StudyConfig) -> tuple[Axis, ...]:
             f"{study.source}: no 'map: {{space: ...}}' block; add e.g."
             " {map: {space: {deck.sprayers: [2, 6], deck.princesses: [0, 3]}}}"
         )
-    if "players" in space and len({s.to_dict().__repr__() for s in study.seats}) > 1:
+    if (
+        "players" in space
+        and len({json.dumps(s.to_dict(), sort_keys=True) for s in study.seats}) > 1
+    ):
         raise SimError(
             f"{study.source}: map.space: players: mapping the player count needs all seats"
             " alike (one line-up copied per player count)"
@@ -269,7 +272,9 @@ def run_map(
         study = same_study(meta, study, out_dir, "map")
         if given is not None and given.map != study.map:  # out of the config hash: asked here
             raise SimError(f"{out_dir}: this map was started from a different map: block")
-        budget = meta.get("budget") if budget is None else budget
+        if budget is not None and budget != meta.get("budget"):
+            raise SimError("--budget: a resumed map keeps the budget it was started with")
+        budget = meta.get("budget")
     elif request.overrides():
         study = study.with_overrides(**request.overrides())
     axes = check_space(study)

@@ -319,6 +319,8 @@ def test_an_interrupted_map_goes_on_where_it_stopped(study, capsys, tmp_path, mo
     other = study(TINY.replace("[3, 5]", "[3, 6]"), "other.yaml")
     line = one_error(capsys, "map", other, "--resume", out, "--no-report")
     assert "started from a different map: block" in line
+    assert "keeps the games" in one_error(capsys, "map", "--resume", out, "--games", "300")
+    assert "keeps the budget" in one_error(capsys, "map", "--resume", out, "--budget", "9000")
     code, printed, err = cli(capsys, "map", "--resume", out, "--jobs", "1", "--no-report")
     assert code == 0, err
     assert json.loads((out / "study.json").read_text())["status"] == "complete"
