@@ -391,7 +391,7 @@ def _rung_list(rungs: Any, at: tuple, where: str) -> tuple[dict[str, Any], ...]:
 
 
 class MapBlock(Block):
-    """map: the space `sim map` charts (tune.space's syntax, integer ranges), its design
+    """map: the space `sim map` charts (tune.space's syntax: counts and choices), its design
     points (and those `refine` adds where a first fit is least sure), the games at each
     point and level, and the region's nearest points it confirms on fresh games (`confirm`
     games each level)."""

@@ -12,11 +12,14 @@ from markupsafe import Markup, escape
 
 from sim import units
 from sim.config import dump_yaml
+from sim.errors import SimError
 from sim.metrics import metric as registry_metric
 from sim.report.html import keep_together, num, table, text, write_page
-from sim.runs.paths import page_path
+from sim.runs.paths import STUDY_FILE, page_path
+from sim.runs.storage import read_study_meta, saved_study
 from sim.space_map.design import axes_of
-from sim.space_map.study import LINEUP, MapResult
+from sim.space_map.predict import load_map
+from sim.space_map.study import LINEUP, MapResult, map_lines
 
 TOP = 3  # counts named per metric in the answer
 MATTERS = 0.05  # a total Sobol index below this: the setting does nothing the map can see
@@ -28,6 +31,17 @@ def build_map_report(result: MapResult, out_path=None, force: bool = False) -> P
     return write_page(
         page_path("map", study, out_path), force, "map.html.j2", lambda: _page(result)
     )
+
+
+def rebuild_map_report(folder, out_path=None, force: bool = False) -> Path:
+    """The page of a finished map folder again (`sim report MAP_DIR`), from map.json."""
+    folder = Path(folder)
+    meta = read_study_meta(folder, "map")
+    if meta.get("status") != "complete":
+        raise SimError(f"{folder}: this map is not finished; go on with sim map --resume {folder}")
+    data = load_map(folder).data
+    study = saved_study(meta, folder / STUDY_FILE, plugins=False)
+    return build_map_report(MapResult(folder, data, map_lines(data), study), out_path, force)
 
 
 def _page(result: MapResult) -> dict:

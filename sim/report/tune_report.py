@@ -43,7 +43,7 @@ def build_tune_report(
 def build_folder_report(
     folder: str | Path, out_path: str | Path | None = None, force: bool = False
 ) -> Path:
-    """The page of a sweep, comparison, tune, advise, value, ladder or luck folder, whichever
+    """The page of a sweep, comparison, tune, advise, map, value, ladder or luck folder, whichever
     it is (`sim report FOLDER`). A study file that is not what this version writes (damaged, cut
     short, edited) ends in one line naming it, not a traceback."""
     meta_path = Path(folder) / STUDY_FILE
@@ -58,6 +58,10 @@ def build_folder_report(
             return build_advise_report(load_advice(folder), out_path, force=force)
         if kind in causal_report.KINDS:
             return causal_report.build_causal_report(folder, kind, out_path, force=force)
+        if kind == "map":
+            from sim.report.map_report import rebuild_map_report
+
+            return rebuild_map_report(folder, out_path, force=force)
         return build_study_report(folder, out_path, force=force)
     except DAMAGED as exc:  # a key missing, a value of the wrong type, ...
         files = f"{meta_path} (or {TUNE_FILE})" if kind == "tune" else str(meta_path)

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import BASE_TEXT, cli, one_error
+from cli_helpers import BASE_TEXT, cli, one_error, sim_cli
 
 from sim.config import load_study
 from sim.space_map import charts
@@ -169,6 +169,8 @@ def test_a_map_writes_its_folder_and_page_and_answers_a_point(small_map, capsys)
     assert set(first) == {"estimate", "lo", "hi"}
     assert "held-out check" in printed and "region:" in printed
     assert (folder / "m.html").read_text().count('id="map-data"') == 1
+    sim_cli("report", folder / "m", "--out", folder / "again.html", "--quiet")  # sim report
+    assert (folder / "again.html").read_text().count('id="map-data"') == 1
     code, out, _ = cli(capsys, "map", folder / "m", "--predict", "--set", "deck.sprayers=6")
     answer = json.loads(out)
     assert code == 0 and answer["point"] == {"deck.sprayers": 6, "deck.princesses": 2}
