@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-Z95 = 1.959963984540054
+from sim.analysis.intervals import Z95
+
 RESTARTS = 3  # of the marginal-likelihood optimiser, from random length scales
 
 

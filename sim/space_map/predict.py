@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from sim.config.keys import parse_override
 from sim.errors import SimError
 from sim.space_map.design import Axis, axes_of, inputs
 from sim.space_map.emulator import Z95, Fit
@@ -88,17 +88,8 @@ def load_map(folder: str | Path) -> SavedMap:
 
 
 def parse_sets(sets: Sequence[str]) -> dict:
-    """--set KEY=VALUE pairs, values read as YAML."""
-    out = {}
-    for item in sets:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise SimError(f"--set {item!r}: write KEY=VALUE, e.g. --set deck.sprayers=5")
-        try:
-            out[key.strip()] = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            raise SimError(f"--set {item!r}: the value is not YAML") from None
-    return out
+    """--set KEY=VALUE pairs, each read as `sim.config.keys.parse_override` reads a study's."""
+    return dict(parse_override(item) for item in sets)
 
 
 def predict_json(folder: Path, sets: Sequence[str]) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 
 from sim import units
 from sim.analysis.balance import run_metrics
+from sim.analysis.intervals import z_of
 from sim.analysis.whole_game import level_cells
 from sim.config import StudyConfig
 from sim.config.blocks import NO_BLOCKS
@@ -447,7 +448,7 @@ def _confirm(study, reg: dict, bands, games: int, out_dir: Path, workers) -> lis
                 name = f"seat_edge.seat{c.seat}@{level.label}"
                 if name in wanted:
                     rows.append(_row(name, c.estimate, c.lo, c.hi, c.band))
-        z = _z(alpha)
+        z = z_of(1 - alpha)
         for b in bands:
             if "@" not in b.name:
                 value, lo95, hi95 = sims[b.name][i]
@@ -460,12 +461,6 @@ def _confirm(study, reg: dict, bands, games: int, out_dir: Path, workers) -> lis
 def _row(name: str, value: float, lo: float, hi: float, band: tuple[float, float]) -> dict:
     met = bool(band[0] <= lo and hi <= band[1])
     return {"target": name, "estimate": value, "lo": lo, "hi": hi, "met": met}
-
-
-def _z(alpha: float) -> float:
-    from scipy.stats import norm
-
-    return float(norm.ppf(1 - alpha / 2))
 
 
 def map_lines(data: dict) -> list[str]:
