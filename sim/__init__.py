@@ -16,6 +16,7 @@ COMPILED = (
     "specs.py",
     "runs/results.py",
     "runs/loop.py",
+    "feel/forest.py",
     "table/rollout.py",
 )
 

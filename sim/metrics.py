@@ -248,12 +248,24 @@ CORE_METRICS: tuple[Metric, ...] = (
            _column("open_before_last"), "share", ("open_before_last",), "wilson", target=True,
            within=0.02),
 )
+# By the chances a spectator would give (sim.feel.chances): only where a study measured them
+# (the games hold their columns); a family of tests of their own in a comparison.
+FEEL_METRICS: tuple[Metric, ...] = (
+    Metric("suspense", "suspense (expected moves of the chances, summed)", "feel",
+           _column("suspense"), "number", ("suspense",), "mean", target=True, within=0.1,
+           value_range=COUNT),
+    Metric("surprise", "surprise (moves of the chances, summed)", "feel", _column("surprise"),
+           "number", ("surprise",), "mean", target=True, within=0.1, value_range=COUNT),
+    Metric("decisive_moment", "decisive moment (share of the game, by chances)", "feel",
+           _column("decisive_moment"), "share", ("decisive_moment",), "mean", target=True,
+           within=0.02, value_range=(0.0, 1.0)),
+)
 # fmt: on
 
-_CORE = {m.name: m for m in CORE_METRICS}
+_CORE = {m.name: m for m in (*CORE_METRICS, *FEEL_METRICS)}
 
 # The names a config may give under `targets:`, in the order error messages list them.
-TARGET_METRICS: tuple[str, ...] = tuple(m.name for m in CORE_METRICS if m.target)
+TARGET_METRICS: tuple[str, ...] = tuple(m.name for m in _CORE.values() if m.target)
 
 
 # The band `sim advise` holds every seat to when the config gives no target for it: within
@@ -403,6 +415,7 @@ def metrics_for(columns: Iterable[str]) -> list[Metric]:
     dead = [c.split(":", 1)[1] for c in cols if c.startswith("dead:")]
     turn_seats = sorted(int(c[5:]) for c in cols if c.startswith("extra") and c[5:].isdigit())
     out = list(CORE_METRICS)
+    out += [m for m in FEEL_METRICS if m.columns[0] in cols]
     out += [seat_metric(k) for k in seats]
     out += [family(k) for family in TURN_FAMILIES.values() for k in turn_seats]
     out += [policy_metric(p) for p in policies]

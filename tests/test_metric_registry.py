@@ -25,6 +25,7 @@ from sim.analysis.values import game_values
 from sim.config import load_study
 from sim.errors import ConfigError
 from sim.runs import run_chunk
+from sim.runs.chances import feel_model
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "base.yaml"
@@ -40,9 +41,10 @@ def base():
 
 @pytest.fixture(scope="module")
 def tables(base):
-    """The same 300 game indices of base.yaml and of base.yaml with six sprayers."""
+    """The same 300 game indices of base.yaml and of base.yaml with six sprayers, their feel
+    measured (`sim.runs.chances`)."""
     more = base.with_overrides(**{"deck.sprayers": 6})
-    return run_chunk(base, 0, GAMES), run_chunk(more, 0, GAMES)
+    return tuple(run_chunk(s, 0, GAMES, feel_model(s)) for s in (base, more))
 
 
 @pytest.fixture(scope="module")

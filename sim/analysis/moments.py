@@ -316,11 +316,20 @@ def delta_estimate(moments: Moments, metric: Metric, value: float) -> Estimate:
 _METHOD = {"mean": "mean", "wilson": "wilson", "joint": "joint", "bootstrap": "delta method"}
 
 
+def measured(metric: Metric, columns) -> bool:
+    """Do the games hold what the metric is the mean of? (Other metrics read NaN for a
+    missing column and say so in their value.)"""
+    return metric.interval not in ("mean", "wilson") or metric.columns[0] in columns
+
+
 def estimate_from_moments(moments: Moments, metrics: list[Metric], balance) -> pd.DataFrame:
     """Each metric's value with the 95% interval its `interval` names (see
     `sim.analysis.balance.estimate_metrics`); "bootstrap" metrics get the delta-method
     interval, which costs one pass over the games. `balance(mean, cov, games)` gives the
-    joint metric's (value, lo, hi) from the seat shares' mean and row covariance."""
+    joint metric's (value, lo, hi) from the seat shares' mean and row covariance. A
+    metric that is the mean of a column the games do not hold (the feel, when a study did not
+    measure it) is left out."""
+    metrics = [m for m in metrics if measured(m, moments.columns)]
     point = evaluate(moments, metrics)[0]
     rows = []
     for m, value in zip(metrics, point, strict=True):

@@ -27,6 +27,8 @@ sorted):
 | `final_phase` | turns played after the turn that triggered the end (R7.2) |
 | `lead_changes`, `decided_at` | from the score trace (`sim.analysis.tension`) |
 | `comeback`, `open_before_last` | 1 or 0, from the score trace (`sim.analysis.tension`) |
+| `suspense`, `surprise`, `decisive_moment` | the chance curves (`sim.feel.chances`), if measured |
+| `largest_swing`, `comeback_by_chance` | likewise |
 | `dead_cards`, `hand_cards` | box and Princess cards discarded unplayed (R3.1), and held |
 | `dead:<kind>` | copies of the kind discarded unplayed (items: wasted, R5.3), all seats |
 | `got:<kind>` | copies of the kind held (dealt or drawn; items: drawn), all seats |
@@ -41,6 +43,7 @@ import pandas as pd
 
 from sim.analysis.cards import held
 from sim.analysis.usage import dead_copies, held_copies, is_item_name
+from sim.feel.chances import FEEL_COLUMNS
 from sim.metrics import matches
 
 # Columns read straight off the games table: name -> how.
@@ -57,6 +60,8 @@ _FROM_GAMES = {
     "decided_at": lambda g: g["decided_at"],
     "comeback": lambda g: g["comeback"],
     "open_before_last": lambda g: g["open_before_last"],
+    # the chance curves' summaries, when the study measured the feel (sim.feel.chances)
+    **{name: (lambda g, name=name: g[name]) for name in FEEL_COLUMNS},
 }
 # The games-table fields a column reads, where they are not the column's own name.
 _SOURCES = {

@@ -139,6 +139,7 @@ def options(args: argparse.Namespace) -> tuple[Request, Workers]:
         force=args.force,
         until=args.until,
         max_games=args.max_games,
+        feel=not getattr(args, "no_feel", False),
     )
     return request, Workers(args.jobs, args.backend, args.scheduler, args.quiet)
 
@@ -272,9 +273,11 @@ def _run(sub) -> None:
 
 
 def add_no_feel(p: argparse.ArgumentParser) -> None:
-    """--no-feel: the run page without its "How it feels" (the chances' fit costs seconds)."""
+    """--no-feel: no chance curves (the games' feel columns, the page's "How it feels")."""
     p.add_argument(
-        "--no-feel", action="store_true", help='leave out the page\'s "How it feels" section'
+        "--no-feel",
+        action="store_true",
+        help="do not measure how the game feels (chances of winning, suspense, surprise)",
     )
 
 

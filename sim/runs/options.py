@@ -50,7 +50,8 @@ class Request:
     what its games count), its page (`report`, else the default; `no_report`: none),
     `force` (let the page replace a file that is not a page of ours), and `until`
     ("decided": stop once every question of the study is decided, `sim.runs.until`) with
-    its cap `max_games` (`sim run`, `sim compare`, `sim sweep`)."""
+    its cap `max_games` (`sim run`, `sim compare`, `sim sweep`); `feel`: measure each game's
+    chance curves (`sim.runs.chances`; `sim run`, `sim compare`, `sim sweep`)."""
 
     out: Path | None = None
     resume: Path | None = None
@@ -61,6 +62,7 @@ class Request:
     force: bool = False
     until: str | None = None
     max_games: int | None = None
+    feel: bool = True
 
     @classmethod
     def of(cls, **given) -> Request:

@@ -34,7 +34,9 @@ from sim import specs
 from sim.analysis.values import game_values
 from sim.config import StudyConfig
 from sim.errors import SimError, one_line, os_problem
+from sim.feel.model import FeelModel
 from sim.runs import pulse
+from sim.runs.chances import chunk_feel
 from sim.runs.options import ALL_CORES, Workers
 from sim.runs.parallel import (
     WorkerDied,
@@ -80,10 +82,12 @@ MIN_LOOKS = 20  # a study run until decided is looked at at least this often up 
 
 @dataclass(frozen=True)
 class Point:
-    """One study to play, and the run folder its results go to."""
+    """One study to play, the run folder its results go to, and its feel model when the
+    study measures the feel (`sim.runs.chances`: each game's chance curves summarised)."""
 
     study: StudyConfig
     folder: Path
+    feel: FeelModel | None = None
 
 
 @dataclass(frozen=True)
@@ -146,12 +150,12 @@ def until_chunk(studies: Sequence[StudyConfig], cap: int) -> int:
     return max(1, fewest, min(size, -(-cap // MIN_LOOKS)))
 
 
-def _play_chunk(index: int, study: StudyConfig, first: int, count: int, folder: Path, columns=None):
+def _play_chunk(index: int, point: Point, first: int, count: int, columns=None):
     """Play one point's chunk (in a worker) and finish it (`_finish_chunk`)."""
-    return _finish_chunk(index, study, play_arrays(study, first, count), folder, columns)
+    return _finish_chunk(index, point, play_arrays(point.study, first, count), columns)
 
 
-def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=None, spare=None):
+def _finish_chunk(index: int, point: Point, chunk, columns=None, spare=None):
     """A played chunk's tables and partial results (moments); both written where this
     process sees the run folder (a local worker, or a Dask worker on a shared file
     system), else returned. Also returns seat 0's mean win share, for the progress bar,
@@ -159,7 +163,10 @@ def _finish_chunk(index: int, study: StudyConfig, chunk, folder: Path, columns=N
     writes the largest table while this one computes the moments (`write_chunk`'s
     `meanwhile`): the last chunk's finishing, which no play overlaps, is a quarter shorter
     so (docs/dev/performance-log.md)."""
+    study, folder = point.study, point.folder.absolute()
     first, count = chunk.first, len(chunk.games)
+    if point.feel is not None:
+        chunk.feel = chunk_feel(point.feel, study, chunk)
     parts = arrow_tables(study, chunk)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
     stats = {}
@@ -196,10 +203,7 @@ def _played_here(points: Sequence[Point], todo, columns):
                 if pending is not None:
                     yield pending.result()
                 spare = finisher if k == len(todo) - 1 else None
-                folder = p.folder.absolute()
-                pending = finisher.submit(
-                    _finish_chunk, i, p.study, chunk, folder, columns, spare=spare
-                )
+                pending = finisher.submit(_finish_chunk, i, p, chunk, columns, spare=spare)
             if pending is not None:
                 yield pending.result()
     except SystemError as exc:  # numba's word for a Ctrl-C inside compiled code
@@ -365,10 +369,7 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
         # (a plug-in's games are played in forked children: no thread beside a fork)
         results = _played_here(points, todo, columns)
     else:
-        tasks = (
-            delayed(_play_chunk)(i, points[i].study, f, n, points[i].folder.absolute(), columns)
-            for i, f, n in todo
-        )
+        tasks = (delayed(_play_chunk)(i, points[i], f, n, columns) for i, f, n in todo)
         results = parallel_results(
             tasks,
             len(todo),

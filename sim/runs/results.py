@@ -350,6 +350,8 @@ class ChunkArrays:
     cards: np.ndarray  # [game, seat, card type, STAT_NAMES]
     trace: np.ndarray  # [game, round, seat] table score after each round (`record_rounds`)
     rounds: np.ndarray  # [game] rounds recorded in trace
+    # FEEL_COLUMNS per game (`sim.runs.chances.chunk_feel`) when the study measures the feel
+    feel: dict[str, np.ndarray] | None = None
 
     def win_shares(self) -> np.ndarray:
         """[game, seat] share of the win (R8.6: 1/k for each of k tied winners)."""
@@ -434,6 +436,8 @@ def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
     g["rounds"] = chunk.rounds.astype(np.int16)
     for name in TENSION_COLUMNS:  # sim.analysis.tension defines them
         g[name] = chunk.tension[name]
+    for name, column in (chunk.feel or {}).items():  # sim.feel.chances defines them
+        g[name] = column
 
     labels = [seat.label for seat in study.seats]
     names = sorted(set(labels))

@@ -14,6 +14,8 @@ import pandas as pd
 
 from sim.config import StudyConfig
 from sim.errors import SimError
+from sim.feel.model import FeelModel
+from sim.runs.chances import chunk_feel, study_feel
 from sim.runs.options import ALL_CORES, AS_CONFIGURED, Request, Workers
 from sim.runs.orchestrate import Point, chunk_size, execute, until_chunk
 from sim.runs.paths import RUN_FILE, check_page
@@ -43,9 +45,11 @@ def run(
             raise SimError(f"{run_dir}: not a run folder (no {RUN_FILE})")
         with locked(run_dir):
             saved, size = resumable_run(run_dir, study)
-            plan = resumed_plan(read_json(run_dir / RUN_FILE), saved, request, run_dir)
+            meta = read_json(run_dir / RUN_FILE)
+            plan = resumed_plan(meta, saved, request, run_dir)
             check_page(request, "run", plan.study)
-            return _run_in(run_dir, plan, size, workers)
+            # a resumed run measures what it was started with, so its chunks agree
+            return _run_in(run_dir, plan, size, workers, bool(meta.get("feel")))
     if study is None:
         raise SimError("run: give a study or a run folder to resume")
     if request.overrides():
@@ -64,18 +68,20 @@ def run(
             if plan.cap is None
             else until_chunk([plan.study], plan.cap)
         )
-        return _run_in(run_dir, plan, size, workers)
+        return _run_in(run_dir, plan, size, workers, request.feel)
 
 
-def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers) -> RunResult:
-    """Play the run in its (locked) folder and record its timing."""
+def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers, feel: bool) -> RunResult:
+    """Play the run in its (locked) folder, with its feel model when it measures the feel,
+    and record its timing."""
+    model = study_feel(plan.study, workers.quiet) if feel else None
     done = execute(
-        [Point(plan.study, run_dir)],
+        [Point(plan.study, run_dir, model)],
         size,
         workers,
         died_hint=f"finished chunks are kept: sim run --resume {run_dir}",
         until=plan.until(study_questions("run", [plan.study], [plan.study.name])),
-        extra=plan.extra,
+        extra={**plan.extra, "feel": feel},
     )
     result = done.runs[0]
     result.meta.update(done.timing())
@@ -84,6 +90,12 @@ def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers) -> RunResult
     return result
 
 
-def run_chunk(study: StudyConfig, first: int, count: int) -> dict[str, pd.DataFrame]:
-    """Play games first..first+count-1 and return their tidy rows (nothing is written)."""
-    return tables(study, play_arrays(study, first, count))
+def run_chunk(
+    study: StudyConfig, first: int, count: int, feel: FeelModel | None = None
+) -> dict[str, pd.DataFrame]:
+    """Play games first..first+count-1 and return their tidy rows (nothing is written),
+    with the feel columns when given the study's feel model (`sim.runs.chances`)."""
+    chunk = play_arrays(study, first, count)
+    if feel is not None:
+        chunk.feel = chunk_feel(feel, study, chunk)
+    return tables(study, chunk)

@@ -109,6 +109,8 @@ def value_columns(study: StudyConfig, chunk: ChunkArrays) -> dict[str, np.ndarra
     out["final_phase"] = np.where(games[:, G_TRIGGER_SEAT] >= 0, after, played).astype(float)
     for name in ("lead_changes", "decided_at", "comeback", "open_before_last"):
         out[name] = chunk.tension[name].astype(float)
+    for name, column in (chunk.feel or {}).items():
+        out[name] = column.astype(float)
 
     score = seats[:, :, P_SCORE].astype(float)
     out["score"] = score.mean(axis=1)

@@ -1,0 +1,143 @@
+"""What a spectator sees after each round, each seat's chance of winning, and what the
+chance curves say per game: all on a chunk's arrays, one row per game.
+
+A game of n rounds has the steps 0 .. n: step 0 before any card, step t after round t,
+step n its end, where every seat's chance is its win share (R8.6: tied winners share).
+What a spectator sees at step t < n (`INPUTS`): every seat's table score (the `turns`
+trace), the step against the line-up's usual length, who sits where (each seat's player)
+and how many play; never a hand.
+
+What the curves say (Ely, Frankel and Kamenica, "Suspense and Surprise", 2015), per game:
+
+* **surprise**: how far the beliefs actually move, sum over t = 1 .. n of ||p_t - p_(t-1)||
+  (Euclidean, over the seats' chances);
+* **suspense**: how far they are expected to move next, sum over t = 0 .. n-1 of
+  sqrt(E_t ||p_(t+1) - p_t||^2). The expectation is a regression of the squared move on what
+  the chances look like at t (`MOVE_INPUTS`), capped by sum_i p_i (1 - p_i): beliefs that are
+  a martingale cannot be expected to move by more than the outcome's own variance, so a
+  game whose winner is certain has no suspense left;
+* **decisive moment**: the step, as a share of the game, after which the eventual winner's
+  chance never falls below DECIDED again;
+* **largest swing**: the largest change of one seat's chance in one step;
+* **comeback by chance**: the eventual winner's chance was at some step before the end below
+  COMEBACK of a fair share (with four players, below 12.5%): by probability, not by score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DECIDED = 0.5  # the winner's chance that decides a game when it never falls below it again
+COMEBACK = 0.5  # of a fair share: a winner whose chance was once below this came back
+FLOOR = 1e-4  # the least chance a seat is given before the end (the regression can go below 0)
+
+INPUTS = ("score", "best_other", "gap", "rank", "progress", "seat", "players", "player")
+MOVE_INPUTS = ("progress", "top", "lead", "spread")
+FEEL_COLUMNS = ("suspense", "surprise", "decisive_moment", "largest_swing", "comeback_by_chance")
+
+
+def scores_by_step(trace: np.ndarray, rounds: np.ndarray) -> np.ndarray:
+    """[game, step, seat] table scores at steps 0 .. n (0 at step 0; the trace's rows after);
+    steps past a game's end repeat its final scores."""
+    count, most, seats = trace.shape
+    out = np.zeros((count, most + 1, seats), np.float64)
+    out[:, 1:] = trace
+    steps = np.arange(most + 1)
+    n = rounds.astype(np.int64)[:, None]
+    last = np.take_along_axis(out, n[:, :, None].repeat(seats, axis=2), axis=1)
+    return np.where((steps[None, :] > n)[:, :, None], last, out)
+
+
+def public_states(
+    trace: np.ndarray, rounds: np.ndarray, player: np.ndarray, usual: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs (rows x INPUTS) of every seat at every step before each game's end, and
+    which (game, step) cells they are (a mask over [game, step], rows in game, step, seat
+    order). `player` [game, seat] is each seat's player as a number; `usual` the line-up's
+    usual rounds a game (the step is read against it)."""
+    s = scores_by_step(trace, rounds)
+    count, steps, seats = s.shape
+    top = s.max(axis=2, keepdims=True)
+    tied = (s == top).sum(axis=2, keepdims=True)
+    second = np.sort(s, axis=2)[:, :, -2:-1] if seats > 1 else np.zeros_like(top)
+    best_other = np.where((s == top) & (tied == 1), second, top)
+    rank = (s[:, :, None, :] > s[:, :, :, None]).sum(axis=3)
+    live = np.arange(steps)[None, :] < rounds.astype(np.int64)[:, None]
+    step = np.broadcast_to(np.arange(steps)[None, :, None], s.shape)
+    seat = np.broadcast_to(np.arange(seats)[None, None, :], s.shape)
+    who = np.broadcast_to(player[:, None, :], s.shape)
+    columns = (s, best_other, s - best_other, rank, step / max(usual, 1.0), seat, seats, who)
+    x = np.stack([np.broadcast_to(c, s.shape)[live] for c in columns], axis=-1)
+    return x.reshape(-1, len(INPUTS)).astype(np.float64), live
+
+
+def chances(
+    predicted: np.ndarray, live: np.ndarray, rounds: np.ndarray, won: np.ndarray
+) -> np.ndarray:
+    """[game, step, seat] chances: the regression's `predicted` values at the `live` steps
+    (floored, then scaled to sum to one over the seats), every seat's win share `won`
+    [game, seat] at each game's end, NaN after it."""
+    count, steps = live.shape
+    seats = won.shape[1]
+    p = np.full((count, steps, seats), np.nan)
+    raw = np.maximum(predicted.reshape(-1, seats), FLOOR)
+    p[live] = raw / raw.sum(axis=1, keepdims=True)
+    p[np.arange(count), rounds.astype(np.int64)] = won
+    return p
+
+
+def move_states(p: np.ndarray, rounds: np.ndarray, usual: float) -> dict[str, np.ndarray]:
+    """[game, step] what the expected next move is read from (MOVE_INPUTS), the move that
+    led to each step (`moved`, ||p_t - p_(t-1)||, 0 at step 0) and `spread`, the cap."""
+    q = np.nan_to_num(p)
+    top2 = -np.sort(-q, axis=2)[:, :, :2]
+    moved = np.zeros(q.shape[:2])
+    moved[:, 1:] = np.sqrt(((q[:, 1:] - q[:, :-1]) ** 2).sum(axis=2))
+    after = np.arange(q.shape[1])[None, :] > rounds.astype(np.int64)[:, None]
+    moved[after] = 0.0
+    return {
+        "progress": np.broadcast_to(np.arange(q.shape[1]) / max(usual, 1.0), moved.shape),
+        "top": top2[:, :, 0],
+        "lead": top2[:, :, 0] - top2[:, :, 1],
+        "spread": (q * (1 - q)).sum(axis=2),
+        "moved": moved,
+    }
+
+
+def move_inputs(states: dict[str, np.ndarray], live: np.ndarray) -> np.ndarray:
+    """The rows (live steps) x MOVE_INPUTS of the expected-move regression."""
+    return np.stack([states[name][live] for name in MOVE_INPUTS], axis=-1).astype(np.float64)
+
+
+def next_moves(states: dict[str, np.ndarray], live: np.ndarray) -> np.ndarray:
+    """The squared move after each live step: the expected-move regression's label."""
+    nxt = np.zeros_like(states["moved"])
+    nxt[:, :-1] = states["moved"][:, 1:]
+    return nxt[live] ** 2
+
+
+def summaries(
+    p: np.ndarray, rounds: np.ndarray, won: np.ndarray, expected: np.ndarray, live: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Per game: FEEL_COLUMNS (see the module), from the chances p [game, step, seat], the
+    win shares and the expected squared moves at the live steps."""
+    count, steps, seats = p.shape
+    n = rounds.astype(np.int64)
+    states = move_states(p, rounds, 1.0)
+    cap = np.zeros((count, steps))
+    cap[live] = np.clip(expected, 0.0, states["spread"][live])
+    q = np.nan_to_num(p)
+    swing = np.abs(np.diff(q, axis=1)).max(axis=2) if steps > 1 else np.zeros((count, 1))
+    swing[np.arange(steps - 1)[None, :] >= n[:, None]] = 0.0
+    winner = won == won.max(axis=1, keepdims=True)
+    chance = np.where(winner[:, None, :], q, -np.inf).max(axis=2)  # the winner's (best tied)
+    doubt = live & (chance < DECIDED)
+    last_doubt = np.where(doubt.any(axis=1), steps - 1 - np.argmax(doubt[:, ::-1], axis=1), -1)
+    lowest = np.where(live, chance, np.inf).min(axis=1)
+    return {
+        "suspense": np.sqrt(cap).sum(axis=1),
+        "surprise": states["moved"].sum(axis=1),
+        "decisive_moment": (last_doubt + 1) / np.maximum(n, 1),
+        "largest_swing": swing.max(axis=1),
+        "comeback_by_chance": (lowest < COMEBACK / seats).astype(np.float64),
+    }

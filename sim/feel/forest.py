@@ -1,0 +1,98 @@
+"""A fitted gradient-boosted regression as plain arrays, evaluated in compiled code.
+
+scikit-learn's `HistGradientBoostingRegressor` fits the chances (`sim.feel.model`); a run
+then evaluates them for every round of every game in its workers, where importing
+scikit-learn and building its inputs as DataFrames would cost more than the games. So the
+fitted trees are copied into five flat arrays (`Forest.of`) and walked by a small compiled
+loop (`predict`). The copy reads the predictor's node table, which is not public API:
+`tests/feel/test_forest.py` checks the copy against `model.predict` on fresh inputs, so a
+scikit-learn that changes it fails a test rather than a run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+
+@dataclass(frozen=True)
+class Forest:
+    """The trees of a fitted regression, nodes of all trees end to end: `feature` and
+    `threshold` of a split (go left when x <= threshold), `left` and `right` (indices into
+    the same arrays), `value` of a leaf (`feature` -1), `roots` (each tree's first node) and
+    the `baseline` every prediction starts from."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    baseline: float
+
+    @classmethod
+    def of(cls, model) -> Forest:
+        """The trees of a fitted `HistGradientBoostingRegressor` (numeric inputs, no
+        missing values: the chances' inputs have none)."""
+        tables = [trees[0].nodes for trees in model._predictors]
+        sizes = np.array([len(t) for t in tables], np.int64)
+        roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        nodes = np.concatenate(tables)
+        offset = np.repeat(roots, sizes)
+        leaf = nodes["is_leaf"].astype(bool)
+        return cls(
+            feature=np.where(leaf, -1, nodes["feature_idx"]).astype(np.int64),
+            threshold=nodes["num_threshold"].astype(np.float64),
+            left=(nodes["left"] + offset).astype(np.int64),
+            right=(nodes["right"] + offset).astype(np.int64),
+            value=nodes["value"].astype(np.float64),
+            roots=roots,
+            baseline=float(np.ravel(model._baseline_prediction)[0]),
+        )
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """The regression at every row of x (rows x the inputs the model was fitted on)."""
+        return _predict(
+            np.ascontiguousarray(x, np.float64),
+            self.feature,
+            self.threshold,
+            self.left,
+            self.right,
+            self.value,
+            self.roots,
+            self.baseline,
+        )
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The forest as named arrays (for an .npz file)."""
+        return {
+            "feature": self.feature,
+            "threshold": self.threshold,
+            "left": self.left,
+            "right": self.right,
+            "value": self.value,
+            "roots": self.roots,
+            "baseline": np.array([self.baseline]),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Forest:
+        """`arrays`' inverse."""
+        names = ("feature", "threshold", "left", "right", "value", "roots")
+        return cls(*(np.asarray(arrays[n]) for n in names), float(arrays["baseline"][0]))
+
+
+@njit(cache=True, nogil=True)
+def _predict(x, feature, threshold, left, right, value, roots, baseline):
+    out = np.full(x.shape[0], baseline)
+    for i in range(x.shape[0]):
+        total = 0.0
+        for root in roots:
+            node = root
+            while feature[node] >= 0:
+                node = left[node] if x[i, feature[node]] <= threshold[node] else right[node]
+            total += value[node]
+        out[i] += total
+    return out
