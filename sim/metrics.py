@@ -248,6 +248,9 @@ CORE_METRICS: tuple[Metric, ...] = (
            _column("open_before_last"), "share", ("open_before_last",), "wilson", target=True,
            within=0.02),
 )
+# The per-game columns of the chance curves (sim.feel.chances defines them), where a study
+# measured them; the feel metrics below are means of three of them.
+FEEL_COLUMNS = ("suspense", "surprise", "decisive_moment", "largest_swing", "comeback_by_chance")
 # By the chances a spectator would give (sim.feel.chances): only where a study measured them
 # (the games hold their columns); a family of tests of their own in a comparison.
 FEEL_METRICS: tuple[Metric, ...] = (

@@ -43,8 +43,7 @@ import pandas as pd
 
 from sim.analysis.cards import held
 from sim.analysis.usage import dead_copies, held_copies, is_item_name
-from sim.feel.chances import FEEL_COLUMNS
-from sim.metrics import matches
+from sim.metrics import FEEL_COLUMNS, matches
 
 # Columns read straight off the games table: name -> how.
 _FROM_GAMES = {

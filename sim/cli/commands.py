@@ -192,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_run_summary
 
     check_resume(args, "run", "RUN_DIR")
+    check_feel_flags(args)
     if args.resume is not None and args.out is not None:
         raise SimError("--out: a resumed run stays in its folder; leave --out out")
     request, workers = options(args)
@@ -202,6 +203,8 @@ def run(args: argparse.Namespace) -> int:
     print(run_lines(result, moments, view, summary["headline"]))
     print("".join(f"  {line}\n" for line in stop_lines(stopped_record(result.meta))), end="")
     print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
+    if args.all_chances:
+        all_chances(result)
     if not args.no_report:
         pulse.doing("building the page")
         feel = not args.no_feel
@@ -209,10 +212,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_feel_flags(args: argparse.Namespace) -> None:
+    """--all-chances needs the feel: one line before any game when --no-feel comes with it."""
+    if args.all_chances and args.no_feel:
+        raise SimError("--all-chances: the chances need the feel; leave out --no-feel")
+
+
+def all_chances(result) -> None:
+    """--all-chances: every game's chances in the run's winprob.parquet, or one line why not."""
+    from sim.runs.chances import write_all_chances
+
+    pulse.doing("writing every game's chances")
+    path = write_all_chances(result)
+    if path is None:
+        raise SimError("--all-chances: this run did not measure the feel (it ran with --no-feel)")
+    print(f"chances: {path}")
+
+
 def report(args: argparse.Namespace) -> int:
     """`sim report FOLDER`: rebuild the page of a run, sweep, comparison, tune, value,
     ladder or luck folder (and a run's summary.json)."""
     folder = Path(args.run_dir)
+    check_feel_flags(args)
     pulse.doing("building the page")
     if (folder / "study.json").exists():  # a study folder: its page renders its files
         from sim.report.tune_report import build_folder_report
@@ -224,6 +245,8 @@ def report(args: argparse.Namespace) -> int:
     from sim.studies.outputs import write_run_summary
 
     result = load_run(folder)  # read once: the page and summary.json share its partials
+    if args.all_chances:
+        all_chances(result)
     print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))
     write_run_summary(result, *run_data(result))
     return 0

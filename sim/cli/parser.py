@@ -273,11 +273,17 @@ def _run(sub) -> None:
 
 
 def add_no_feel(p: argparse.ArgumentParser) -> None:
-    """--no-feel: no chance curves (the games' feel columns, the page's "How it feels")."""
+    """--no-feel: no chance curves (the games' feel columns, the page's "How it feels");
+    --all-chances: every game's chances in winprob.parquet, not a sample's."""
     p.add_argument(
         "--no-feel",
         action="store_true",
         help="do not measure how the game feels (chances of winning, suspense, surprise)",
+    )
+    p.add_argument(
+        "--all-chances",
+        action="store_true",
+        help="winprob.parquet with every game's chances (default: 2,000 games')",
     )
 
 

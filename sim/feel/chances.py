@@ -33,7 +33,6 @@ FLOOR = 1e-4  # the least chance a seat is given before the end (the regression 
 
 INPUTS = ("score", "best_other", "gap", "rank", "progress", "seat", "players", "player")
 MOVE_INPUTS = ("progress", "top", "lead", "spread")
-FEEL_COLUMNS = ("suspense", "surprise", "decisive_moment", "largest_swing", "comeback_by_chance")
 
 
 def scores_by_step(trace: np.ndarray, rounds: np.ndarray) -> np.ndarray:
@@ -119,8 +118,8 @@ def next_moves(states: dict[str, np.ndarray], live: np.ndarray) -> np.ndarray:
 def summaries(
     p: np.ndarray, rounds: np.ndarray, won: np.ndarray, expected: np.ndarray, live: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Per game: FEEL_COLUMNS (see the module), from the chances p [game, step, seat], the
-    win shares and the expected squared moves at the live steps."""
+    """Per game: `sim.metrics.FEEL_COLUMNS` (see the module), from the chances p [game, step,
+    seat], the win shares and the expected squared moves at the live steps."""
     count, steps, seats = p.shape
     n = rounds.astype(np.int64)
     states = move_states(p, rounds, 1.0)

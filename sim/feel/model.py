@@ -56,6 +56,10 @@ class FeelModel:
     def per_game(self, trace, rounds, player, won) -> dict[str, np.ndarray]:
         """FEEL_COLUMNS of the games given by their arrays, one value per game."""
         p, live = self.chances(trace, rounds, player, won)
+        return self.curves(p, live, rounds, won)
+
+    def curves(self, p, live, rounds, won) -> dict[str, np.ndarray]:
+        """FEEL_COLUMNS of games given by their chances (`chances`), one value per game."""
         expected = self.move.predict(move_inputs(move_states(p, rounds, self.usual), live))
         return summaries(p, rounds, won, expected, live)
 

@@ -1,14 +1,17 @@
-"""The run page's "How it feels": each seat's chance of winning round by round (`sim.feel`),
-what the curves say per game, and how well the chances are calibrated."""
+"""The run page's "How it feels": what the chance curves say per game (the feel columns of
+`games.parquet`, `sim.feel.chances`), a few games' curves and how well the chances are
+calibrated (`winprob.parquet`: the chances of a sample of the run's games, which the model,
+fitted on pilot games of their own, never saw)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from sim.analysis.stats import mean_ci, wilson
-from sim.feel.curves import COMEBACK, DECIDED, game_feel
-from sim.feel.winprob import fit_chances
+from sim.feel.chances import COMEBACK, DECIDED
+from sim.metrics import FEEL_COLUMNS
 from sim.report.html import ci, num, svg, table, text
 
 MEANINGS = {
@@ -17,36 +20,31 @@ MEANINGS = {
     "decisive_moment": f"share of the game after which the winner's chance stayed at or above"
     f" {DECIDED:.0%}",
     "largest_swing": "the largest change of one seat's chance in one round",
-    "comeback": f"games whose winner's chance was once below {COMEBACK:.0%} of a fair share",
+    "comeback_by_chance": f"games whose winner's chance was once below {COMEBACK:.0%} of a fair"
+    " share",
 }
+SHARES = {"decisive_moment", "comeback_by_chance"}
+BINS = 10  # of the reliability check
 
 
-FEEL_GAMES = 2000  # games the section reads at most (evenly spaced): the chances' fit is costly
-MIN_GAMES = 200  # fewer: each half's model would learn from too few games to judge the other
-
-
-def feel_section(games: pd.DataFrame, players: pd.DataFrame, turns: pd.DataFrame) -> dict:
-    """Section 8: the sentence, the per-game table, the calibration check and the figure."""
-    ids = games["game"].to_numpy()
-    if len(ids) < MIN_GAMES:
+def feel_section(felt: tuple[pd.DataFrame, pd.DataFrame] | None, turns: pd.DataFrame) -> dict:
+    """Section 8 from `felt` (the games with their feel columns, and the chances of some:
+    `sim.runs.chances.page_feel`): the sentence, the per-game table, the calibration check
+    and the figure."""
+    if felt is None:
         return {
-            "few": f"The chances are fitted to the outcomes of at least {MIN_GAMES} games (each"
-            f" half of them judged by a model of the other half); this page reads {len(ids):,}."
+            "few": "The chances of winning come from games played by the run's own players;"
+            " a page never imports a designer's own policy, so this line-up's are not shown."
         }
-    keep = ids[:: max(1, len(ids) // FEEL_GAMES)][:FEEL_GAMES]
-    games = games[games["game"].isin(keep)]
-    players, turns = players[players["game"].isin(keep)], turns[turns["game"].isin(keep)]
-    chances = fit_chances(turns, games, players)
-    per = game_feel(chances.table)
+    games, chances = felt
     rows = []
-    for name in ("suspense", "surprise", "decisive_moment", "largest_swing"):
-        e = mean_ci(per[name].to_numpy(float))
+    for name in FEEL_COLUMNS:
+        values = games[name].to_numpy(float)
+        e = wilson(float(values.sum()), len(values)) if name in SHARES else mean_ci(values)
         rows.append({"metric": name, "mean": e.value, "lo": e.lo, "hi": e.hi, "n": e.n})
-    w = wilson(float(per["comeback"].sum()), len(per))
-    rows.append({"metric": "comeback", "mean": w.value, "lo": w.lo, "hi": w.hi, "n": w.n})
     frame = pd.DataFrame(rows).assign(meaning=lambda f: f["metric"].map(MEANINGS))
-    pct = {"decisive_moment", "comeback"}
     decided, comeback = rows[2], rows[4]
+    check = calibration(chances, turns)
     lead = (
         f"A game is decided, by the chances a spectator would give, {decided['mean']:.0%} of the"
         f" way through on average (95% [{decided['lo']:.0%}, {decided['hi']:.0%}]); in"
@@ -59,46 +57,90 @@ def feel_section(games: pd.DataFrame, players: pd.DataFrame, turns: pd.DataFrame
             frame,
             [
                 ("per game", text("metric")),
-                ("mean [95%]", lambda r: ci("mean", as_pct=r["metric"] in pct)(r)),
+                ("mean [95%]", lambda r: ci("mean", as_pct=r["metric"] in SHARES)(r)),
                 ("n games", num("n", 0)),
                 ("definition", text("meaning")),
             ],
         ),
         "calibration": (
-            f"Chances checked on held-out games (each half of the games judged by the model of"
-            f" the other half): expected calibration error {chances.ece:.3f} over"
-            f" {len(chances.calibration)} bins; Brier score {chances.brier:.3f} against"
-            f' {chances.brier_lead:.3f} for "the leaders share the win".'
+            f"the chances of {check['games']:,} games (held out: the model learnt from pilot"
+            f" games of its own) against what happened: expected calibration error"
+            f" {check['ece']:.3f} over {len(check['bins'])} bins; Brier score"
+            f" {check['brier']:.3f} against {check['brier_lead']:.3f} for"
+            ' "the leaders share the win".'
         ),
-        "figure": svg(feel_figure(chances, per), "feel"),
-        "games": len(per),
+        "figure": svg(feel_figure(chances, games, check["bins"]), "feel"),
+        "games": len(games),
     }
 
 
-def feel_figure(chances, per: pd.DataFrame) -> Figure:
-    """Left: the chance curves of the games of least, median and most suspense; right: the
-    reliability of the chances (predicted against observed, by bin)."""
-    fig = Figure(figsize=(7.6, 2.6), layout="constrained")
-    axes = fig.subplots(1, 4)
-    order = per.sort_values("suspense")["game"].to_numpy()
+def outcome_rows(chances: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """The chances before each game's end (rows of `winprob.parquet`), and each row's
+    outcome (the seat's win share: its chance at the game's last step)."""
+    last = chances.groupby("game")["step"].transform("max")
+    end = chances[chances["step"] == last].set_index(["game", "seat"])["p"]
+    live = chances[chances["step"] < last]
+    won = end.reindex(pd.MultiIndex.from_frame(live[["game", "seat"]])).to_numpy()
+    return live, pd.Series(won, index=live.index)
+
+
+def calibration(chances: pd.DataFrame, turns: pd.DataFrame) -> dict:
+    """States binned by predicted chance (mean predicted, mean outcome, count), the expected
+    calibration error, the Brier score, and the Brier score of "the leaders share the win"
+    (from the scores at the same steps)."""
+    live, won = outcome_rows(chances)
+    p = live["p"].to_numpy()
+    bins = np.minimum((p * BINS).astype(int), BINS - 1)
+    frame = pd.DataFrame({"bin": bins, "p": p, "won": won.to_numpy()})
+    cal = frame.groupby("bin").agg(
+        predicted=("p", "mean"), observed=("won", "mean"), n=("p", "size")
+    )
+    ece = float((cal["n"] * (cal["predicted"] - cal["observed"]).abs()).sum() / cal["n"].sum())
+    score = turns.set_index(["game", "round", "seat"])["score"]
+    at = pd.MultiIndex.from_arrays([live["game"], live["step"], live["seat"]])
+    s = pd.Series(score.reindex(at).fillna(0.0).to_numpy(), index=live.index)  # step 0: 0
+    step = [live["game"], live["step"]]
+    lead = (s == s.groupby(step).transform("max")).astype(float)
+    lead /= lead.groupby(step).transform("sum")
+    return {
+        "bins": cal.reset_index(),
+        "ece": ece,
+        "brier": float(np.mean((p - won.to_numpy()) ** 2)),
+        "brier_lead": float(np.mean((lead.to_numpy() - won.to_numpy()) ** 2)),
+        "games": int(chances["game"].nunique()),
+    }
+
+
+def feel_figure(chances: pd.DataFrame, games: pd.DataFrame, bins: pd.DataFrame) -> Figure:
+    """The chance curves of the sampled games of least, median and most suspense; the
+    reliability of the chances; the decisive moment against the game's length."""
+    fig = Figure(figsize=(9.5, 2.6), layout="constrained")
+    axes = fig.subplots(1, 5)
+    sampled = games[games["game"].isin(chances["game"].unique())]
+    order = sampled.sort_values(["suspense", "game"])["game"].to_numpy()
     picks = [order[0], order[len(order) // 2], order[-1]]
     titles = ("least suspense", "median suspense", "most suspense")
     for ax, game, title in zip(axes[:3], picks, titles, strict=True):
-        g = chances.table[chances.table["game"] == game]
+        g = chances[chances["game"] == game]
         for seat, line in g.groupby("seat"):
-            ax.plot(line["round"], line["p"], lw=1, label=f"seat {seat}")
+            ax.plot(line["step"], line["p"], lw=1, label=f"seat {seat}")
         ax.set_title(f"game {game}: {title}", fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_xlabel("round")
     axes[0].set_ylabel("chance of winning")
     axes[0].legend(fontsize=6, frameon=False)
-    cal = chances.calibration
     ax = axes[3]
     ax.plot([0, 1], [0, 1], color="#999", lw=0.8)
-    ax.plot(cal["predicted"], cal["observed"], marker="o", ms=3)
+    ax.plot(bins["predicted"], bins["observed"], marker="o", ms=3)
     ax.set_title("calibration", fontsize=8)
     ax.set_xlabel("predicted")
     ax.set_ylabel("observed")
     ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax = axes[4]
+    by = games.groupby("rounds")["decisive_moment"].agg(["mean", "size"]).reset_index()
+    ax.scatter(by["rounds"], by["mean"], s=np.clip(by["size"] / by["size"].max() * 40, 4, 40))
+    ax.set_title("decisive moment by length", fontsize=8)
+    ax.set_xlabel("rounds")
     ax.set_ylim(0, 1)
     return fig

@@ -43,6 +43,7 @@ from sim.report.html import (
 from sim.report.run_feel import feel_section
 from sim.report.run_why import tension_section, turns_section, usage_section
 from sim.report.table_picture import draw_position
+from sim.runs.chances import page_feel
 from sim.runs.partials import run_data
 from sim.runs.paths import RUN_FILE, page_path, replay_file
 from sim.runs.storage import RunResult, saved_study
@@ -110,7 +111,8 @@ def write_report(
     def context() -> dict:
         moments, view = run_data(run, say)
         say("analysing")
-        filled = report_context(view, study, moments, plays, feel)
+        felt = page_feel(run, view) if feel else None
+        filled = report_context(view, study, moments, plays, feel, felt)
         filled["run_stamp"] = f"{run_finished(run.meta, run.run_dir)} {Path(run.run_dir).resolve()}"
         say("writing the page")
         return {"sections": SECTIONS, **filled}
@@ -168,10 +170,12 @@ def report_context(
     moments: Moments | None,
     plays: PagePlays,
     feel: bool = True,
+    felt: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> dict:
     """Every table, figure and sentence of the page, keyed by section. `moments` are those
     of every game's values; `run` may then hold a sample of the games (see `write_report`);
-    `plays` are the page's played parts (the deck scan, the representative game)."""
+    `plays` are the page's played parts (the deck scan, the representative game); `felt`
+    the feel columns of its games and the chances of some (`sim.runs.chances.page_feel`)."""
     games, players = run.games, run.players
     if moments is None:
         moments = Moments.of(game_values(games, players, run.cards))
@@ -197,7 +201,7 @@ def report_context(
         "scores": _scores(games, players),
         "flow": _flow(games),
         "tension": tension_section(games, run.turns),
-        "feel": feel_section(games, players, run.turns) if feel else None,
+        "feel": feel_section(felt, run.turns) if feel else None,
         "cards": _cards(run.cards, players),
         "usage": usage_section(run.cards, games, players),
         "game": _game(run, plays),

@@ -19,16 +19,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from sim import specs
 from sim.config import StudyConfig
 from sim.feel.model import FEEL_VERSION, FeelModel, fit_model
+from sim.metrics import FEEL_COLUMNS
 from sim.runs import pulse
+from sim.runs.partials import run_chunks
+from sim.runs.paths import RUN_FILE
 from sim.runs.play import play_arrays
 from sim.runs.results import ChunkArrays
-from sim.runs.storage import write_bytes
+from sim.runs.storage import RunResult, read_chunk, saved_study, write_bytes
 from sim.version import ENGINE_VERSION
 
+MODEL_FILE = "feel.npz"  # the model a run used, in its folder: its page and a resume read it
+WINPROB_FILE = "winprob.parquet"
+SAMPLE_CHANCES = 2000  # games whose chances winprob.parquet holds (unless all are asked for)
 PILOT_GAMES = 4000  # games the model learns from (half each regression), for fast players
 PILOT_CHUNKS = 40  # ... at most this many chunks of the slowest player's size (search players)
 
@@ -45,6 +52,45 @@ def chunk_feel(model: FeelModel, study: StudyConfig, chunk: ChunkArrays) -> dict
     """FEEL_COLUMNS of a chunk's games (`sim.feel.chances`)."""
     player = player_codes(study, chunk.slots)
     return model.per_game(chunk.trace, chunk.rounds, player, chunk.win_shares())
+
+
+def chances_of_tables(
+    model: FeelModel, study: StudyConfig, players: pd.DataFrame, turns: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The games of a run's `players` rows (and their `turns` rows, which may hold more
+    games): their ids, their [game, step, seat] chances, each game's rounds and each seat's
+    win share."""
+    seats = study.game.players
+    ids = np.unique(players["game"].to_numpy())
+    at = np.searchsorted(ids, players["game"].to_numpy())
+    slots = np.zeros((len(ids), seats), np.int64)
+    won = np.zeros((len(ids), seats))
+    slots[at, players["seat"].to_numpy()] = players["slot"].to_numpy()
+    won[at, players["seat"].to_numpy()] = players["win_share"].to_numpy()
+    t = turns[turns["game"].isin(ids)]
+    g, r = np.searchsorted(ids, t["game"].to_numpy()), t["round"].to_numpy().astype(np.int64)
+    rounds = np.zeros(len(ids), np.int64)
+    np.maximum.at(rounds, g, r)
+    trace = np.zeros((len(ids), max(int(rounds.max(initial=0)), 1), seats), np.int16)
+    trace[g, r - 1, t["seat"].to_numpy()] = t["score"].to_numpy()
+    p, _ = model.chances(trace, rounds, player_codes(study, slots), won)
+    return ids, p, rounds, won
+
+
+def long_chances(ids: np.ndarray, p: np.ndarray, rounds: np.ndarray) -> pd.DataFrame:
+    """Chances as rows (`winprob.parquet`): game, step (0 before any card, then after each
+    round; the last step is the game's end, each seat's win share), seat, p."""
+    count, steps, seats = p.shape
+    live = np.arange(steps)[None, :] <= rounds[:, None]
+    g, t = np.nonzero(live)
+    return pd.DataFrame(
+        {
+            "game": np.repeat(ids[g], seats),
+            "step": np.repeat(t, seats).astype(np.int16),
+            "seat": np.tile(np.arange(seats, dtype=np.int8), len(g)),
+            "p": p[g, t].reshape(-1),
+        }
+    )
 
 
 def model_key(study: StudyConfig) -> str:
@@ -83,13 +129,8 @@ def feel_model(study: StudyConfig, say: Callable[[str], None] | None = None) -> 
     key = model_key(study)
     plugin = any(specs.is_plugin(seat.policy) for seat in study.seats)
     path = cache_path(key)
-    if not plugin:
-        try:
-            with np.load(path) as saved:
-                if int(saved["version"][0]) == FEEL_VERSION:
-                    return FeelModel.from_arrays(saved)
-        except (OSError, ValueError, KeyError):
-            pass  # not cached yet, or unreadable: fit it
+    if not plugin and (cached := load_model(path)) is not None:
+        return cached
     games = pilot_games(study)
     if say:
         say(f"fitting the chances of winning for this line-up on {games:,} pilot games (once)")
@@ -99,10 +140,77 @@ def feel_model(study: StudyConfig, say: Callable[[str], None] | None = None) -> 
     player = player_codes(pilot, chunk.slots)
     model = fit_model(chunk.trace, chunk.rounds, player, chunk.win_shares(), seed)
     if not plugin:
-        buffer = io.BytesIO()
-        np.savez(buffer, **model.arrays())
         try:
-            write_bytes(path, buffer.getvalue())
+            save_model(model, path)
         except OSError:
             pass
     return model
+
+
+def save_model(model: FeelModel, path: Path) -> None:
+    """The model as an .npz file, written atomically."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **model.arrays())
+    write_bytes(path, buffer.getvalue())
+
+
+def load_model(path: Path) -> FeelModel | None:
+    """A saved model, None if there is none (or not of this feel version, or unreadable)."""
+    try:
+        with np.load(path) as saved:
+            if int(saved["version"][0]) == FEEL_VERSION:
+                return FeelModel.from_arrays(saved)
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
+
+
+def page_feel(run: RunResult, view: RunResult) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """What a run page shows of the feel: the feel columns of the games of `view` (the
+    run's rows, or the sample the page reads) and the chances of up to SAMPLE_CHANCES evenly
+    spaced ones, written to `winprob.parquet` if the run has none yet. A run that did not
+    measure the feel (played with --no-feel, or before it was measured) gets it now, from
+    the model of its config and line-up (saved beside it); None if that needs a designer's
+    own policy, which a page never imports."""
+    folder = Path(run.run_dir)
+    study = saved_study(run.meta, folder / RUN_FILE, plugins=False)
+    model = load_model(folder / MODEL_FILE)
+    if model is None:
+        if any(specs.is_plugin(seat.policy) for seat in study.seats):
+            return None
+        model = feel_model(study)
+        save_model(model, folder / MODEL_FILE)
+    games = view.games
+    ids = np.unique(games["game"].to_numpy())
+    keep = ids[:: max(1, len(ids) // SAMPLE_CHANCES)][:SAMPLE_CHANCES]
+    path = folder / WINPROB_FILE
+    sampled = None
+    if path.exists():
+        sampled = pd.read_parquet(path, filters=[("game", "in", keep.tolist())])
+    if not set(FEEL_COLUMNS) <= set(games.columns):
+        ids, p, rounds, won = chances_of_tables(model, study, view.players, view.turns)
+        live = np.arange(p.shape[1])[None, :] < rounds[:, None]
+        per = pd.DataFrame(model.curves(p, live, rounds, won)).assign(game=ids)
+        games = games.drop(columns=list(FEEL_COLUMNS), errors="ignore").merge(per, on="game")
+    if sampled is None or not len(sampled):
+        players = view.players[view.players["game"].isin(keep)]
+        sampled = long_chances(*chances_of_tables(model, study, players, view.turns)[:3])
+        write_bytes(path, sampled.to_parquet(index=False))
+    return games, sampled
+
+
+def write_all_chances(run: RunResult) -> Path | None:
+    """`winprob.parquet` with the chances of every game of a run that measured the feel
+    (`sim run --all-chances`), chunk by chunk; None if it did not."""
+    folder = Path(run.run_dir)
+    model = load_model(folder / MODEL_FILE)
+    if model is None or not run.meta.get("feel"):
+        return None
+    study = saved_study(run.meta, folder / RUN_FILE, plugins=False)
+    parts = []
+    for first, _ in run_chunks(run.meta):
+        rows = read_chunk(folder, first, ("players", "turns"))
+        parts.append(long_chances(*chances_of_tables(model, study, **rows)[:3]))
+    path = folder / WINPROB_FILE
+    write_bytes(path, pd.concat(parts, ignore_index=True).to_parquet(index=False))
+    return path

@@ -1,136 +1,159 @@
-"""How the game feels: the chances round by round and what their curves say."""
+"""How the game feels: the chances round by round (a model fitted on pilot games of the
+config and line-up), what their curves say, and where they are written."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import one_error
 
-from sim.feel.curves import COMEBACK, DECIDED, _state, expected_moves, game_feel
-from sim.feel.winprob import fit_chances, reliability
+from sim.feel.chances import COMEBACK, DECIDED, summaries
+from sim.feel.forest import Forest
+from sim.metrics import FEEL_COLUMNS
+from sim.report.run_feel import calibration
+from sim.runs.chances import MODEL_FILE, WINPROB_FILE, chances_of_tables, load_model, page_feel
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory):
-    """3,000 games of the base study: its tables."""
+def played(tmp_path_factory, base_study):
+    """3,000 games of the base study, its feel measured (the default of `sim run`)."""
+    from sim import run
+
+    study = base_study.with_overrides(games=3000)
+    return run(study, jobs=1, out=tmp_path_factory.mktemp("feel") / "run", quiet=True), study
+
+
+@pytest.fixture(scope="module")
+def base_study():
     from pathlib import Path
 
-    from sim import run
     from sim.config import load_study
 
-    root = Path(__file__).resolve().parents[2]
-    study = load_study(root / "configs" / "base.yaml").with_overrides(games=3000)
-    result = run(study, jobs=1, out=tmp_path_factory.mktemp("feel") / "run", quiet=True)
-    return result.games, result.players, result.turns
+    return load_study(Path(__file__).resolve().parents[2] / "configs" / "base.yaml")
 
 
 @pytest.fixture(scope="module")
-def chances(played):
-    games, players, turns = played
-    return fit_chances(turns, games, players)
+def felt(played):
+    result, _ = played
+    return page_feel(result, result)
 
 
-def test_the_chances_are_calibrated_on_held_out_games(chances):
-    """Every game's chances come from the model of the other half; binned by chance, the
-    outcomes match them (expected calibration error at most 0.02), and the Brier score is
-    well below that of 'the leaders share the win'."""
-    assert chances.ece <= 0.02
-    assert chances.brier < 0.9 * chances.brier_lead
-    sums = chances.table.groupby(["game", "round"])["p"].sum()
+def test_the_compiled_trees_predict_what_scikit_learn_predicts():
+    """The copy of the fitted trees reads scikit-learn's node table (not public API): on
+    fresh inputs it must give model.predict's values."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3000, 5))
+    y = x[:, 0] * x[:, 1] + np.sin(x[:, 2]) + rng.normal(0, 0.1, 3000)
+    model = HistGradientBoostingRegressor(max_iter=30, max_leaf_nodes=15, random_state=0)
+    model.fit(x, y)
+    fresh = rng.normal(size=(2000, 5))
+    assert np.allclose(Forest.of(model).predict(fresh), model.predict(fresh), atol=1e-9)
+
+
+def test_every_game_gets_its_feel_columns_and_the_run_keeps_its_model(played):
+    result, _ = played
+    games = result.games
+    for name in FEEL_COLUMNS:
+        assert games[name].notna().all(), name
+    assert ((games["decisive_moment"] >= 0) & (games["decisive_moment"] <= 1)).all()
+    assert result.meta["feel"] is True
+    assert load_model(result.run_dir / MODEL_FILE) is not None
+
+
+def test_the_chances_are_calibrated_on_held_out_games(played, felt):
+    """The model learnt from pilot games of its own seed: the run's games are held out.
+    Binned by chance (ten bins), the outcomes match them (expected calibration error at
+    most 0.02), and the Brier score is well below that of 'the leaders share the win'."""
+    result, _ = played
+    _, chances = felt
+    check = calibration(chances, result.turns)
+    assert check["ece"] <= 0.02 and len(check["bins"]) == 10
+    assert check["brier"] < 0.8 * check["brier_lead"]
+    sums = chances.groupby(["game", "step"])["p"].sum()
     assert np.allclose(sums, 1.0)
 
 
-def test_a_sample_of_every_other_game_still_learns(played):
-    """The page reads every other game of a large run: both halves must still learn (a split
-    by the game index's parity would leave one half empty and every chance flat)."""
-    games, players, turns = played
-    even = games["game"] % 2 == 0
-    keep = set(games.loc[even, "game"])
-    sample = fit_chances(
-        turns[turns["game"].isin(keep)], games[even], players[players["game"].isin(keep)]
-    )
-    assert len(sample.calibration) == 10 and sample.brier < 0.9 * sample.brier_lead
+def test_at_the_end_every_chance_is_the_outcome(played):
+    result, study = played
+    model = load_model(result.run_dir / MODEL_FILE)
+    ids, p, rounds, won = chances_of_tables(model, study, result.players, result.turns)
+    assert np.array_equal(p[np.arange(len(ids)), rounds], won)
+    assert np.isnan(p[0, rounds[0] + 1 :]).all()
 
 
-def test_at_the_end_every_chance_is_the_outcome(chances, played):
-    _, players, _ = played
-    t = chances.table
-    last = t[t["round"] == t.groupby("game")["round"].transform("max")]
-    shares = players.set_index(["game", "seat"])["win_share"]
-    assert np.allclose(last["p"], shares.reindex(pd.MultiIndex.from_frame(last[["game", "seat"]])))
+def test_surprise_from_winprob_parquet_is_the_per_game_column(played, felt):
+    """The chances the page saves, summed move by move, give games.parquet's surprise."""
+    result, _ = played
+    saved = pd.read_parquet(result.run_dir / WINPROB_FILE)
+    games = result.games.set_index("game")
+    for game, rows in list(saved.groupby("game"))[:40]:
+        wide = rows.pivot(index="step", columns="seat", values="p").to_numpy()
+        moved = np.sqrt((np.diff(wide, axis=0) ** 2).sum(axis=1)).sum()
+        assert games.loc[game, "surprise"] == pytest.approx(moved, rel=1e-9)
 
 
-def test_surprise_is_the_sum_of_the_moves_of_the_saved_curves(chances):
-    per = game_feel(chances.table).set_index("game")
-    for game in per.index[:25]:
-        wide = chances.table[chances.table["game"] == game].pivot(
-            index="round", columns="seat", values="p"
-        )
-        moved = np.sqrt((np.diff(wide.to_numpy(), axis=0) ** 2).sum(axis=1)).sum()
-        assert per.loc[game, "surprise"] == pytest.approx(moved)
-
-
-def test_suspense_matches_surprise_in_expectation(chances):
+def test_suspense_matches_surprise_in_expectation(played):
     """Ely-Frankel-Kamenica: with beliefs a martingale, the expected squared moves sum to the
-    realised ones on average; the cross-fitted regression keeps that within 15%."""
-    state = _state(chances.table)
-    expected, has_next = expected_moves(state)
-    nxt = state.groupby("game")["moved"].shift(-1).fillna(0.0)
-    realised = (nxt**2).groupby(state["game"]).sum().mean()
-    predicted = pd.Series(expected).groupby(state["game"].to_numpy()).sum().mean()
-    assert predicted == pytest.approx(realised, rel=0.15)
-    assert has_next.sum() == len(state) - state["game"].nunique()
+    realised ones on average; the expected-move model keeps that within 15%."""
+    from sim.feel.chances import move_inputs, move_states, next_moves
+
+    result, study = played
+    model = load_model(result.run_dir / MODEL_FILE)
+    ids, p, rounds, won = chances_of_tables(model, study, result.players, result.turns)
+    live = np.arange(p.shape[1])[None, :] < rounds[:, None]
+    states = move_states(p, rounds, model.usual)
+    expected = model.move.predict(move_inputs(states, live))
+    assert expected.sum() == pytest.approx(next_moves(states, live).sum(), rel=0.15)
 
 
-def _certain_games(n: int = 40) -> pd.DataFrame:
-    """Games of two seats whose winner (seat 0) is certain from round 3 on; before it the
-    chances wander."""
-    rng = np.random.default_rng(0)
-    rows = []
-    for g in range(n):
-        walk = np.clip(0.5 + np.cumsum(rng.normal(0, 0.1, 3)), 0.05, 0.95)
-        p0 = [0.5, *walk, 1.0, 1.0, 1.0, 1.0]
-        for r, p in enumerate(p0):
-            rows += [(g, r, 0, p, 1.0), (g, r, 1, 1.0 - p, 0.0)]
-    return pd.DataFrame(rows, columns=["game", "round", "seat", "p", "won"])
+def _curve(p0: list[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One game of two seats: seat 0's chance at each step (the last is the outcome)."""
+    p = np.array([[[a, 1 - a] for a in p0]], float)
+    rounds = np.array([len(p0) - 1])
+    won = p[:, -1, :]
+    live = np.arange(len(p0))[None, :] < rounds[:, None]
+    return p, rounds, won, live
 
 
 def test_a_game_decided_for_certain_has_no_suspense_after_it():
-    table = _certain_games()
-    state = _state(table)
-    per = game_feel(table).set_index("game")
-    # from round 4 on seat 0's chance is 1: no move can be expected (the cap is 0)
-    assert (state.loc[state["round"] >= 4, "spread"] == 0).all()
-    assert per["decisive_moment"].max() <= 4 / 7  # decided at round 4 of 7 at the latest
-    assert (per["surprise"] > 0).all()
+    """From step 3 on seat 0's chance is 1: however large a move the regression expects, the
+    outcome's variance (0) caps it, so only the first three steps add suspense."""
+    p, rounds, won, live = _curve([0.5, 0.3, 0.6, 1.0, 1.0, 1.0, 1.0])
+    huge = np.full(live.sum(), 10.0)
+    per = summaries(p, rounds, won, huge, live)
+    spread = [0.25, 0.21, 0.24]  # p (1 - p) of each seat at steps 0, 1, 2; then 0
+    assert per["suspense"][0] == pytest.approx(sum(np.sqrt(2 * np.array(spread))))
+    assert per["decisive_moment"][0] == pytest.approx(2 / 6)  # below 50% last at step 1
+    moves = np.sqrt(2) * (0.2 + 0.3 + 0.4)
+    assert per["surprise"][0] == pytest.approx(moves)
 
 
 def test_decisive_moment_and_comeback_by_hand():
-    rows = []
-    # seat 1 wins: its chance 0.4, 0.1 (below half a fair share of two: a comeback), 0.6,
-    # 0.7, then the outcome 1.0: decided after round 1 (never below DECIDED from round 2)
-    for r, p in enumerate([0.4, 0.1, 0.6, 0.7, 1.0]):
-        rows += [(0, r, 0, 1 - p, 0.0), (0, r, 1, p, 1.0)]
-    for g in range(1, 30):  # other games, for the regression's two halves
-        for r, p in enumerate([0.5, 0.6, 0.7, 0.8, 1.0]):
-            rows += [(g, r, 0, p, 1.0), (g, r, 1, 1 - p, 0.0)]
-    per = game_feel(pd.DataFrame(rows, columns=["game", "round", "seat", "p", "won"]))
-    one = per.set_index("game").loc[0]
-    assert one["decisive_moment"] == pytest.approx(2 / 4)
-    assert bool(one["comeback"]) and 0.1 < COMEBACK / 2 * 2 and DECIDED == 0.5
-    assert not per.set_index("game").loc[1, "comeback"]
+    """Seat 1 wins: its chance 0.4, 0.1 (below half a fair share of two: a comeback), 0.6,
+    0.7, then the outcome 1.0: decided after step 1 (never below DECIDED from step 2)."""
+    p, rounds, won, live = _curve([0.6, 0.9, 0.4, 0.3, 0.0])
+    per = summaries(p, rounds, won, np.zeros(live.sum()), live)
+    assert DECIDED == 0.5 and COMEBACK / 2 == 0.25
+    assert per["decisive_moment"][0] == pytest.approx(2 / 4)
+    assert per["comeback_by_chance"][0] == 1.0
+    assert per["largest_swing"][0] == pytest.approx(0.5)
+    steady, *_ = _curve([0.5, 0.6, 0.7, 0.8, 1.0])
+    per = summaries(steady, rounds, steady[:, -1, :], np.zeros(live.sum()), live)
+    assert per["comeback_by_chance"][0] == 0.0 and per["decisive_moment"][0] == 0.0
 
 
-def test_reliability_of_perfect_chances_is_exact():
-    rng = np.random.default_rng(3)
-    p = rng.random(20000)
-    cal, ece = reliability(p, (rng.random(20000) < p).astype(float))
-    assert ece < 0.02 and len(cal) == 10
+def test_all_chances_needs_the_feel(capsys, tmp_path, base_study):
+    line = one_error(capsys, "run", base_study.source, "--no-feel", "--all-chances")
+    assert "--all-chances" in line and "--no-feel" in line
 
 
 def test_the_run_page_feels_unless_told_not_to(tmp_path):
-    """With --no-feel the run page's section says it was left out (with it, the golden run
-    page's text holds the section: tests/report/test_golden_folders.py)."""
+    """With --no-feel the run page's section says it was left out; without, a run saved
+    before the feel was measured gets it at report time (the golden run: its page text holds
+    the section, tests/report/test_golden_folders.py)."""
     import shutil
     from pathlib import Path
 
@@ -143,3 +166,4 @@ def test_the_run_page_feels_unless_told_not_to(tmp_path):
     sim_cli("report", folder, "--out", tmp_path / "b.html", "--quiet", "--no-feel")
     without = (tmp_path / "b.html").read_text()
     assert 'id="fig-feel"' not in without and "Left out (<code>--no-feel</code>)" in without
+    assert not (folder / WINPROB_FILE).exists()
