@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from sim.analysis.intervals import Z95
-from sim.metrics import exact_relations, family_of, metric, metrics_for, quiet_nan
+from sim.metrics import FEEL_COLUMNS, exact_relations, family_of, metric, metrics_for, quiet_nan
 
 ALPHA = 0.05
 METHODS = {"holm": "Holm (family-wise error)", "fdr_bh": "Benjamini-Hochberg (false discovery)"}
@@ -169,7 +169,7 @@ def lineup_metrics(seats: int, policies: tuple[str, ...] = ("greedy", "random"))
     turn and card telemetry, one card kind standing for all (`<card>`)."""
     cols = [f"seat{k}" for k in range(seats)] + [f"policy:{p}" for p in policies]
     cols += [f"{c}{k}" for c in ("extra", "level", "turn_gain") for k in range(seats)]
-    cols += ["had:<card>", "had_win:<card>", "dead:<card>", "got:<card>"]
+    cols += ["had:<card>", "had_win:<card>", "dead:<card>", "got:<card>", *FEEL_COLUMNS]
     return [m.name for m in metrics_for(cols)]
 
 
@@ -183,6 +183,7 @@ def families_markdown(seats: int = 4, compare: tuple[int, ...] = (2, 3, 4, 5)) -
         "seats": "Benjamini-Hochberg (the long tables share 2.5%)",
         "policies": "Benjamini-Hochberg (the long tables share 2.5%)",
         "cards": "Benjamini-Hochberg (the long tables share 2.5%)",
+        "feel": "Benjamini-Hochberg (the long tables share 2.5%; where the feel is measured)",
     }
     lines = ["| family | control | tested rows |", "|---|---|---|"]
     for family, names in families.items():

@@ -393,7 +393,7 @@ def summarize_compare(table: pd.DataFrame) -> str:
         )
     if primary is not None and not shown["metric"].eq(primary).any():
         lines.append(f"  {primary} (primary): no real difference at 5%.")
-    for family in ("seats", "policies", "cards"):
+    for family in ("seats", "policies", "cards", "feel"):
         rows = table[table["family"] == family]
         if len(rows):
             flagged = rows[rows["real"]]["label"].tolist()

@@ -270,16 +270,20 @@ def _run(sub) -> None:
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "run")
     add_no_feel(p)
+    add_all_chances(p)
 
 
 def add_no_feel(p: argparse.ArgumentParser) -> None:
-    """--no-feel: no chance curves (the games' feel columns, the page's "How it feels");
-    --all-chances: every game's chances in winprob.parquet, not a sample's."""
+    """--no-feel: no chance curves (the games' feel columns, the page's "How it feels")."""
     p.add_argument(
         "--no-feel",
         action="store_true",
         help="do not measure how the game feels (chances of winning, suspense, surprise)",
     )
+
+
+def add_all_chances(p: argparse.ArgumentParser) -> None:
+    """--all-chances: every game's chances in winprob.parquet, not a sample's."""
     p.add_argument(
         "--all-chances",
         action="store_true",
@@ -295,6 +299,7 @@ def _report(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     add_force(p)
     add_no_feel(p)
+    add_all_chances(p)
 
 
 def _sweep(sub) -> None:
@@ -302,6 +307,7 @@ def _sweep(sub) -> None:
     p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "sweep")
+    add_no_feel(p)
 
 
 def _value(sub) -> None:
@@ -356,6 +362,7 @@ def _compare(sub) -> None:
         help="play B on other seeds than A (unpaired; a calibration for identical configs)",
     )
     add_study_options(p, "compare")
+    add_no_feel(p)
 
 
 def _advise(sub) -> None:

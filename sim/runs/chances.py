@@ -117,6 +117,16 @@ def cache_path(key: str) -> Path:
     return root / "feel" / f"{key[:24]}.npz"
 
 
+def run_feel(study: StudyConfig, folder: Path, quiet: bool = False) -> FeelModel:
+    """The feel model of a run folder: the one it was started with (`MODEL_FILE`), else the
+    study's (`study_feel`), saved there."""
+    model = load_model(folder / MODEL_FILE)
+    if model is None:
+        model = study_feel(study, quiet)
+        save_model(model, folder / MODEL_FILE)
+    return model
+
+
 def study_feel(study: StudyConfig, quiet: bool = False) -> FeelModel:
     """`feel_model`, saying on stderr when it fits (unless `quiet`)."""
     pulse.doing("fitting the chances of winning")

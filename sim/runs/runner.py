@@ -15,7 +15,7 @@ import pandas as pd
 from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.feel.model import FeelModel
-from sim.runs.chances import MODEL_FILE, chunk_feel, load_model, save_model, study_feel
+from sim.runs.chances import chunk_feel, run_feel
 from sim.runs.options import ALL_CORES, AS_CONFIGURED, Request, Workers
 from sim.runs.orchestrate import Point, chunk_size, execute, until_chunk
 from sim.runs.paths import RUN_FILE, check_page
@@ -74,10 +74,7 @@ def run(
 def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers, feel: bool) -> RunResult:
     """Play the run in its (locked) folder, with its feel model when it measures the feel,
     and record its timing."""
-    model = None
-    if feel:  # a resumed run reads the model it started with
-        model = load_model(run_dir / MODEL_FILE) or study_feel(plan.study, workers.quiet)
-        save_model(model, run_dir / MODEL_FILE)
+    model = run_feel(plan.study, run_dir, workers.quiet) if feel else None
     done = execute(
         [Point(plan.study, run_dir, model)],
         size,

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
+from sim.runs.chances import run_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Executed, Point, chunk_size, execute, until_chunk
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
@@ -65,6 +66,12 @@ def run_points(
     games, seed = studies[0].games, studies[0].seed
     if size is None:
         size = chunk_size(studies, workers.jobs) if until is None else until_chunk(studies, games)
+    # each point's feel model when the study measures the feel (`head["feel"]`), saved in its
+    # run folder: a resumed study reads the ones it started with
+    models = [
+        run_feel(s, point_dir(out_dir, i), workers.quiet) if head.get("feel") else None
+        for i, s in enumerate(studies)
+    ]
     meta = {
         "sets": list(studies[0].sets),  # the command line's --set changes (of A, in a compare)
         **head,
@@ -79,7 +86,7 @@ def run_points(
     hint = finish_hint(head["kind"], out_dir)
     try:
         done: Executed = execute(
-            [Point(s, point_dir(out_dir, i)) for i, s in enumerate(studies)],
+            [Point(s, point_dir(out_dir, i), models[i]) for i, s in enumerate(studies)],
             size,
             workers,
             died_hint=f"finished chunks are kept in {out_dir}: {hint}",

@@ -109,6 +109,7 @@ def run_compare(
             "notes": notes,
             "independent": independent,
             "points": [{"label": lab, "values": {}} for lab in labels],
+            "feel": request.feel,
         }
         write_text(
             out_dir / "config.yaml",

@@ -111,7 +111,7 @@ def run_sweep(study: StudyConfig | None, request: Request, workers: Workers) -> 
             plan = resumed_plan(saved, original, request, out_dir)
             check_page(request, "sweep", plan.study)
             size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
-            return _sweep_in(out_dir, plan, size, workers)
+            return _sweep_in(out_dir, plan, size, workers, bool(saved.get("feel")))
     if study is None:
         raise SimError("sweep: give a study or a sweep folder to resume")
     if not study.sweep:
@@ -123,11 +123,12 @@ def run_sweep(study: StudyConfig | None, request: Request, workers: Workers) -> 
     stem = folder_stem("sweep", study.name)
     out_dir = fresh_dir(request.out, stem, "sim sweep --resume {folder}")
     with locked(out_dir):
-        return _sweep_in(out_dir, plan, None, workers)
+        return _sweep_in(out_dir, plan, None, workers, request.feel)
 
 
-def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers):
-    """Play a sweep in its (locked) folder."""
+def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers, feel: bool):
+    """Play a sweep in its (locked) folder (measuring the feel when asked: a resumed sweep
+    as it was started)."""
     study = plan.study
     points = study.sweep_points()
     head = {
@@ -139,6 +140,7 @@ def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers):
         "folder": study.folder,
         "params": list(study.sweep),
         "points": [{"label": point_label(p), "values": p} for p in points],
+        "feel": feel,
     }
     write_text(out_dir / "config.yaml", study_yaml(study))
     studies = sweep_studies(study)
