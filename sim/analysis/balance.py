@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from sim.analysis.intervals import Z95
 from sim.analysis.moments import Moments, estimate_from_moments, mean_estimate, share_estimate
 from sim.analysis.seats import (
     balance_from_moments,
@@ -474,16 +475,41 @@ def _policy_adjusted(players: pd.DataFrame) -> str:
 
 
 def headline(
-    games: pd.DataFrame, players: pd.DataFrame, *, moments: Moments | None = None
+    games: pd.DataFrame,
+    players: pd.DataFrame,
+    *,
+    moments: Moments | None = None,
+    noise: dict[str, float] | None = None,
 ) -> pd.DataFrame:
     """Every metric a config may target (sim.metrics.TARGET_METRICS), by its registry definition
     (from `moments` of every game when given: then games and players may be a sample).
+    `noise` (a feel model's own noise: `sim.feel.model.model_noise`) widens the interval of
+    each metric it names (`with_model_noise`).
 
     Columns as `estimate_metrics`: metric, label, unit, interval, value, lo, hi, n.
     """
     if moments is not None:
-        return moment_metrics(moments, TARGET_METRICS)
-    return run_metrics(games, players, TARGET_METRICS)
+        head = moment_metrics(moments, TARGET_METRICS)
+    else:
+        head = run_metrics(games, players, TARGET_METRICS)
+    return with_model_noise(head, noise or {})
+
+
+def with_model_noise(head: pd.DataFrame, noise: dict[str, float]) -> pd.DataFrame:
+    """The rows of metrics measured with a fitted yardstick (the feel: each game's chances
+    come from a model), their interval widened by the yardstick's own noise: each side's
+    half-width and z * sd added in quadrature (sd: the standard deviation of the metric
+    between models fitted alike)."""
+    head = head.copy()
+    for i, row in head.iterrows():
+        sd = noise.get(row["metric"])
+        if sd is None or not np.isfinite(row["value"]):
+            continue
+        extra = (Z95 * sd) ** 2
+        head.loc[i, "lo"] = row["value"] - np.sqrt((row["value"] - row["lo"]) ** 2 + extra)
+        head.loc[i, "hi"] = row["value"] + np.sqrt((row["hi"] - row["value"]) ** 2 + extra)
+        head.loc[i, "interval"] = f"{row['interval']} + the model's own noise"
+    return head
 
 
 def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
@@ -533,6 +559,7 @@ def run_summary(
     targets: dict | None = None,
     *,
     moments: Moments | None = None,
+    noise: dict[str, float] | None = None,
 ) -> dict:
     """Every headline metric with its estimate, interval, n and verdict, as plain data.
 
@@ -544,7 +571,7 @@ def run_summary(
     the one-sentence verdict of the report. With `moments` of every game, games and
     players may be a sample (see `verdict`).
     """
-    head = headline(games, players, moments=moments)
+    head = headline(games, players, moments=moments, noise=noise)
     checks = check_targets(head, targets).set_index("metric") if targets else None
     metrics = []
     for row in head.itertuples():

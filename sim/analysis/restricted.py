@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.inference import ALPHA, adjust, normal_sf2
-
-Z95 = 1.959963984540054
+from sim.analysis.intervals import Z95
 
 
 def slot_outcomes(players: pd.DataFrame, slot: int) -> pd.DataFrame:

@@ -145,10 +145,35 @@ def options(args: argparse.Namespace) -> tuple[Request, Workers]:
 
 
 def load_config(args: argparse.Namespace, path: str | None):
-    """The study of a config path on the command line, with its `--set` changes."""
+    """The study of a config path on the command line, with its `--set` changes; a target on
+    a feel metric the command cannot hold it to is one line, before any game."""
     from sim.config import load_study
 
-    return load_study(path, args.set)
+    study = load_study(path, args.set)
+    check_feel_targets(study, args.command, not getattr(args, "no_feel", False))
+    return study
+
+
+# The commands that check targets but cannot yet hold a feel metric (sim.metrics.FEEL_METRICS)
+# to one: `sim run` can (its interval adds the feel model's own noise,
+# sim.runs.chances.feel_noise); these would judge many points by one fitted yardstick.
+NO_FEEL_TARGETS = ("sweep", "tune", "advise", "map")
+
+
+def check_feel_targets(study, command: str, feel: bool) -> None:
+    from sim.metrics import FEEL_METRICS
+
+    targets = {**study.targets, **(study.tune.targets if study.tune else {})}
+    named = [m.name for m in FEEL_METRICS if m.name in targets]
+    if not named:
+        return
+    if command in NO_FEEL_TARGETS:
+        raise SimError(
+            f"targets.{named[0]}: sim {command} does not hold how the game feels to a target"
+            " yet; check it with sim run, or see it change with sim compare"
+        )
+    if not feel:
+        raise SimError(f"targets.{named[0]}: --no-feel leaves the feel unmeasured; leave it out")
 
 
 def check_count(flag: str, value: int | None, lo: int, hi: int) -> None:

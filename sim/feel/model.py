@@ -2,13 +2,13 @@
 how far those chances are expected to move next, fitted once on pilot games and then
 evaluated, in compiled code, for every game a study plays.
 
-The pilot games (`sim.runs.chances` plays them: the same config and line-up, their own
-seed) are split in two halves by a seeded shuffle. The chances' regression learns from
-the first half (each seat's eventual win share on what the table shows, `INPUTS`); the
-expected-move regression learns from the second half, on chances the first model gives
-games it never saw, so it learns the moves of honest, out-of-sample beliefs. The games a
-study plays are never among the pilot games, so every chance it reports is held out, and
-the run page checks their calibration on them.
+The pilot games (`sim.runs.chances` plays them: of every point a study plays, each its
+share, on a seed of their own) are split in two halves by a seeded shuffle. The chances'
+regression learns from the first half (each seat's eventual win share on what the table
+shows, `INPUTS`); the expected-move regression learns from the second half, on chances the
+first model gives games it never saw, so it learns the moves of honest, out-of-sample
+beliefs. The games a study plays are never among the pilot games, so every chance it
+reports is held out, and the run page checks their calibration on them.
 
 Both regressions are scikit-learn's `HistGradientBoostingRegressor` (squared error; the
 chances' labels are win shares, so its predictions are estimates of a probability) with
@@ -39,13 +39,15 @@ RATE = 0.25
 
 @dataclass(frozen=True)
 class FeelModel:
-    """The two fitted regressions and what their inputs are read against: the line-up's
-    `usual` rounds a game (the pilot games' median) and the pilot's size."""
+    """The two fitted regressions and what their inputs are read against: the `usual`
+    rounds a game (the pilot games' median), the pilot's size and the `players` (labels) its
+    player numbers stand for."""
 
     chance: Forest
     move: Forest
     usual: float
     pilot_games: int
+    players: tuple[str, ...]
 
     def chances(self, trace, rounds, player, won) -> tuple[np.ndarray, np.ndarray]:
         """[game, step, seat] chances of the games given by their arrays (`sim.feel.chances`)
@@ -70,6 +72,7 @@ class FeelModel:
         out["usual"] = np.array([self.usual])
         out["pilot_games"] = np.array([self.pilot_games])
         out["version"] = np.array([FEEL_VERSION])
+        out["players"] = np.array(self.players, dtype=str)
         return out
 
     @classmethod
@@ -85,24 +88,77 @@ class FeelModel:
             Forest.from_arrays(part["move"]),
             float(arrays["usual"][0]),
             int(arrays["pilot_games"][0]),
+            tuple(str(name) for name in arrays["players"]),
         )
 
 
-def fit_model(trace, rounds, player, won, seed: int) -> FeelModel:
-    """A feel model fitted on pilot games given by their arrays (see the module); `seed`
-    shuffles them into the two halves."""
-    count = len(rounds)
-    half = np.random.default_rng(seed).permutation(count) % 2 == 0
-    usual = float(np.median(rounds)) if count else 1.0
-    first, second = np.flatnonzero(half), np.flatnonzero(~half)
-    x, live = public_states(trace[first], rounds[first], player[first], usual)
-    labels = won[first][:, None, :].repeat(live.shape[1], axis=1)[live].reshape(-1)
-    chance = Forest.of(_regression(x, labels))
-    model = FeelModel(chance, chance, usual, count)  # the move model follows
-    p, live = model.chances(trace[second], rounds[second], player[second], won[second])
-    states = move_states(p, rounds[second], usual)
-    move = Forest.of(_regression(move_inputs(states, live), next_moves(states, live)))
-    return FeelModel(chance, move, usual, count)
+@dataclass(frozen=True)
+class Pilot:
+    """Pilot games of one point, by their arrays: trace [game, round, seat], rounds [game],
+    player [game, seat] (each seat's player as a number), won [game, seat]."""
+
+    trace: np.ndarray
+    rounds: np.ndarray
+    player: np.ndarray
+    won: np.ndarray
+
+    def part(self, rows: np.ndarray) -> Pilot:
+        return Pilot(self.trace[rows], self.rounds[rows], self.player[rows], self.won[rows])
+
+
+def fit_model(pilots: list[Pilot], players: tuple[str, ...], seed: int) -> FeelModel:
+    """A feel model fitted on the pilot games of one or more points (see the module):
+    `players` names the player numbers; `seed` shuffles each point's games into the two
+    halves."""
+    rng = np.random.default_rng(seed)
+    halves = []
+    for pilot in pilots:
+        half = rng.permutation(len(pilot.rounds)) % 2 == 0
+        halves.append((pilot.part(np.flatnonzero(half)), pilot.part(np.flatnonzero(~half))))
+    rounds = np.concatenate([p.rounds for p in pilots])
+    usual = float(np.median(rounds)) if len(rounds) else 1.0
+    xs, ys = [], []
+    for first, _ in halves:
+        x, live = public_states(first.trace, first.rounds, first.player, usual)
+        xs.append(x)
+        ys.append(first.won[:, None, :].repeat(live.shape[1], axis=1)[live].reshape(-1))
+    chance = Forest.of(_regression(np.concatenate(xs), np.concatenate(ys)))
+    model = FeelModel(chance, chance, usual, len(rounds), players)  # the move model follows
+    xs, ys = [], []
+    for _, second in halves:
+        p, live = model.chances(second.trace, second.rounds, second.player, second.won)
+        states = move_states(p, second.rounds, usual)
+        xs.append(move_inputs(states, live))
+        ys.append(next_moves(states, live))
+    move = Forest.of(_regression(np.concatenate(xs), np.concatenate(ys)))
+    return FeelModel(chance, move, usual, len(rounds), players)
+
+
+REFITS = 4  # refits on resampled pilot games that measure the model's own noise
+
+
+def model_noise(
+    pilots: list[Pilot], check: list[Pilot], players: tuple[str, ...], seed: int
+) -> dict[str, float]:
+    """How much the mean of each per-game feel column moves between models fitted alike: the
+    standard deviation, over the model of `pilots` and REFITS models of resampled pilot
+    games (each point's games drawn with replacement), of the column's mean over the `check`
+    games (games none of them learnt from). A run's interval covers its games' noise; this
+    is the noise of the yardstick itself, which a target adds (`sim.analysis.balance`)."""
+    rng = np.random.default_rng(seed)
+    means = []
+    for k in range(REFITS + 1):
+        drawn = (
+            pilots
+            if k == 0
+            else [p.part(rng.integers(0, len(p.rounds), len(p.rounds))) for p in pilots]
+        )
+        model = fit_model(drawn, players, seed + k)
+        cols = [model.per_game(c.trace, c.rounds, c.player, c.won) for c in check]
+        means.append(
+            {name: float(np.mean(np.concatenate([c[name] for c in cols]))) for name in cols[0]}
+        )
+    return {name: float(np.std([m[name] for m in means], ddof=1)) for name in means[0]}
 
 
 def _regression(x: np.ndarray, y: np.ndarray):

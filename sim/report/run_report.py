@@ -238,7 +238,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments)
         ),
         ("Run folder", str(run.run_dir)),
     ]
-    head = A.headline(run.games, players, moments=moments)
+    head = A.headline(run.games, players, moments=moments, noise=meta.get("feel_noise"))
     targets = None
     if study.targets:
         checks = A.check_targets(head, study.targets)

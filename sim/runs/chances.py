@@ -1,11 +1,16 @@
 """A study's feel model (`sim.feel.model`): read from the cache, else fitted on pilot games
 and cached, and its per-game columns for a chunk of games.
 
-The model belongs to the game and the line-up, not to a run: its key is the game's settings,
-the seats, the seat rotation and the engine and feel versions, and its pilot games have a
-seed of their own drawn from that key, so every run, comparison arm or sweep point of the
-same config reads the same model, whatever its games, seed or workers. A line-up with a
-designer's own policy is fitted afresh each time (its code may change under the same name).
+The model belongs to the points a study plays, not to a run: its key is each point's game
+settings, seats and seat rotation and the engine and feel versions, and its pilot games have
+a seed of their own drawn from that key, so every run of the same config reads the same
+model, whatever its games, seed or workers. A comparison or a sweep judges all its points
+with **one** model, fitted on pilot games of every point (PILOT_GAMES in all): a common
+yardstick, so a difference between points comes from their games. Two models fitted alike
+on different pilot games differ by about 0.03 in the mean suspense of the same games, eight
+times the standard error of a 10,000-game run (docs/guide/feel.md): a model per point would
+make a renamed toy look like a change. A line-up with a designer's own policy is fitted
+afresh each time (its code may change under the same name).
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ import pandas as pd
 
 from sim import specs
 from sim.config import StudyConfig
-from sim.feel.model import FEEL_VERSION, FeelModel, fit_model
-from sim.metrics import FEEL_COLUMNS
+from sim.feel.model import FEEL_VERSION, REFITS, FeelModel, Pilot, fit_model, model_noise
+from sim.metrics import FEEL_COLUMNS, FEEL_METRICS
 from sim.runs import pulse
 from sim.runs.partials import run_chunks
 from sim.runs.paths import RUN_FILE
@@ -37,20 +42,24 @@ MODEL_FILE = "feel.npz"  # the model a run used, in its folder: its page and a r
 WINPROB_FILE = "winprob.parquet"
 SAMPLE_CHANCES = 2000  # games whose chances winprob.parquet holds (unless all are asked for)
 PILOT_GAMES = 4000  # games the model learns from (half each regression), for fast players
+MIN_PILOT_GAMES = 200  # a point's least share of a study's pilot games
 PILOT_CHUNKS = 40  # ... at most this many chunks of the slowest player's size (search players)
 
 
-def player_codes(study: StudyConfig, slots: np.ndarray) -> np.ndarray:
-    """[game, seat] each seat's player as a number (its label's place among the line-up's
-    labels, sorted): what the table shows of who sits where."""
-    labels = [seat.label for seat in study.seats]
-    names = sorted(set(labels))
-    return np.array([names.index(label) for label in labels])[slots]
+def player_codes(names: tuple[str, ...], study: StudyConfig, slots: np.ndarray) -> np.ndarray:
+    """[game, seat] each seat's player as a number (its label's place in `names`, the feel
+    model's players): what the table shows of who sits where."""
+    return np.array([names.index(seat.label) for seat in study.seats])[slots]
+
+
+def lineup_names(studies: list[StudyConfig]) -> tuple[str, ...]:
+    """The players (labels) of every point, sorted: what a model's player numbers stand for."""
+    return tuple(sorted({seat.label for s in studies for seat in s.seats}))
 
 
 def chunk_feel(model: FeelModel, study: StudyConfig, chunk: ChunkArrays) -> dict[str, np.ndarray]:
     """FEEL_COLUMNS of a chunk's games (`sim.feel.chances`)."""
-    player = player_codes(study, chunk.slots)
+    player = player_codes(model.players, study, chunk.slots)
     return model.per_game(chunk.trace, chunk.rounds, player, chunk.win_shares())
 
 
@@ -73,7 +82,7 @@ def chances_of_tables(
     np.maximum.at(rounds, g, r)
     trace = np.zeros((len(ids), max(int(rounds.max(initial=0)), 1), seats), np.int16)
     trace[g, r - 1, t["seat"].to_numpy()] = t["score"].to_numpy()
-    p, _ = model.chances(trace, rounds, player_codes(study, slots), won)
+    p, _ = model.chances(trace, rounds, player_codes(model.players, study, slots), won)
     return ids, p, rounds, won
 
 
@@ -93,23 +102,29 @@ def long_chances(ids: np.ndarray, p: np.ndarray, rounds: np.ndarray) -> pd.DataF
     )
 
 
-def model_key(study: StudyConfig) -> str:
-    """What the model depends on, as a digest: the game, the seats, their rotation, the
-    engine and the feel model's version."""
+def model_key(studies: list[StudyConfig]) -> str:
+    """What the model depends on, as a digest: each point's game, seats and their rotation,
+    the engine and the feel model's version."""
     what = {
-        "game": study.game.game_dict(),
-        "seats": [seat.to_dict() for seat in study.seats],
-        "rotate": study.rotate_seats,
+        "points": [
+            {
+                "game": s.game.game_dict(),
+                "seats": [seat.to_dict() for seat in s.seats],
+                "rotate": s.rotate_seats,
+            }
+            for s in studies
+        ],
         "engine": ENGINE_VERSION,
         "feel": FEEL_VERSION,
     }
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def pilot_games(study: StudyConfig) -> int:
-    """PILOT_GAMES, or PILOT_CHUNKS chunks of the slowest player's size if fewer."""
+def pilot_games(study: StudyConfig, points: int = 1) -> int:
+    """A point's share of PILOT_GAMES (at least MIN_PILOT_GAMES), or PILOT_CHUNKS chunks of
+    its slowest player's size if fewer."""
     size = min(specs.chunk_games(seat.policy) for seat in study.seats)
-    return min(PILOT_GAMES, PILOT_CHUNKS * size)
+    return min(max(-(-PILOT_GAMES // points), MIN_PILOT_GAMES), PILOT_CHUNKS * size)
 
 
 def cache_path(key: str) -> Path:
@@ -117,44 +132,92 @@ def cache_path(key: str) -> Path:
     return root / "feel" / f"{key[:24]}.npz"
 
 
-def run_feel(study: StudyConfig, folder: Path, quiet: bool = False) -> FeelModel:
-    """The feel model of a run folder: the one it was started with (`MODEL_FILE`), else the
-    study's (`study_feel`), saved there."""
-    model = load_model(folder / MODEL_FILE)
+def run_feel(studies: list[StudyConfig], folders: list[Path], quiet: bool = False) -> FeelModel:
+    """The feel model of a study's run folders (one per point): the one they were started
+    with (`MODEL_FILE` in the first), else the points' (`study_feel`), saved in each."""
+    model = load_model(folders[0] / MODEL_FILE)
     if model is None:
-        model = study_feel(study, quiet)
+        model = study_feel(studies, quiet)
+    for folder in folders:
         save_model(model, folder / MODEL_FILE)
     return model
 
 
-def study_feel(study: StudyConfig, quiet: bool = False) -> FeelModel:
+def study_feel(studies: list[StudyConfig], quiet: bool = False) -> FeelModel:
     """`feel_model`, saying on stderr when it fits (unless `quiet`)."""
     pulse.doing("fitting the chances of winning")
-    return feel_model(study, None if quiet else lambda text: print(text, file=sys.stderr))
+    return feel_model(studies, None if quiet else lambda text: print(text, file=sys.stderr))
 
 
-def feel_model(study: StudyConfig, say: Callable[[str], None] | None = None) -> FeelModel:
-    """The study's feel model: from the cache, else fitted on pilot games (saying so) and
-    cached (a cache that cannot be written is skipped: the model is the same next time)."""
-    key = model_key(study)
-    plugin = any(specs.is_plugin(seat.policy) for seat in study.seats)
+def feel_model(studies: list[StudyConfig], say: Callable[[str], None] | None = None) -> FeelModel:
+    """The points' feel model: from the cache, else fitted on pilot games of every point
+    (saying so) and cached (a cache that cannot be written is skipped: the model is the same
+    next time)."""
+    key = model_key(studies)
+    plugin = any(specs.is_plugin(seat.policy) for s in studies for seat in s.seats)
     path = cache_path(key)
     if not plugin and (cached := load_model(path)) is not None:
         return cached
-    games = pilot_games(study)
+    counts = [pilot_games(s, len(studies)) for s in studies]
     if say:
-        say(f"fitting the chances of winning for this line-up on {games:,} pilot games (once)")
+        where = "this line-up" if len(studies) == 1 else f"these {len(studies)} points"
+        say(f"fitting the chances of winning for {where} on {sum(counts):,} pilot games (once)")
     seed = int(key[:15], 16)
-    pilot = study.with_overrides(games=games, seed=seed)
-    chunk = play_arrays(pilot, 0, games)
-    player = player_codes(pilot, chunk.slots)
-    model = fit_model(chunk.trace, chunk.rounds, player, chunk.win_shares(), seed)
+    names = lineup_names(studies)
+    model = fit_model(_pilots(studies, counts, seed, names), names, seed)
     if not plugin:
         try:
             save_model(model, path)
         except OSError:
             pass
     return model
+
+
+def _pilots(studies, counts, seed: int, names: tuple[str, ...]) -> list[Pilot]:
+    """Each point's pilot games (`counts`) on `seed`, by their arrays."""
+    pilots = []
+    for study, games in zip(studies, counts, strict=True):
+        pilot = study.with_overrides(games=games, seed=seed)
+        chunk = play_arrays(pilot, 0, games)
+        player = player_codes(names, pilot, chunk.slots)
+        pilots.append(Pilot(chunk.trace, chunk.rounds, player, chunk.win_shares()))
+    return pilots
+
+
+def wants_noise(study: StudyConfig) -> bool:
+    """Does the study hold a feel metric to a target (which then needs the model's noise)?"""
+    return any(m.name in study.targets for m in FEEL_METRICS)
+
+
+def feel_noise(studies: list[StudyConfig], quiet: bool = False) -> dict[str, float]:
+    """The feel model's own noise (`sim.feel.model.model_noise`) for these points: cached
+    beside the model, else measured on refits (saying so) against check games of another
+    seed (half the pilot's)."""
+    key = model_key(studies)
+    path = cache_path(key).with_suffix(".noise.json")
+    try:
+        return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, AttributeError):
+        pass
+    counts = [pilot_games(s, len(studies)) for s in studies]
+    pulse.doing("measuring the chances' own noise")
+    if not quiet:
+        print(
+            f"measuring the chances' own noise ({REFITS} refits on {sum(counts):,} pilot games,"
+            " once: a feel metric has a target)",
+            file=sys.stderr,
+        )
+    seed = int(key[:15], 16)
+    names = lineup_names(studies)
+    pilots = _pilots(studies, counts, seed, names)
+    check = _pilots(studies, [max(c // 2, 1) for c in counts], seed + 1, names)
+    noise = model_noise(pilots, check, names, seed)
+    if not any(specs.is_plugin(seat.policy) for s in studies for seat in s.seats):
+        try:
+            write_bytes(path, json.dumps(noise).encode())
+        except OSError:
+            pass
+    return noise
 
 
 def save_model(model: FeelModel, path: Path) -> None:
@@ -188,7 +251,7 @@ def page_feel(run: RunResult, view: RunResult) -> tuple[pd.DataFrame, pd.DataFra
     if model is None:
         if any(specs.is_plugin(seat.policy) for seat in study.seats):
             return None
-        model = feel_model(study)
+        model = feel_model([study])
         save_model(model, folder / MODEL_FILE)
     games = view.games
     ids = np.unique(games["game"].to_numpy())

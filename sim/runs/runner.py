@@ -15,7 +15,7 @@ import pandas as pd
 from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.feel.model import FeelModel
-from sim.runs.chances import chunk_feel, run_feel
+from sim.runs.chances import chunk_feel, feel_noise, run_feel, wants_noise
 from sim.runs.options import ALL_CORES, AS_CONFIGURED, Request, Workers
 from sim.runs.orchestrate import Point, chunk_size, execute, until_chunk
 from sim.runs.paths import RUN_FILE, check_page
@@ -74,14 +74,17 @@ def run(
 def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers, feel: bool) -> RunResult:
     """Play the run in its (locked) folder, with its feel model when it measures the feel,
     and record its timing."""
-    model = run_feel(plan.study, run_dir, workers.quiet) if feel else None
+    model = run_feel([plan.study], [run_dir], workers.quiet) if feel else None
+    extra = {**plan.extra, "feel": feel}
+    if feel and wants_noise(plan.study):  # a target on a feel metric adds the model's noise
+        extra["feel_noise"] = feel_noise([plan.study], workers.quiet)
     done = execute(
         [Point(plan.study, run_dir, model)],
         size,
         workers,
         died_hint=f"finished chunks are kept: sim run --resume {run_dir}",
         until=plan.until(study_questions("run", [plan.study], [plan.study.name])),
-        extra={**plan.extra, "feel": feel},
+        extra=extra,
     )
     result = done.runs[0]
     result.meta.update(done.timing())
@@ -96,6 +99,6 @@ def run_chunk(
     """Play games first..first+count-1 and return their tidy rows (nothing is written),
     with the feel columns when given the study's feel model (`sim.runs.chances`)."""
     chunk = play_arrays(study, first, count)
-    if feel is not None:
+    if feel is not None:  # a model whose players include the study's
         chunk.feel = chunk_feel(feel, study, chunk)
     return tables(study, chunk)

@@ -66,12 +66,10 @@ def run_points(
     games, seed = studies[0].games, studies[0].seed
     if size is None:
         size = chunk_size(studies, workers.jobs) if until is None else until_chunk(studies, games)
-    # each point's feel model when the study measures the feel (`head["feel"]`), saved in its
-    # run folder: a resumed study reads the ones it started with
-    models = [
-        run_feel(s, point_dir(out_dir, i), workers.quiet) if head.get("feel") else None
-        for i, s in enumerate(studies)
-    ]
+    # one feel model for every point when the study measures the feel (`head["feel"]`), saved
+    # in each run folder: a resumed study reads the one it started with
+    folders = [point_dir(out_dir, i) for i in range(len(studies))]
+    model = run_feel(studies, folders, workers.quiet) if head.get("feel") else None
     meta = {
         "sets": list(studies[0].sets),  # the command line's --set changes (of A, in a compare)
         **head,
@@ -86,7 +84,7 @@ def run_points(
     hint = finish_hint(head["kind"], out_dir)
     try:
         done: Executed = execute(
-            [Point(s, point_dir(out_dir, i), models[i]) for i, s in enumerate(studies)],
+            [Point(s, folder, model) for s, folder in zip(studies, folders, strict=True)],
             size,
             workers,
             died_hint=f"finished chunks are kept in {out_dir}: {hint}",

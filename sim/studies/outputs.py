@@ -70,7 +70,13 @@ def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict
         "headline": run_headline(answer, labels, study.rotate_seats),
         "lineup": "equal" if len(set(labels)) == 1 else "mixed",
         "sets": list(run.meta.get("sets", [])),
-        **run_summary(view.games, view.players, study.targets, moments=moments),
+        **run_summary(
+            view.games,
+            view.players,
+            study.targets,
+            moments=moments,
+            noise=run.meta.get("feel_noise"),
+        ),
         "answer": answer.to_json(),
     }
     annotate_summary(summary, stopped_record(run.meta))  # a run stopped when decided

@@ -3,6 +3,8 @@ config and line-up), what their curves say, and where they are written."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -167,3 +169,27 @@ def test_the_run_page_feels_unless_told_not_to(tmp_path):
     without = (tmp_path / "b.html").read_text()
     assert 'id="fig-feel"' not in without and "Left out (<code>--no-feel</code>)" in without
     assert not (folder / WINPROB_FILE).exists()
+
+
+def test_a_feel_target_adds_the_models_own_noise(tmp_path, capsys):
+    """A run holds suspense to a target with an interval wider than its games' alone (the
+    model's refits, sim.feel.model.model_noise); commands that would judge many points by one
+    yardstick refuse a feel target in one line, as does --no-feel."""
+    import json
+
+    from cli_helpers import cli
+
+    config = tmp_path / "ft.yaml"
+    base = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
+    config.write_text(f"extends: {base}\nname: ft\ngames: 600\ntargets: {{suspense: [1.0, 4.0]}}\n")
+    code, _, _ = cli(capsys, "run", config, "--out", tmp_path / "r", "--no-report", "--quiet")
+    assert code == 0
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    row = next(m for m in summary["metrics"] if m["metric"] == "suspense")
+    assert row["interval"].endswith("the model's own noise") and row["verdict"] == "met"
+    games = pd.read_parquet(tmp_path / "r" / "games.parquet")["suspense"]
+    half = 1.96 * games.std() / np.sqrt(len(games))
+    assert row["hi"] - row["lo"] > 2 * half
+    assert "sim sweep does not hold" in one_error(capsys, "sweep", config, "--set",
+                                                  "sweep={deck.sprayers: [2, 4]}")  # fmt: skip
+    assert "--no-feel" in one_error(capsys, "run", config, "--no-feel")
