@@ -25,13 +25,15 @@ from sim.engine.state import SC_NEVENTS
 from sim.engine.turns import apply_action
 from sim.errors import SimError
 from sim.report.board import box_points, seat_colours, table_data
-from sim.runs.lineup import engine_for
+from sim.runs.chances import MODEL_FILE, feel_model, load_model
+from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.paths import RUN_FILE
 from sim.runs.storage import read_json, saved_study
+from sim.specs import is_plugin
 from sim.table.logfile import check_log
 from sim.table.record import play_recorded
 from sim.table.views import event_text, group_actions, highlight_of
-from sim.table.whatif import WhatIf
+from sim.table.whatif import WhatIf, win_shares
 from sim.version import ENGINE_VERSION
 
 MAX_ALTERNATIVES = 40  # grouped lines of alternatives kept per step (the count is always given)
@@ -53,6 +55,7 @@ class ReplayGame:
     expected: list[int] | None = None  # the run's final scores of the game
     finished: bool = True
     command: str = ""  # the `sim replay` arguments that name this game
+    folder: Path | None = None  # the run folder it comes from (its feel model, if any)
 
     @property
     def steps(self) -> int:
@@ -94,6 +97,7 @@ def from_run(run_dir: str | Path, index: int) -> ReplayGame:
         labels=[s["policy"] for s in recorded.seats()],
         expected=expected,
         command=f"{run_dir} --game {index}",
+        folder=run_dir,
     )
 
 
@@ -194,7 +198,42 @@ def page_data(replay: ReplayGame, whatifs: dict[int, WhatIf]) -> dict:
             "boxes": box_points(final, players),
         },
         "whatif": {str(k): w.to_dict() for k, w in sorted(whatifs.items())},
+        "chances": step_chances(replay, steps),
     }
+
+
+def step_chances(replay: ReplayGame, steps: list[dict]) -> list[list[float]] | None:
+    """Each seat's chance of winning at every step, as a spectator would give it from the
+    table (`sim.feel`): the run's own model (its `feel.npz`), else the model of the config and
+    line-up. Chances move only when a round ends (the model reads the table at round ends,
+    where every seat has had its turn); the last step of a finished game is its outcome.
+    None for a seat played by a person or a designer's own policy (no pilot games)."""
+    study = replay.study
+    if replay.humans or any(is_plugin(seat.policy) for seat in study.seats):
+        return None
+    model = load_model(replay.folder / MODEL_FILE) if replay.folder is not None else None
+    model = model or feel_model([study])
+    labels = [study.seats[slot].label for slot in seat_lineup(study, replay.index)]
+    if not set(labels) <= set(model.players):
+        return None
+    players = study.game.players
+    turns = np.array([s["turns"] for s in steps])
+    scores = np.array([s["t"]["scores"] for s in steps], np.int16)
+    ends = [int(np.argmax(turns >= r * players)) for r in range(1, turns[-1] // players + 1)]
+    rows = [scores[k] for k in ends]
+    partial = bool(turns[-1] % players)
+    if partial or not replay.finished or not rows:
+        # the game's end as its last row: the final scores (a finished game's partial last
+        # round), or a stand-in for the end an abandoned game never reached
+        rows.append(scores[-1])
+    rounds = np.array([len(rows)])
+    player = np.array([[model.players.index(label) for label in labels]])
+    outcome = win_shares(list(scores[-1])) if replay.finished else [np.nan] * players
+    p, _ = model.chances(np.array(rows, np.int16)[None], rounds, player, np.array([outcome]))
+    done = np.minimum(turns // players, rounds[0] - 1)
+    if replay.finished:
+        done[-1] = rounds[0]  # the end: the outcome
+    return [[round(float(v), 4) for v in p[0, r]] for r in done]
 
 
 def _step(game: Game, replay: ReplayGame, k: int, index: dict, did: list, highlight: dict):

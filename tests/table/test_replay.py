@@ -60,6 +60,15 @@ def test_the_replay_of_a_runs_game_ends_as_the_runs_tables_say(small_run, tmp_pa
     best = max(data["final"]["scores"])
     assert re.match(rf"Seat \d \([^)]+\) (wins|and seat .* share the win) with {best} point", lead)
     check_fits(measure(out))  # at 1280 px in real Chromium, as every page kind
+    # each seat's chance at every step (sim.feel): a distribution, the last step the outcome,
+    # moving only when a round ends
+    chances = np.array(data["chances"])
+    assert chances.shape == (len(data["steps"]), study.game.players)
+    assert np.allclose(chances.sum(axis=1), 1.0, atol=1e-3)
+    assert chances[-1].tolist() == win_shares(data["final"]["scores"])
+    turns = np.array([s["turns"] for s in data["steps"]])
+    same_round = turns[1:] // study.game.players == turns[:-1] // study.game.players
+    assert (chances[1:-1][same_round[:-1]] == chances[:-2][same_round[:-1]]).all()
 
 
 def test_continuations_from_the_last_step_and_the_last_decision_reproduce_the_result(small_run):

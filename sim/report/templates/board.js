@@ -251,7 +251,7 @@ const BOARD = (() => {
     const x = (i) => left + (n > 1 ? (i * (w - left - 8)) / (n - 1) : 0);
     const y = (v) => 6 + (h - bottom - 6) * (1 - (v - lo) / (hi - lo));
     const svg = el("svg", {viewBox: `0 0 ${w} ${h}`, width: w, height: h, class: "trace",
-                           role: "img", "aria-label": "score trace"}, host);
+                           role: "img", "aria-label": opt.label || "score trace"}, host);
     for (const v of [lo, 0, hi]) {
       el("line", {x1: left, x2: w - 8, y1: y(v), y2: y(v), stroke: v === 0 ? "#999" : "#ddd"}, svg);
       el("text", {x: left - 4, y: y(v) + 4, "text-anchor": "end", "font-size": 10}, svg, String(v));

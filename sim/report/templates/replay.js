@@ -30,6 +30,7 @@
     document.body.dataset.step = now;
     BOARD.draw($("board"), s.t, {kinds: D.kinds, highlight: s.hl, maxWidth: 860, maxScale: 1.4, id: "r"});
     BOARD.trace($("trace"), series, now, {marks, onPick: show});
+    chances();
     scores(s);
     decision(s);
     $("did").innerHTML = s.did.length ? s.did.map((t) => `<li>${esc(t)}</li>`).join("") : "<li>nothing yet: the game has just been set up</li>";
@@ -38,6 +39,20 @@
     const fin = now === last && D.finished;
     $("final-panel").hidden = !fin;
     if (fin) final();
+  }
+
+  // Each seat's chance at every step (sim.table.replay.step_chances), or why there is none.
+  function chances() {
+    if (!D.chances) {
+      $("chance-panel").hidden = true;
+      return;
+    }
+    const bySeat = [...Array(D.players).keys()].map((p) => D.chances.map((c) => c[p]));
+    BOARD.trace($("chances"), bySeat, now, {onPick: show, label: "chance of winning"});
+    const c = D.chances[now];
+    $("chance-note").innerHTML = [...Array(D.players).keys()].map((p) => `${swatch(p)}seat ${p} ${pct(c[p])}`).join(" · ") +
+      ". From every seat's score, the round and who sits where, never a hand; the chances move when a round ends" +
+      (D.finished ? ", and the last step is the outcome." : ".");
   }
 
   function scores(s) {
