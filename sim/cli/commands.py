@@ -205,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if args.all_chances:
         all_chances(result)
+    if args.kingmaking:
+        kingmaking(result, args.quiet)
     if not args.no_report:
         pulse.doing("building the page")
         feel = not args.no_feel
@@ -214,8 +216,35 @@ def run(args: argparse.Namespace) -> int:
 
 def check_feel_flags(args: argparse.Namespace) -> None:
     """--all-chances needs the feel: one line before any game when --no-feel comes with it."""
-    if args.all_chances and args.no_feel:
-        raise SimError("--all-chances: the chances need the feel; leave out --no-feel")
+    for flag in ("all_chances", "kingmaking"):
+        if getattr(args, flag) and args.no_feel:
+            name = "--" + flag.replace("_", "-")
+            raise SimError(f"{name}: it needs the chances of winning; leave out --no-feel")
+
+
+def kingmaking(result, quiet: bool) -> None:
+    """--kingmaking: the run's kingmaking sample (`sim.table.kingmaking`), said in one line."""
+    import sys
+
+    from sim.table.kingmaking import run_kingmaking
+
+    pulse.doing("measuring kingmaking")
+    say = None if quiet else (lambda text: print(text, file=sys.stderr))
+    data = run_kingmaking(result.run_dir, say)
+    if data["players"] <= 2:
+        print("kingmaking: none with two players (no other seat to crown)")
+        return
+    print(
+        f"kingmaking: {data['kingmaking']} of {data['examined']} decisions of seats below"
+        f" {data['epsilon']:.0%} chance crown another winner, {_share(data)}"
+        f" ({data['games']} games)"
+    )
+
+
+def _share(data: dict) -> str:
+    if data["rate"] is None:
+        return "no such decision"
+    return f"{data['rate']:.0%} [{data['lo']:.0%}, {data['hi']:.0%}]"
 
 
 def all_chances(result) -> None:
@@ -247,6 +276,8 @@ def report(args: argparse.Namespace) -> int:
     result = load_run(folder)  # read once: the page and summary.json share its partials
     if args.all_chances:
         all_chances(result)
+    if args.kingmaking:
+        kingmaking(result, args.quiet)
     print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))
     write_run_summary(result, *run_data(result))
     return 0

@@ -296,6 +296,7 @@ def _run(sub) -> None:
     add_study_options(p, "run")
     add_no_feel(p)
     add_all_chances(p)
+    add_kingmaking(p)
 
 
 def add_no_feel(p: argparse.ArgumentParser) -> None:
@@ -304,6 +305,15 @@ def add_no_feel(p: argparse.ArgumentParser) -> None:
         "--no-feel",
         action="store_true",
         help="do not measure how the game feels (chances of winning, suspense, surprise)",
+    )
+
+
+def add_kingmaking(p: argparse.ArgumentParser) -> None:
+    """--kingmaking: measure kingmaking on a sample of the run's games (continuations)."""
+    p.add_argument(
+        "--kingmaking",
+        action="store_true",
+        help="measure kingmaking (3-5 players) on 100 of the run's games: a minute or so",
     )
 
 
@@ -325,6 +335,7 @@ def _report(sub) -> None:
     add_force(p)
     add_no_feel(p)
     add_all_chances(p)
+    add_kingmaking(p)
 
 
 def _sweep(sub) -> None:

@@ -27,7 +27,11 @@ SHARES = {"decisive_moment", "comeback_by_chance"}
 BINS = 10  # of the reliability check
 
 
-def feel_section(felt: tuple[pd.DataFrame, pd.DataFrame] | None, turns: pd.DataFrame) -> dict:
+def feel_section(
+    felt: tuple[pd.DataFrame, pd.DataFrame] | None,
+    turns: pd.DataFrame,
+    kingmaking: dict | None = None,
+) -> dict:
     """Section 8 from `felt` (the games with their feel columns, and the chances of some:
     `sim.runs.chances.page_feel`): the sentence, the per-game table, the calibration check
     and the figure."""
@@ -71,7 +75,36 @@ def feel_section(felt: tuple[pd.DataFrame, pd.DataFrame] | None, turns: pd.DataF
         ),
         "figure": svg(feel_figure(chances, games, check["bins"]), "feel"),
         "games": len(games),
+        "kingmaking": kingmaking_text(kingmaking),
     }
+
+
+def kingmaking_text(data: dict | None) -> str:
+    """The kingmaking sample (`kingmaking.json`, `sim.table.kingmaking`) in a sentence, or
+    how to measure it."""
+    if data is None:
+        return (
+            "Kingmaking (does a seat that can no longer win decide who does?) is measured on"
+            " request: sim report RUN_DIR --kingmaking (about a minute)."
+        )
+    if data["players"] <= 2:
+        return "Kingmaking: none with two players (there is no other seat to crown)."
+    if not data["examined"]:
+        return (
+            f"Kingmaking: in {data['games']} sampled games no seat decided with a chance"
+            f" below {data['epsilon']:.0%}."
+        )
+    typical = ", ".join(
+        f"{s['decision']} in the {s['phase']} phase ({s['count']})" for s in data["situations"]
+    )
+    return (
+        f"Kingmaking: of {data['examined']} decisions taken by seats whose chance was below"
+        f" {data['epsilon']:.0%} ({data['games']} sampled games), {data['rate']:.0%}"
+        f" [{data['lo']:.0%}, {data['hi']:.0%}] crowned another winner: the actions led"
+        f" clearly to different most-likely winners ({data['continuations']} paired"
+        f" continuations per action, up to {data['actions']} actions)."
+        + (f" Typically: {typical}." if typical else "")
+    )
 
 
 def outcome_rows(chances: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:

@@ -45,8 +45,8 @@ from sim.report.run_why import tension_section, turns_section, usage_section
 from sim.report.table_picture import draw_position
 from sim.runs.chances import page_feel
 from sim.runs.partials import run_data
-from sim.runs.paths import RUN_FILE, page_path, replay_file
-from sim.runs.storage import RunResult, saved_study
+from sim.runs.paths import KINGMAKING_FILE, RUN_FILE, page_path, replay_file
+from sim.runs.storage import RunResult, read_json, saved_study
 from sim.studies.run_page import PagePlays
 
 SECTIONS = (
@@ -201,7 +201,7 @@ def report_context(
         "scores": _scores(games, players),
         "flow": _flow(games),
         "tension": tension_section(games, run.turns),
-        "feel": feel_section(felt, run.turns) if feel else None,
+        "feel": feel_section(felt, run.turns, _kingmaking(run)) if feel else None,
         "cards": _cards(run.cards, players),
         "usage": usage_section(run.cards, games, players),
         "game": _game(run, plays),
@@ -210,6 +210,12 @@ def report_context(
 
 
 # ---------------------------------------------------------------- sections
+
+
+def _kingmaking(run: RunResult) -> dict | None:
+    """The run's kingmaking sample (`sim run --kingmaking`), if it has one."""
+    path = Path(run.run_dir) / KINGMAKING_FILE
+    return read_json(path) if path.is_file() else None
 
 
 def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments) -> dict:

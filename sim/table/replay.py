@@ -24,6 +24,7 @@ from sim.engine.game import Game
 from sim.engine.state import SC_NEVENTS
 from sim.engine.turns import apply_action
 from sim.errors import SimError
+from sim.feel.model import FeelModel
 from sim.report.board import box_points, seat_colours, table_data
 from sim.runs.chances import MODEL_FILE, feel_model, load_model
 from sim.runs.lineup import engine_for, seat_lineup
@@ -213,27 +214,36 @@ def step_chances(replay: ReplayGame, steps: list[dict]) -> list[list[float]] | N
         return None
     model = load_model(replay.folder / MODEL_FILE) if replay.folder is not None else None
     model = model or feel_model([study])
-    labels = [study.seats[slot].label for slot in seat_lineup(study, replay.index)]
+    turns = [s["turns"] for s in steps]
+    scores = [s["t"]["scores"] for s in steps]
+    p = chances_by_step(model, study, replay.index, turns, scores, replay.finished)
+    return None if p is None else [[round(float(v), 4) for v in row] for row in p]
+
+
+def chances_by_step(
+    model: FeelModel, study: StudyConfig, index: int, turns, scores, finished: bool
+) -> np.ndarray | None:
+    """[step, seat] chances of game `index` from each step's turns played and table scores
+    (see `step_chances`); None if a seat's player is not one the model knows."""
+    labels = [study.seats[slot].label for slot in seat_lineup(study, index)]
     if not set(labels) <= set(model.players):
         return None
     players = study.game.players
-    turns = np.array([s["turns"] for s in steps])
-    scores = np.array([s["t"]["scores"] for s in steps], np.int16)
+    turns, scores = np.asarray(turns), np.asarray(scores, np.int16)
     ends = [int(np.argmax(turns >= r * players)) for r in range(1, turns[-1] // players + 1)]
     rows = [scores[k] for k in ends]
-    partial = bool(turns[-1] % players)
-    if partial or not replay.finished or not rows:
+    if turns[-1] % players or not finished or not rows:
         # the game's end as its last row: the final scores (a finished game's partial last
         # round), or a stand-in for the end an abandoned game never reached
         rows.append(scores[-1])
     rounds = np.array([len(rows)])
     player = np.array([[model.players.index(label) for label in labels]])
-    outcome = win_shares(list(scores[-1])) if replay.finished else [np.nan] * players
+    outcome = win_shares(list(scores[-1])) if finished else [np.nan] * players
     p, _ = model.chances(np.array(rows, np.int16)[None], rounds, player, np.array([outcome]))
     done = np.minimum(turns // players, rounds[0] - 1)
-    if replay.finished:
+    if finished:
         done[-1] = rounds[0]  # the end: the outcome
-    return [[round(float(v), 4) for v in p[0, r]] for r in done]
+    return p[0, done]
 
 
 def _step(game: Game, replay: ReplayGame, k: int, index: dict, did: list, highlight: dict):

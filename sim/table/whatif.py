@@ -141,7 +141,7 @@ def whatif(
         game.s[:] = start.s[: game.pr.state_size]
         game.s[SC_LOG] = 0
         if streams is None:
-            _reshuffle(game, view, words[0], as_seat, counts, pool)
+            reshuffle(game, view, words[0], as_seat, counts, pool)
         own = words[1:] if streams is None else np.array(streams, np.uint64)
         if compiled:
             play_on(
@@ -190,7 +190,7 @@ def game_streams(
     return [int(seat.stream[0]) for seat in seats]
 
 
-def _reshuffle(game: Game, view: StateView, word, as_seat, counts, pool) -> None:
+def reshuffle(game: Game, view: StateView, word, as_seat, counts, pool) -> None:
     """Re-deal what the chosen knowledge has not seen (see the module's note)."""
     if as_seat is not None:
         determinize(game.s, game.pr, as_seat, np.array([word], np.uint64), counts, pool)

@@ -1,0 +1,239 @@
+"""Kingmaking: does a seat that can no longer win decide who does?
+
+Among the decisions of a seat whose own chance of winning (as a spectator would give it,
+`sim.feel`) is below EPSILON, the share whose legal choices lead to different most-likely
+winners among the other seats. Per examined decision (at most DECISIONS a game, evenly
+spaced among its low-chance decisions with two or more legal actions), up to ACTIONS of the
+legal actions (the one taken and others drawn at random) are each played on CONTINUATIONS
+times, on common random numbers: continuation j of every action re-deals the unseen deck
+alike and gives every seat the same random stream, so the actions differ by what they do
+and not by luck. Each action's favourite is the other seat with the largest mean win share.
+The decision is **kingmaking** when two actions have different favourites and the first
+action's favourite wins clearly more under it than under the second (the paired
+difference of its win shares over the continuations above zero at 5%, Bonferroni over the
+ordered pairs of actions compared): a coin flip between near-equal seats does not count.
+With two players there is no other seat to crown: exactly zero, by definition.
+
+A sample of games (`SAMPLE_GAMES`, evenly spaced) gives the rate, with a 95% interval
+clustered by game (`sim.analysis.stats.clustered_mean_ci`); the typical situations (decision
+kind and phase of the kingmaking decisions) are counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+
+from sim.analysis.stats import Estimate, clustered_mean_ci
+from sim.config import StudyConfig
+from sim.engine.game import Game
+from sim.engine.state import StateView
+from sim.engine.turns import apply_action
+from sim.errors import SimError
+from sim.feel.model import FeelModel
+from sim.policies.dispatch import PolicyScratch
+from sim.runs.chances import MODEL_FILE, feel_model, load_model
+from sim.runs.lineup import engine_for, seat_lineup
+from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
+from sim.runs.play import Seat
+from sim.runs.storage import read_json, saved_study, write_json
+from sim.specs import is_plugin
+from sim.table.record import play_recorded
+from sim.table.replay import chances_by_step
+from sim.table.rollout import play_on
+from sim.table.whatif import reshuffle, win_shares
+
+EPSILON = 0.10  # a seat whose chance is below this can no longer win, practically
+CONTINUATIONS = 24  # per action
+ACTIONS = 6  # legal actions played on per decision, the one taken among them
+DECISIONS = 4  # examined decisions per game at most
+SAMPLE_GAMES = 100  # games examined per run
+KING_KEY = 0x4B494E47  # the continuations' own spawn key ("KING")
+ALPHA = 0.05  # of the clear-difference test, shared by a decision's pairs of actions
+
+
+@dataclass(frozen=True)
+class Kingmaking:
+    """The examined decisions (`rows`: game, step, seat, chance, decision, phase, actions,
+    kingmaking) and the rate (share of them that are kingmaking) over `games` games."""
+
+    rows: pd.DataFrame
+    rate: Estimate
+    games: int
+    players: int
+
+    def to_json(self) -> dict:
+        kings = self.rows[self.rows["kingmaking"].astype(bool)]
+        situations = []
+        if len(kings):
+            counts = kings.groupby(["decision", "phase"]).size().sort_values(ascending=False)
+            situations = [
+                {"decision": d, "phase": ph, "count": int(n)}
+                for (d, ph), n in counts.head(5).items()
+            ]
+        per_game = self.rows.groupby("game")["kingmaking"].mean() if len(self.rows) else []
+        return {
+            "epsilon": EPSILON,
+            "continuations": CONTINUATIONS,
+            "actions": ACTIONS,
+            "decisions_per_game": DECISIONS,
+            "games": self.games,
+            "players": self.players,
+            "examined": len(self.rows),
+            "kingmaking": int(self.rows["kingmaking"].sum()) if len(self.rows) else 0,
+            "rate": _plain(self.rate.value),
+            "lo": _plain(self.rate.lo),
+            "hi": _plain(self.rate.hi),
+            "games_with_kingmaking": int(sum(v > 0 for v in per_game)),
+            "situations": situations,
+        }
+
+
+def _plain(x: float) -> float | None:
+    return None if x != x else float(x)
+
+
+def measure(
+    study: StudyConfig,
+    seed: int,
+    indices: list[int],
+    model: FeelModel,
+    progress: Callable[[int], None] | None = None,
+) -> Kingmaking:
+    """Kingmaking in games `indices` of (study, seed) (see the module)."""
+    players = study.game.players
+    rows: list[dict] = []
+    for done, index in enumerate(indices):
+        if players > 2:
+            rows += _game_rows(study, seed, index, model)
+        if progress is not None:
+            progress(done + 1)
+    frame = pd.DataFrame(
+        rows,
+        columns=["game", "step", "seat", "chance", "decision", "phase", "actions", "kingmaking"],
+    )
+    if players <= 2:
+        rate = Estimate(0.0, 0.0, 0.0, 0)  # no other seat to crown: zero by definition
+    else:
+        rate = clustered_mean_ci(frame["kingmaking"].astype(float), frame["game"])
+    return Kingmaking(frame, rate, len(indices), players)
+
+
+def _game_rows(study: StudyConfig, seed: int, index: int, model: FeelModel) -> list[dict]:
+    """The examined decisions of one game."""
+    recorded = play_recorded(study, seed, index)
+    actions = [d.action for d in recorded.decisions]
+    game = Game(engine_for(study.game), seed, index)
+    turns, scores, seats, legal, kinds = [], [], [], [], []
+    for k in range(len(actions) + 1):
+        turns.append(game.turns)
+        scores.append(list(game.outcome().scores))
+        if k == len(actions):
+            break
+        seats.append(game.seat)
+        legal.append([int(a) for a in game.legal()])
+        kinds.append((game.decision, game.phase))
+        apply_action(game.s, game.pr, np.int32(actions[k]))
+    chances = chances_by_step(model, study, index, turns, scores, True)
+    if chances is None:
+        return []
+    low = [k for k in range(len(actions)) if chances[k, seats[k]] < EPSILON and len(legal[k]) > 1]
+    picked = [low[i] for i in np.linspace(0, len(low) - 1, DECISIONS).astype(int)] if low else []
+    rows = []
+    for k in sorted(set(picked)):
+        king = _is_kingmaking(study, seed, index, actions, k, legal[k], seats[k])
+        rows.append(
+            {
+                "game": index,
+                "step": k,
+                "seat": seats[k],
+                "chance": float(chances[k, seats[k]]),
+                "decision": kinds[k][0],
+                "phase": kinds[k][1],
+                "actions": len(legal[k]),
+                "kingmaking": king,
+            }
+        )
+    return rows
+
+
+def _is_kingmaking(study, seed, index, actions, step, legal, mover) -> bool:
+    """Do the decision's actions crown different seats, clearly (see the module)?"""
+    rng = np.random.default_rng([seed, index, KING_KEY, step])
+    others = [a for a in legal if a != actions[step]]
+    chosen = [actions[step], *rng.permutation(others)[: ACTIONS - 1].tolist()]
+    shares = _continuations(study, seed, index, actions, step, chosen)  # [action, j, seat]
+    mean = shares.mean(axis=1)
+    mean[:, mover] = -1.0  # the favourite among the other seats
+    favourite = mean.argmax(axis=1)
+    pairs = len(chosen) * (len(chosen) - 1)
+    z = NormalDist().inv_cdf(1 - ALPHA / max(pairs, 1))  # one-sided, Bonferroni
+    for a in range(len(chosen)):
+        for b in range(len(chosen)):
+            if favourite[a] == favourite[b]:
+                continue
+            d = shares[a, :, favourite[a]] - shares[b, :, favourite[a]]
+            se = d.std(ddof=1) / np.sqrt(len(d))
+            if d.mean() > z * se and d.mean() > 0:
+                return True
+    return False
+
+
+def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
+    """[action, continuation, seat] win shares: each chosen action played on CONTINUATIONS
+    times by the game's seats, continuation j alike for every action (common random
+    numbers: the same re-dealt deck and seat streams)."""
+    start = Game(engine_for(study.game), seed, index)
+    for a in actions[:step]:
+        apply_action(start.s, start.pr, np.int32(a))
+    game = Game(start.engine, seed, index)
+    specs = [study.seats[slot] for slot in seat_lineup(study, index)]
+    seats = [Seat(spec, game, p, study.folder) for p, spec in enumerate(specs)]
+    codes = np.array([seat.code for seat in seats], np.int64)
+    params = np.stack([seat.params for seat in seats])
+    scratch = PolicyScratch.for_params(game.pr)
+    view = StateView(game.s, game.pr)
+    counts = np.zeros(game.pr.ntypes, np.int64)
+    pool = np.zeros(game.pr.ntypes + game.pr.ndeck, np.int64)
+    players = study.game.players
+    out = np.zeros((len(chosen), CONTINUATIONS, players))
+    for j in range(CONTINUATIONS):
+        words = np.random.SeedSequence(seed, spawn_key=(index, KING_KEY, step, j))
+        words = words.generate_state(players + 1, np.uint64)
+        for i, action in enumerate(chosen):
+            game.s[:] = start.s[: game.pr.state_size]
+            reshuffle(game, view, words[0], None, counts, pool)  # the unseen deck, alike
+            apply_action(game.s, game.pr, np.int32(action))
+            streams = words[1:].reshape(players, 1).copy()
+            if not game.over:
+                play_on(game.s, game.pr, streams, codes, params, game.buf, scratch)
+            out[i, j] = win_shares(list(game.outcome().scores))
+    return out
+
+
+def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
+    """Kingmaking in SAMPLE_GAMES evenly spaced games of a run folder, written to its
+    `kingmaking.json` (what the run page shows); returns what was written."""
+    folder = Path(run_dir)
+    meta = read_json(folder / RUN_FILE)
+    study = saved_study(meta, folder / RUN_FILE)
+    if any(is_plugin(seat.policy) for seat in study.seats):
+        raise SimError("--kingmaking: the continuations play built-in policies only")
+    model = load_model(folder / MODEL_FILE) or feel_model([study])
+    games = int(meta.get("games", 0))
+    indices = sorted(set(np.linspace(0, games - 1, min(SAMPLE_GAMES, games)).astype(int)))
+    step = max(1, len(indices) // 10)
+
+    def progress(done: int) -> None:
+        if say and (done % step == 0 or done == len(indices)):
+            say(f"kingmaking: {done} of {len(indices)} games examined")
+
+    result = measure(study, int(meta["seed"]), [int(i) for i in indices], model, progress)
+    data = result.to_json()
+    write_json(folder / KINGMAKING_FILE, data)
+    return data

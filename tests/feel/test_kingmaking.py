@@ -1,0 +1,55 @@
+"""Kingmaking: decisions of seats that can no longer win, whose actions crown different
+seats (sim.table.kingmaking)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_helpers import cli, one_error
+
+from sim.config import load_study
+from sim.runs.chances import feel_model
+from sim.table.kingmaking import _continuations, measure
+from sim.table.record import play_recorded
+
+BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_study(BASE)
+
+
+def test_two_players_have_no_kingmaking_by_definition(base):
+    two = base.with_overrides(players=2, seats=[{"policy": "greedy"}, {"policy": "random"}])
+    result = measure(two, two.seed, [0, 1, 2], feel_model([two]))
+    assert result.rate.value == 0.0 and result.rate.hi == 0.0 and len(result.rows) == 0
+    assert result.to_json()["kingmaking"] == 0
+
+
+def test_the_same_action_twice_plays_the_same_continuations(base):
+    """Common random numbers: continuation j re-deals and seeds alike for every action, so an
+    action compared with itself differs in nothing (no kingmaking from luck)."""
+    actions = [d.action for d in play_recorded(base, base.seed, 4).decisions]
+    step = len(actions) // 2
+    shares = _continuations(base, base.seed, 4, actions, step, [actions[step]] * 2)
+    assert np.array_equal(shares[0], shares[1])
+    assert np.allclose(shares.sum(axis=2), 1.0)
+
+
+def test_sim_run_kingmaking_writes_its_sample_and_the_page_says_it(tmp_path, capsys):
+    config = tmp_path / "k.yaml"
+    config.write_text(f"extends: {BASE}\nname: k\ngames: 24\n")
+    code, out, _ = cli(capsys, "run", config, "--out", tmp_path / "r", "--kingmaking",
+                       "--report", tmp_path / "k.html", "--quiet")  # fmt: skip
+    assert code == 0 and "kingmaking:" in out
+    data = json.loads((tmp_path / "r" / "kingmaking.json").read_text())
+    assert data["games"] == 24 and data["examined"] <= 4 * 24
+    if data["examined"]:
+        assert 0 <= data["lo"] <= data["rate"] <= data["hi"] <= 1
+    assert "Kingmaking:" in (tmp_path / "k.html").read_text()
+    line = one_error(capsys, "run", config, "--kingmaking", "--no-feel")
+    assert "--kingmaking" in line and "--no-feel" in line
