@@ -231,6 +231,7 @@ def kingmaking(result, quiet: bool) -> None:
     pulse.doing("measuring kingmaking")
     say = None if quiet else (lambda text: print(text, file=sys.stderr))
     data = run_kingmaking(result.run_dir, say)
+    add_to_summary(result, data)
     if data["players"] <= 2:
         print("kingmaking: none with two players (no other seat to crown)")
         return
@@ -239,6 +240,17 @@ def kingmaking(result, quiet: bool) -> None:
         f" {data['epsilon']:.0%} chance crown another winner, {_share(data)}"
         f" ({data['games']} games)"
     )
+
+
+def add_to_summary(result, data: dict) -> None:
+    """The kingmaking rate in the run's summary.json (beside the registry metrics)."""
+    from sim.runs.storage import read_json, write_json
+
+    path = Path(result.run_dir) / "summary.json"
+    if path.is_file():
+        summary = read_json(path)
+        summary["kingmaking"] = {k: v for k, v in data.items() if k != "decisions"}
+        write_json(path, summary)
 
 
 def _share(data: dict) -> str:

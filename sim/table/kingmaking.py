@@ -29,7 +29,8 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from sim.analysis.stats import Estimate, clustered_mean_ci
+from sim.analysis.intervals import Z95
+from sim.analysis.stats import Estimate, clustered_mean_ci, wilson
 from sim.config import StudyConfig
 from sim.engine.game import Game
 from sim.engine.state import StateView
@@ -91,6 +92,11 @@ class Kingmaking:
             "hi": _plain(self.rate.hi),
             "games_with_kingmaking": int(sum(v > 0 for v in per_game)),
             "situations": situations,
+            # every examined decision: per game, the share that is kingmaking follows
+            "decisions": self.rows.assign(kingmaking=self.rows["kingmaking"].astype(bool))
+            .astype({"chance": float})
+            .round({"chance": 4})
+            .to_dict(orient="records"),
         }
 
 
@@ -120,8 +126,29 @@ def measure(
     if players <= 2:
         rate = Estimate(0.0, 0.0, 0.0, 0)  # no other seat to crown: zero by definition
     else:
-        rate = clustered_mean_ci(frame["kingmaking"].astype(float), frame["game"])
+        rate = clustered_share(frame["kingmaking"].to_numpy(bool), frame["game"].to_numpy())
     return Kingmaking(frame, rate, len(indices), players)
+
+
+def clustered_share(hits: np.ndarray, games: np.ndarray) -> Estimate:
+    """The share of decisions that are kingmaking, with a Wilson interval on the effective
+    number of decisions: n over the design effect of their clustering in games (the
+    clustered variance over the binomial one, at least 1). Where every decision agrees the
+    clustered variance is 0 and tells nothing, so each game counts as one decision: the
+    interval never shrinks to a point at 0% or 100%, however rare the event."""
+    n, games_count = len(hits), len(np.unique(games))
+    if n == 0:
+        return wilson(0.0, 0)
+    p = float(hits.mean())
+    clustered = clustered_mean_ci(hits.astype(float), games)
+    binomial = np.sqrt(p * (1 - p) / n)
+    if binomial > 0 and clustered.hi > clustered.lo:
+        effect = ((clustered.hi - clustered.lo) / (2 * Z95 * binomial)) ** 2
+    else:
+        effect = n / games_count
+    effective = n / max(effect, 1.0)
+    e = wilson(p * effective, effective)
+    return Estimate(p, e.lo, e.hi, n)
 
 
 def _game_rows(study: StudyConfig, seed: int, index: int, model: FeelModel) -> list[dict]:

@@ -53,3 +53,15 @@ def test_sim_run_kingmaking_writes_its_sample_and_the_page_says_it(tmp_path, cap
     assert "Kingmaking:" in (tmp_path / "k.html").read_text()
     line = one_error(capsys, "run", config, "--kingmaking", "--no-feel")
     assert "--kingmaking" in line and "--no-feel" in line
+
+
+def test_a_rare_kingmaking_rate_keeps_an_honest_interval():
+    """No kingmaking in eight decisions of two games: 0%, but the interval is not a point
+    (each game counts as one decision when the clustered variance says nothing)."""
+    from sim.table.kingmaking import clustered_share
+
+    none = clustered_share(np.zeros(8, bool), np.repeat([0, 1], 4))
+    assert none.value == 0.0 and none.lo == 0.0 and none.hi > 0.3
+    rng = np.random.default_rng(0)
+    some = clustered_share(rng.random(400) < 0.1, np.repeat(np.arange(100), 4))
+    assert some.lo < some.value < some.hi and some.n == 400
