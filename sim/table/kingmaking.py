@@ -33,21 +33,17 @@ from sim.analysis.intervals import Z95
 from sim.analysis.stats import Estimate, clustered_mean_ci, wilson
 from sim.config import StudyConfig
 from sim.engine.game import Game
-from sim.engine.state import StateView
 from sim.engine.turns import apply_action
 from sim.errors import SimError
 from sim.feel.model import FeelModel
-from sim.policies.dispatch import PolicyScratch
 from sim.runs.chances import MODEL_FILE, feel_model, load_model
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
-from sim.runs.play import Seat
 from sim.runs.storage import read_json, saved_study, write_json
 from sim.specs import is_plugin
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
-from sim.table.rollout import play_on
-from sim.table.whatif import reshuffle, win_shares
+from sim.table.whatif import Kit, win_shares
 
 EPSILON = 0.10  # a seat whose chance is below this can no longer win, practically
 CONTINUATIONS = 24  # per action
@@ -218,15 +214,9 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
     start = Game(engine_for(study.game), seed, index)
     for a in actions[:step]:
         apply_action(start.s, start.pr, np.int32(a))
-    game = Game(start.engine, seed, index)
     specs = [study.seats[slot] for slot in seat_lineup(study, index)]
-    seats = [Seat(spec, game, p, study.folder) for p, spec in enumerate(specs)]
-    codes = np.array([seat.code for seat in seats], np.int64)
-    params = np.stack([seat.params for seat in seats])
-    scratch = PolicyScratch.for_params(game.pr)
-    view = StateView(game.s, game.pr)
-    counts = np.zeros(game.pr.ntypes, np.int64)
-    pool = np.zeros(game.pr.ntypes + game.pr.ndeck, np.int64)
+    kit = Kit.of(study, start, seed, index, specs)
+    game = kit.game
     players = study.game.players
     out = np.zeros((len(chosen), CONTINUATIONS, players))
     for j in range(CONTINUATIONS):
@@ -234,11 +224,10 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
         words = words.generate_state(players + 1, np.uint64)
         for i, action in enumerate(chosen):
             game.s[:] = start.s[: game.pr.state_size]
-            reshuffle(game, view, words[0], None, counts, pool)  # the unseen deck, alike
+            kit.reshuffle(words[0])  # the unseen deck, alike for every action
             apply_action(game.s, game.pr, np.int32(action))
-            streams = words[1:].reshape(players, 1).copy()
             if not game.over:
-                play_on(game.s, game.pr, streams, codes, params, game.buf, scratch)
+                kit.play_on(words[1:])
             out[i, j] = win_shares(list(game.outcome().scores))
     return out
 

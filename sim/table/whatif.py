@@ -123,16 +123,9 @@ def whatif(
     start = position_at(study, seed, index, actions, step)
     if seats is None:
         seats = [study.seats[slot] for slot in seat_lineup(study, index)]
-    game = Game(start.engine, seed, index)
-    limit = study.plugin_time_limit
-    players_ = [Seat(spec, game, p, study.folder, limit=limit) for p, spec in enumerate(seats)]
+    kit = Kit.of(study, start, seed, index, seats)
+    game, players_, scratch = kit.game, kit.seats, kit.scratch
     compiled = compiled and all(seat.plugin is None for seat in players_)
-    codes = np.array([seat.code for seat in players_], np.int64)
-    params = np.stack([seat.params for seat in players_])
-    scratch = PolicyScratch.for_params(game.pr)
-    view = StateView(game.s, game.pr)
-    counts = np.zeros(game.pr.ntypes, np.int64)
-    pool = np.zeros(game.pr.ntypes + game.pr.ndeck, np.int64)
     shares = np.zeros((n, players))
     scores = np.zeros((n, players))
     for j in range(n):
@@ -141,12 +134,10 @@ def whatif(
         game.s[:] = start.s[: game.pr.state_size]
         game.s[SC_LOG] = 0
         if streams is None:
-            reshuffle(game, view, words[0], as_seat, counts, pool)
+            kit.reshuffle(words[0], as_seat)
         own = words[1:] if streams is None else np.array(streams, np.uint64)
         if compiled:
-            play_on(
-                game.s, game.pr, own.reshape(players, 1).copy(), codes, params, game.buf, scratch
-            )
+            kit.play_on(own)
         else:
             for p, seat in enumerate(players_):
                 seat.stream = np.array([own[p]], np.uint64)
@@ -169,6 +160,49 @@ def whatif(
         tuple(float(v) for v in scores.mean(axis=0)),
         tuple(tuple(int(v) for v in row) for row in scores),
     )
+
+
+@dataclass
+class Kit:
+    """What continuations from one position reuse: a game to play them in (its state set
+    from the position each time), the seats with their compiled policies, and the scratch
+    the re-deal and the compiled loop need."""
+
+    game: Game
+    seats: list[Seat]
+    codes: np.ndarray
+    params: np.ndarray
+    scratch: PolicyScratch
+    view: StateView
+    counts: np.ndarray
+    pool: np.ndarray
+
+    @classmethod
+    def of(cls, study: StudyConfig, start: Game, seed: int, index: int, specs) -> Kit:
+        """The kit of game (seed, index) at position `start`, seats played by `specs`."""
+        game = Game(start.engine, seed, index)
+        limit = study.plugin_time_limit
+        seats = [Seat(spec, game, p, study.folder, limit=limit) for p, spec in enumerate(specs)]
+        pr = game.pr
+        return cls(
+            game,
+            seats,
+            np.array([seat.code for seat in seats], np.int64),
+            np.stack([seat.params for seat in seats]),
+            PolicyScratch.for_params(pr),
+            StateView(game.s, pr),
+            np.zeros(pr.ntypes, np.int64),
+            np.zeros(pr.ntypes + pr.ndeck, np.int64),
+        )
+
+    def reshuffle(self, word, as_seat: int | None = None) -> None:
+        reshuffle(self.game, self.view, word, as_seat, self.counts, self.pool)
+
+    def play_on(self, streams: np.ndarray) -> None:
+        """Play the game on to the end in compiled code, seat p on random word streams[p]."""
+        own = np.asarray(streams, np.uint64).reshape(len(self.seats), 1).copy()
+        game = self.game
+        play_on(game.s, game.pr, own, self.codes, self.params, game.buf, self.scratch)
 
 
 def game_streams(
