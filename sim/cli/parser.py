@@ -162,6 +162,7 @@ NO_FEEL_TARGETS = ("sweep", "tune", "advise", "map")
 
 def check_feel_targets(study, command: str, feel: bool) -> None:
     from sim.metrics import FEEL_METRICS
+    from sim.specs import is_plugin
 
     targets = {**study.targets, **(study.tune.targets if study.tune else {})}
     named = [m.name for m in FEEL_METRICS if m.name in targets]
@@ -174,6 +175,11 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
         )
     if not feel:
         raise SimError(f"targets.{named[0]}: --no-feel leaves the feel unmeasured; leave it out")
+    if any(is_plugin(seat.policy) for seat in study.seats):
+        raise SimError(
+            f"targets.{named[0]}: the feel is not measured with a designer's own policy at the"
+            " table (its pilot games would call it from Python thousands of times)"
+        )
 
 
 def check_count(flag: str, value: int | None, lo: int, hi: int) -> None:

@@ -132,6 +132,13 @@ def cache_path(key: str) -> Path:
     return root / "feel" / f"{key[:24]}.npz"
 
 
+def can_feel(studies: list[StudyConfig]) -> bool:
+    """Can these points' feel be measured? Not with a designer's own policy at the table:
+    its pilot games would call it thousands of times from Python (and a page never imports
+    it), so such a run goes without, and its page says so."""
+    return not any(specs.is_plugin(seat.policy) for s in studies for seat in s.seats)
+
+
 def run_feel(studies: list[StudyConfig], folders: list[Path], quiet: bool = False) -> FeelModel:
     """The feel model of a study's run folders (one per point): the one they were started
     with (`MODEL_FILE` in the first), else the points' (`study_feel`), saved in each."""

@@ -15,7 +15,7 @@ import pandas as pd
 from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.feel.model import FeelModel
-from sim.runs.chances import chunk_feel, feel_noise, run_feel, wants_noise
+from sim.runs.chances import can_feel, chunk_feel, feel_noise, run_feel, wants_noise
 from sim.runs.options import ALL_CORES, AS_CONFIGURED, Request, Workers
 from sim.runs.orchestrate import Point, chunk_size, execute, until_chunk
 from sim.runs.paths import RUN_FILE, check_page
@@ -74,6 +74,7 @@ def run(
 def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers, feel: bool) -> RunResult:
     """Play the run in its (locked) folder, with its feel model when it measures the feel,
     and record its timing."""
+    feel = feel and can_feel([plan.study])
     model = run_feel([plan.study], [run_dir], workers.quiet) if feel else None
     extra = {**plan.extra, "feel": feel}
     if feel and wants_noise(plan.study):  # a target on a feel metric adds the model's noise

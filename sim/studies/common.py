@@ -26,7 +26,7 @@ from pathlib import Path
 
 from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
-from sim.runs.chances import run_feel
+from sim.runs.chances import can_feel, run_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Executed, Point, chunk_size, execute, until_chunk
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
@@ -69,6 +69,8 @@ def run_points(
     # one feel model for every point when the study measures the feel (`head["feel"]`), saved
     # in each run folder: a resumed study reads the one it started with
     folders = [point_dir(out_dir, i) for i in range(len(studies))]
+    if head.get("feel") and not can_feel(studies):
+        head = {**head, "feel": False}  # a designer's own policy at the table: no pilot games
     model = run_feel(studies, folders, workers.quiet) if head.get("feel") else None
     meta = {
         "sets": list(studies[0].sets),  # the command line's --set changes (of A, in a compare)
