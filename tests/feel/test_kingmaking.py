@@ -41,16 +41,21 @@ def test_the_same_action_twice_plays_the_same_continuations(base):
 
 
 def test_sim_run_kingmaking_writes_its_sample_and_the_page_says_it(tmp_path, capsys):
+    from sim.report.run_feel import kingmaking_text
+
     config = tmp_path / "k.yaml"
-    config.write_text(f"extends: {BASE}\nname: k\ngames: 24\n")
+    config.write_text(f"extends: {BASE}\nname: k\ngames: 12\n")
     code, out, _ = cli(capsys, "run", config, "--out", tmp_path / "r", "--kingmaking",
-                       "--report", tmp_path / "k.html", "--quiet")  # fmt: skip
+                       "--no-report", "--quiet")  # fmt: skip
     assert code == 0 and "kingmaking:" in out
     data = json.loads((tmp_path / "r" / "kingmaking.json").read_text())
-    assert data["games"] == 24 and data["examined"] <= 4 * 24
+    assert data["games"] == 12 and len(data["decisions"]) == data["examined"] <= 4 * 12
     if data["examined"]:
         assert 0 <= data["lo"] <= data["rate"] <= data["hi"] <= 1
-    assert "Kingmaking:" in (tmp_path / "k.html").read_text()
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["kingmaking"]["examined"] == data["examined"]
+    assert kingmaking_text(data).startswith("Kingmaking:")  # the page's sentence
+    assert "sim report RUN_DIR --kingmaking" in kingmaking_text(None)
     line = one_error(capsys, "run", config, "--kingmaking", "--no-feel")
     assert "--kingmaking" in line and "--no-feel" in line
 

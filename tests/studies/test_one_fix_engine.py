@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from cli_helpers import one_error, sim_cli
 
@@ -47,6 +48,7 @@ def test_advise_space_keeps_a_fix_to_the_settings_it_names(tmp_path, capsys):
     assert "advise.space" in one_error(capsys, "advise", bad, "--no-report")
 
 
+@pytest.mark.slow  # about 25 s: a whole tune and a whole advice
 def test_tune_on_seat_targets_at_equal_players_gives_advises_answer(tmp_path):
     """The same config asked both ways: tune (seat targets, equal greedy players, a space) and
     advise (those targets, that level and space, the same budget) name the same fixes, with
