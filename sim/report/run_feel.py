@@ -147,7 +147,10 @@ def calibration(chances: pd.DataFrame, turns: pd.DataFrame) -> dict:
 def feel_figure(chances: pd.DataFrame, games: pd.DataFrame, bins: pd.DataFrame) -> Figure:
     """The chance curves of the sampled games of least, median and most suspense; the
     reliability of the chances; the decisive moment against the game's length."""
-    fig = Figure(figsize=(9.5, 2.6), layout="constrained")
+    # a fixed layout: the constrained one measured every label's box, about half the figure's
+    # cost on the page
+    fig = Figure(figsize=(9.5, 2.6))
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.18, top=0.88, wspace=0.45)
     axes = fig.subplots(1, 5)
     sampled = games[games["game"].isin(chances["game"].unique())]
     order = sampled.sort_values(["suspense", "game"])["game"].to_numpy()
