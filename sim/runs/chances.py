@@ -20,6 +20,7 @@ import io
 import json
 import os
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -204,8 +205,8 @@ def feel_noise(studies: list[StudyConfig], quiet: bool = False) -> dict[str, flo
     path = cache_path(key).with_suffix(".noise.json")
     try:
         return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
-    except (OSError, ValueError, AttributeError):
-        pass
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass  # not measured yet, or a damaged file: measured again
     counts = [pilot_games(s, len(studies)) for s in studies]
     pulse.doing("measuring the chances' own noise")
     if not quiet:
@@ -240,8 +241,8 @@ def load_model(path: Path) -> FeelModel | None:
         with np.load(path) as saved:
             if int(saved["version"][0]) == FEEL_VERSION:
                 return FeelModel.from_arrays(saved)
-    except (OSError, ValueError, KeyError):
-        pass
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        pass  # a damaged file (a truncated write, another tool's) is fitted again
     return None
 
 

@@ -193,3 +193,19 @@ def test_a_feel_target_adds_the_models_own_noise(tmp_path, capsys):
     assert "sim sweep does not hold" in one_error(capsys, "sweep", config, "--set",
                                                   "sweep={deck.sprayers: [2, 4]}")  # fmt: skip
     assert "--no-feel" in one_error(capsys, "run", config, "--no-feel")
+
+
+def test_a_damaged_cached_model_is_fitted_again(tmp_path, monkeypatch, base_study):
+    """A truncated or foreign file where the cached model should be is not an error: the
+    model is fitted again (the same, from the same pilot games) and the cache mended."""
+    from sim.runs.chances import cache_path, feel_model, model_key
+
+    small = base_study.with_overrides(**{"deck.sprayers": 3})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = cache_path(model_key([small]))
+    first = feel_model([small])
+    for junk in (b"PK\x03\x04 truncated", b"\x93NUMPY junk"):
+        path.write_bytes(junk)
+        again = feel_model([small])
+        assert np.array_equal(again.chance.value, first.chance.value)
+        assert load_model(path) is not None
