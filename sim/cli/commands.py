@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
@@ -118,8 +119,6 @@ def _replay_log(args: argparse.Namespace) -> int:
 
 def table(args: argparse.Namespace) -> int:
     """`sim table CONFIG`: a game against the config's bots on a local web page."""
-    import sys
-
     from sim.table.server import open_table, serve
 
     study = load_config(args, args.config)
@@ -204,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     print("".join(f"  {line}\n" for line in stop_lines(stopped_record(result.meta))), end="")
     print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if args.all_chances:
-        all_chances(result)
+        all_chances(result, args.quiet)
     if args.kingmaking:
         kingmaking(result, args.quiet)
     if not args.no_report:
@@ -224,8 +223,6 @@ def check_feel_flags(args: argparse.Namespace) -> None:
 
 def kingmaking(result, quiet: bool) -> None:
     """--kingmaking: the run's kingmaking sample (`sim.table.kingmaking`), said in one line."""
-    import sys
-
     from sim.table.kingmaking import run_kingmaking
 
     pulse.doing("measuring kingmaking")
@@ -259,12 +256,13 @@ def _share(data: dict) -> str:
     return f"{data['rate']:.0%} [{data['lo']:.0%}, {data['hi']:.0%}]"
 
 
-def all_chances(result) -> None:
+def all_chances(result, quiet: bool) -> None:
     """--all-chances: every game's chances in the run's winprob.parquet, or one line why not."""
     from sim.runs.chances import write_all_chances
 
     pulse.doing("writing every game's chances")
-    path = write_all_chances(result)
+    say = None if quiet else (lambda text: print(text, file=sys.stderr))
+    path = write_all_chances(result, say)
     if path is None:
         raise SimError("--all-chances: this run did not measure the feel (it ran with --no-feel)")
     print(f"chances: {path}")
@@ -287,7 +285,7 @@ def report(args: argparse.Namespace) -> int:
 
     result = load_run(folder)  # read once: the page and summary.json share its partials
     if args.all_chances:
-        all_chances(result)
+        all_chances(result, args.quiet)
     if args.kingmaking:
         kingmaking(result, args.quiet)
     print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))

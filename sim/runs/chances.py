@@ -280,18 +280,39 @@ def page_feel(run: RunResult, view: RunResult) -> tuple[pd.DataFrame, pd.DataFra
     return games, sampled
 
 
-def write_all_chances(run: RunResult) -> Path | None:
+def write_all_chances(run: RunResult, say: Callable[[str], None] | None = None) -> Path | None:
     """`winprob.parquet` with the chances of every game of a run that measured the feel
-    (`sim run --all-chances`), chunk by chunk; None if it did not."""
+    (`sim run --all-chances`), streamed chunk by chunk (one row group each: a million games'
+    chances never sit in memory at once) into a hidden file renamed at the end; None if the
+    run did not measure the feel."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     folder = Path(run.run_dir)
     model = load_model(folder / MODEL_FILE)
     if model is None or not run.meta.get("feel"):
         return None
     study = saved_study(run.meta, folder / RUN_FILE, plugins=False)
-    parts = []
-    for first, _ in run_chunks(run.meta):
-        rows = read_chunk(folder, first, ("players", "turns"))
-        parts.append(long_chances(*chances_of_tables(model, study, **rows)[:3]))
     path = folder / WINPROB_FILE
-    write_bytes(path, pd.concat(parts, ignore_index=True).to_parquet(index=False))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    chunks = run_chunks(run.meta)
+    writer = None
+    try:
+        for k, (first, _) in enumerate(chunks):
+            rows = read_chunk(folder, first, ("players", "turns"))
+            part = pa.Table.from_pandas(
+                long_chances(*chances_of_tables(model, study, **rows)[:3]), preserve_index=False
+            )
+            writer = writer or pq.ParquetWriter(tmp, part.schema)
+            writer.write_table(part)
+            if say and (k + 1) % 25 == 0:
+                say(f"chances: {k + 1} of {len(chunks)} chunks")
+        if writer is None:
+            return None
+        writer.close()
+        os.replace(tmp, path)
+    finally:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
     return path

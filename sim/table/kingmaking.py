@@ -40,7 +40,7 @@ from sim.runs.chances import MODEL_FILE, feel_model, load_model
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
 from sim.runs.storage import read_json, saved_study, write_json
-from sim.specs import is_plugin
+from sim.specs import chunk_games, is_plugin
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
 from sim.table.whatif import Kit, win_shares
@@ -50,6 +50,8 @@ CONTINUATIONS = 24  # per action
 ACTIONS = 6  # legal actions played on per decision, the one taken among them
 DECISIONS = 4  # examined decisions per game at most
 SAMPLE_GAMES = 100  # games examined per run
+SLOW_SAMPLE_GAMES = 10  # ... with a search player at the table (look-ahead, ISMCTS)
+QUICK_CHUNK = 100  # chunk games (sim.specs.chunk_games) of a player quick enough for 100
 KING_KEY = 0x4B494E47  # the continuations' own spawn key ("KING")
 ALPHA = 0.05  # of the clear-difference test, shared by a decision's pairs of actions
 
@@ -242,7 +244,11 @@ def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
         raise SimError("--kingmaking: the continuations play built-in policies only")
     model = load_model(folder / MODEL_FILE) or feel_model([study])
     games = int(meta.get("games", 0))
-    indices = sorted(set(np.linspace(0, games - 1, min(SAMPLE_GAMES, games)).astype(int)))
+    quick = all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in study.seats)
+    sample = SAMPLE_GAMES if quick else SLOW_SAMPLE_GAMES  # a search player's continuations
+    indices = sorted(set(np.linspace(0, games - 1, min(sample, games)).astype(int)))
+    if say and not quick:
+        say(f"kingmaking: {len(indices)} games (a search player's continuations are slow)")
     step = max(1, len(indices) // 10)
 
     def progress(done: int) -> None:
