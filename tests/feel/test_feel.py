@@ -209,3 +209,17 @@ def test_a_damaged_cached_model_is_fitted_again(tmp_path, monkeypatch, base_stud
         again = feel_model([small])
         assert np.array_equal(again.chance.value, first.chance.value)
         assert load_model(path) is not None
+
+
+def test_all_chances_are_every_games_and_agree_with_the_sample(played, felt):
+    """--all-chances: every game's chances, streamed chunk by chunk; the page's sample (2,000
+    of the 3,000 games) is among them unchanged."""
+    from sim.runs.chances import write_all_chances
+
+    result, _ = played
+    _, sampled = felt
+    path = write_all_chances(result)
+    every = pd.read_parquet(path)
+    assert every["game"].nunique() == 3000
+    both = sampled.merge(every, on=["game", "step", "seat"], suffixes=("", "_all"))
+    assert len(both) == len(sampled) and np.array_equal(both["p"], both["p_all"])
