@@ -61,7 +61,7 @@ def test_a_set_run_keeps_its_own_page_and_records_its_sets(tmp_path, monkeypatch
     shared = tmp_path / "reports" / "base.html"
     shared.parent.mkdir()
     shared.write_text('<meta name="generator" content="ifitfits-sim"> the base page')
-    quick = ["--games", "40", "--jobs", "1", "--quiet"]
+    quick = ["--games", "40", "--jobs", "1", "--quiet", "--no-feel"]  # the page, not its feel
     code, out, _ = cli(capsys, "run", BASE, "--set", "deck.sprayers=6", "--out", "r", *quick)
     assert code == 0, out
     page = tmp_path / "reports" / "base[deck.sprayers=6].html"

@@ -9,7 +9,7 @@ from sim.cli import main
 from sim.report.run_report import report_run
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
-QUICK = ["--games", "40", "--jobs", "1", "--quiet"]
+QUICK = ["--games", "40", "--jobs", "1", "--quiet", "--no-feel"]  # the pages, not their feel
 
 
 def test_reports_are_kept_per_run_and_never_replaced_silently(tmp_path, monkeypatch, capsys):
