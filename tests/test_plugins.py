@@ -375,3 +375,17 @@ def test_a_dask_client_closing_under_a_stopped_run_adds_no_traceback():
     assert not keep.filter(record(wrapped))
     assert keep.filter(record(ValueError("a real error")))
     assert keep.filter(logging.LogRecord("tornado.application", 40, "", 0, "x", (), None))
+
+
+def test_a_plugin_line_up_runs_without_the_feel_and_refuses_kingmaking(plugin, tmp_path, capsys):
+    """A designer's own policy at the table: the run goes without the feel (no pilot games
+    of it; run.json says so), and --kingmaking is one line before any game."""
+    config, _ = plugin(CHOOSER.format(ret="legal[0].code"))
+    out = tmp_path / "r"
+    line = one_error(capsys, "run", config, "--kingmaking", "--games", "2", "--out", out)
+    assert "built-in policies only" in line and not out.exists()
+    code, _, err = cli(capsys, "run", config, "--games", "2", "--jobs", "1", "--out", out,
+                       "--quiet", "--no-report")  # fmt: skip
+    assert code == 0, err
+    assert json.loads((out / "run.json").read_text())["feel"] is False
+    assert not (out / "feel.npz").exists()

@@ -196,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
         raise SimError("--out: a resumed run stays in its folder; leave --out out")
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
+    if args.kingmaking and study is not None:
+        check_kingmaking(study)  # before any game
     result = run_study(study, request, workers)
     moments, view = run_data(result)  # every game's partial results; rows of a sample
     summary = write_run_summary(result, moments, view)
@@ -254,6 +256,14 @@ def _share(data: dict) -> str:
     if data["rate"] is None:
         return "no such decision"
     return f"{data['rate']:.0%} [{data['lo']:.0%}, {data['hi']:.0%}]"
+
+
+def check_kingmaking(study) -> None:
+    """--kingmaking plays continuations with built-in policies only: one line, no games."""
+    from sim.specs import is_plugin
+
+    if any(is_plugin(seat.policy) for seat in study.seats):
+        raise SimError("--kingmaking: the continuations play built-in policies only")
 
 
 def all_chances(result, quiet: bool) -> None:
