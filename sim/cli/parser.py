@@ -300,9 +300,7 @@ def _run(sub) -> None:
     p = sub.add_parser("run", help="play a study's games in parallel and save the results")
     p.add_argument("config", nargs="?", default=None)
     add_study_options(p, "run")
-    add_no_feel(p)
-    add_all_chances(p)
-    add_kingmaking(p)
+    add_feel_options(p)
 
 
 def add_no_feel(p: argparse.ArgumentParser) -> None:
@@ -312,6 +310,13 @@ def add_no_feel(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not measure how the game feels (chances of winning, suspense, surprise)",
     )
+
+
+def add_feel_options(p: argparse.ArgumentParser) -> None:
+    """A run's feel flags (`sim run`, `sim report`): --no-feel, --all-chances, --kingmaking."""
+    add_no_feel(p)
+    add_all_chances(p)
+    add_kingmaking(p)
 
 
 def add_kingmaking(p: argparse.ArgumentParser) -> None:
@@ -339,9 +344,7 @@ def _report(sub) -> None:
     p.add_argument("--out", default=None, help="report path (default reports/<name>.html)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     add_force(p)
-    add_no_feel(p)
-    add_all_chances(p)
-    add_kingmaking(p)
+    add_feel_options(p)
 
 
 def _sweep(sub) -> None:
