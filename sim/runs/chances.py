@@ -172,7 +172,7 @@ def feel_model(studies: list[StudyConfig], say: Callable[[str], None] | None = N
         say(f"fitting the chances of winning for {where} on {sum(counts):,} pilot games (once)")
     seed = int(key[:15], 16)
     names = lineup_names(studies)
-    model = fit_model(_pilots(studies, counts, seed, names), names, seed)
+    model = fit_model(pilot_arrays(studies, counts, seed, names), names, seed)
     if not plugin:
         try:
             save_model(model, path)
@@ -181,7 +181,7 @@ def feel_model(studies: list[StudyConfig], say: Callable[[str], None] | None = N
     return model
 
 
-def _pilots(studies, counts, seed: int, names: tuple[str, ...]) -> list[Pilot]:
+def pilot_arrays(studies, counts, seed: int, names: tuple[str, ...]) -> list[Pilot]:
     """Each point's pilot games (`counts`) on `seed`, by their arrays."""
     pilots = []
     for study, games in zip(studies, counts, strict=True):
@@ -217,8 +217,8 @@ def feel_noise(studies: list[StudyConfig], quiet: bool = False) -> dict[str, flo
         )
     seed = int(key[:15], 16)
     names = lineup_names(studies)
-    pilots = _pilots(studies, counts, seed, names)
-    check = _pilots(studies, [max(c // 2, 1) for c in counts], seed + 1, names)
+    pilots = pilot_arrays(studies, counts, seed, names)
+    check = pilot_arrays(studies, [max(c // 2, 1) for c in counts], seed + 1, names)
     noise = model_noise(pilots, check, names, seed)
     if not any(specs.is_plugin(seat.policy) for s in studies for seat in s.seats):
         try:
