@@ -187,7 +187,10 @@ class Question:
     sequence leaves it out, negligible when it lies within null ± `margin`), or
     "difference" (the metric at `point` minus at point 0, game by game, against `null`).
     `family` names the share of alpha it draws on; `bounds` the range one game's value of
-    a plain mean can take, when tighter than the registry's (a count's largest turns)."""
+    a plain mean can take, when tighter than the registry's (a count's largest turns);
+    `slack` (a target measured with a fitted yardstick, the feel: z times the yardstick's own
+    noise) narrows the band a "met" needs and widens the one a "missed" needs, so a run
+    stops only where its final interval, which adds that noise, agrees."""
 
     name: str
     metric: str
@@ -198,6 +201,7 @@ class Question:
     point: int | None = None  # default: 1 for a difference (B − A), else 0
     family: str = "questions"
     bounds: tuple[float, float] | None = None
+    slack: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in ("target", "value", "difference"):
@@ -230,9 +234,9 @@ def decide(q: Question, lo: float, hi: float) -> str | None:
         return None
     if q.kind == "target":
         b_lo, b_hi = q.band
-        if b_lo <= lo and hi <= b_hi:
+        if b_lo + q.slack <= lo and hi <= b_hi - q.slack:
             return "met"
-        if hi < b_lo or lo > b_hi:
+        if hi < b_lo - q.slack or lo > b_hi + q.slack:
             return "missed"
         return None
     if lo > q.null:
@@ -244,9 +248,14 @@ def decide(q: Question, lo: float, hi: float) -> str | None:
     return None
 
 
-def target_question(name: str, band: tuple[float, float], point: int = 0) -> Question:
-    """A target of the study (`sim.metrics.target_band` gives its band)."""
-    return Question(f"{name} target", name, "target", band=band, point=point, family="targets")
+def target_question(
+    name: str, band: tuple[float, float], point: int = 0, slack: float = 0.0
+) -> Question:
+    """A target of the study (`sim.metrics.target_band` gives its band; `slack`: see
+    `Question`)."""
+    return Question(
+        f"{name} target", name, "target", band=band, point=point, family="targets", slack=slack
+    )
 
 
 def seat_question(margin: float | None = None) -> Question:

@@ -79,12 +79,13 @@ def _run_in(run_dir: Path, plan: Plan, size: int, workers: Workers, feel: bool) 
     extra = {**plan.extra, "feel": feel}
     if feel and wants_noise(plan.study):  # a target on a feel metric adds the model's noise
         extra["feel_noise"] = feel_noise([plan.study], workers.quiet)
+    questions = study_questions("run", [plan.study], [plan.study.name], extra.get("feel_noise"))
     done = execute(
         [Point(plan.study, run_dir, model)],
         size,
         workers,
         died_hint=f"finished chunks are kept: sim run --resume {run_dir}",
-        until=plan.until(study_questions("run", [plan.study], [plan.study.name])),
+        until=plan.until(questions),
         extra=extra,
     )
     result = done.runs[0]

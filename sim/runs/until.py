@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
 from sim.analysis.differences import DIRECT
+from sim.analysis.intervals import Z95
 from sim.analysis.moments import Moments
 from sim.analysis.paired import Streamed
 from sim.analysis.sequential import (
@@ -156,17 +157,21 @@ def resumed_plan(meta: dict, saved: StudyConfig, request, folder) -> Plan:
     return Plan(study, extra={"until": {"until": "fixed", "note": note, "before": old}})
 
 
-def study_questions(kind: str, studies: list[StudyConfig], labels: list[str]) -> list[Question]:
+def study_questions(
+    kind: str, studies: list[StudyConfig], labels: list[str], noise: dict | None = None
+) -> list[Question]:
     """The questions of a study of `kind` ("run", "compare" or "sweep") over its points
-    (`labels` name them): each target at each point (a run's, a sweep's), the primary
-    metric's change at each point from point 0 (a comparison's, a sweep's), and without
-    either the first-player advantage (a run's own, else its change)."""
+    (`labels` name them): each target at each point (a run's, a sweep's; a feel target with
+    the slack of its model's `noise`, `sim.runs.chances.feel_noise`), the primary metric's
+    change at each point from point 0 (a comparison's, a sweep's), and without either the
+    first-player advantage (a run's own, else its change)."""
     first, several = studies[0], len(studies) > 1
     qs: list[Question] = []
     if kind in ("run", "sweep"):
         for p, label in enumerate(labels):
             for name, target in first.targets.items():
-                q = target_question(name, target_band(name, target), point=p)
+                slack = Z95 * (noise or {}).get(name, 0.0)
+                q = target_question(name, target_band(name, target), point=p, slack=slack)
                 qs.append(_named(q, f"{q.name} at {label}" if several else q.name))
     if kind in ("compare", "sweep") and first.primary:
         qs += _differences(metric(first.primary), labels, "primary")
@@ -193,7 +198,7 @@ def _differences(m, labels: list[str], family: str) -> list[Question]:
 
 
 def _named(q: Question, name: str) -> Question:
-    return Question(name, q.metric, q.kind, q.band, q.null, q.margin, q.point, q.family, q.bounds)
+    return replace(q, name=name)
 
 
 def watched_columns(values: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:

@@ -229,3 +229,20 @@ def test_a_decision_from_point_checks_is_the_interval_s():
         assert got == decide(q, lo, hi), (q.name, n, p, lo, hi)
         seen.add(got)
     assert {None, "met", "missed", "real: higher", "negligible"} <= seen
+
+
+def test_a_feel_targets_slack_makes_the_stop_agree_with_the_final_verdict():
+    """A target measured with a fitted yardstick (the feel) is met at a stop only inside the
+    band narrowed by the slack, and missed only outside it widened: then the final interval,
+    which adds the yardstick's noise in quadrature, gives the same verdict."""
+    plain = Question("suspense target", "suspense", "target", band=(2.0, 3.0))
+    felt = Question("suspense target", "suspense", "target", band=(2.0, 3.0), slack=0.1)
+    assert decide(plain, 2.05, 2.95) == "met" and decide(felt, 2.05, 2.95) is None
+    assert decide(felt, 2.15, 2.85) == "met"
+    assert decide(plain, 3.05, 3.2) == "missed" and decide(felt, 3.05, 3.2) is None
+    assert decide(felt, 3.15, 3.3) == "missed"
+    # the final interval: half-width and the slack in quadrature, inside whenever the stop was
+    for lo, hi in ((2.15, 2.85), (2.4, 2.6)):
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        wide = (mid - (half**2 + 0.1**2) ** 0.5, mid + (half**2 + 0.1**2) ** 0.5)
+        assert decide(plain, *wide) == "met"
