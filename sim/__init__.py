@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sim.version import __version__ as __version__
+from sim.version import cache_root
 
 # Every source file whose code or constants numba compiles into the game loop.
 COMPILED = (
@@ -51,8 +52,7 @@ def _compile_cache_dir() -> None:
     digest.update(b"NUMBA_OPT=" + os.environ.get("NUMBA_OPT", "").encode())
     for path in sorted(path for pattern in COMPILED for path in here.glob(pattern)):
         digest.update(path.name.encode() + path.read_bytes())
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ifitfits-sim"
-    cache = root / digest.hexdigest()[:16]
+    cache = cache_root() / digest.hexdigest()[:16]
     os.environ["NUMBA_CACHE_DIR"] = str(cache)
     if "numba" in sys.modules:  # imported before us: set its live config too
         sys.modules["numba"].config.CACHE_DIR = str(cache)

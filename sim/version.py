@@ -1,5 +1,5 @@
-"""The package version and the engine version, recorded in every run folder (a leaf: anything
-may import it).
+"""The package version and the engine version, recorded in every run folder, and the cache
+folder whose contents they key (a leaf: anything may import it).
 
 ENGINE_VERSION names the behaviour of the engine and the built-in policies together: the
 games a seeded run plays. `--resume` refuses to add games to a folder of another version,
@@ -16,5 +16,14 @@ one draw per decision, uniform among the tied actions as before, instead of one 
 action (the same rules and the same distribution of play, but other games under a given seed).
 """
 
+import os
+from pathlib import Path
+
 __version__ = "0.1.0"
 ENGINE_VERSION = 3
+
+
+def cache_root() -> Path:
+    """The user's cache folder of this tool (`$XDG_CACHE_HOME`, else ~/.cache): numba's
+    compiled engine and the fitted feel models live under it, keyed by what they depend on."""
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ifitfits-sim"

@@ -303,38 +303,23 @@ def _run(sub) -> None:
     add_feel_options(p)
 
 
+# The feel's switches: each a flag that is on or off, with its help line.
+FEEL_FLAGS = {
+    "--no-feel": "do not measure how the game feels (chances of winning, suspense, surprise)",
+    "--all-chances": "winprob.parquet with every game's chances (default: 2,000 games')",
+    "--kingmaking": "measure kingmaking (3-5 players) on 100 of the run's games: a minute or so",
+}
+
+
 def add_no_feel(p: argparse.ArgumentParser) -> None:
     """--no-feel: no chance curves (the games' feel columns, the page's "How it feels")."""
-    p.add_argument(
-        "--no-feel",
-        action="store_true",
-        help="do not measure how the game feels (chances of winning, suspense, surprise)",
-    )
+    add_feel_options(p, ("--no-feel",))
 
 
-def add_feel_options(p: argparse.ArgumentParser) -> None:
-    """A run's feel flags (`sim run`, `sim report`): --no-feel, --all-chances, --kingmaking."""
-    add_no_feel(p)
-    add_all_chances(p)
-    add_kingmaking(p)
-
-
-def add_kingmaking(p: argparse.ArgumentParser) -> None:
-    """--kingmaking: measure kingmaking on a sample of the run's games (continuations)."""
-    p.add_argument(
-        "--kingmaking",
-        action="store_true",
-        help="measure kingmaking (3-5 players) on 100 of the run's games: a minute or so",
-    )
-
-
-def add_all_chances(p: argparse.ArgumentParser) -> None:
-    """--all-chances: every game's chances in winprob.parquet, not a sample's."""
-    p.add_argument(
-        "--all-chances",
-        action="store_true",
-        help="winprob.parquet with every game's chances (default: 2,000 games')",
-    )
+def add_feel_options(p: argparse.ArgumentParser, flags=tuple(FEEL_FLAGS)) -> None:
+    """A run's feel flags (`sim run`, `sim report`: all of FEEL_FLAGS), or some of them."""
+    for flag in flags:
+        p.add_argument(flag, action="store_true", help=FEEL_FLAGS[flag])
 
 
 def _report(sub) -> None:

@@ -116,13 +116,19 @@ def next_moves(states: dict[str, np.ndarray], live: np.ndarray) -> np.ndarray:
 
 
 def summaries(
-    p: np.ndarray, rounds: np.ndarray, won: np.ndarray, expected: np.ndarray, live: np.ndarray
+    p: np.ndarray,
+    rounds: np.ndarray,
+    won: np.ndarray,
+    expected: np.ndarray,
+    live: np.ndarray,
+    states: dict[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Per game: `sim.metrics.FEEL_COLUMNS` (see the module), from the chances p [game, step,
-    seat], the win shares and the expected squared moves at the live steps."""
+    seat], the win shares and the expected squared moves at the live steps (`states`: the
+    chances' `move_states`, when the caller has them already)."""
     count, steps, seats = p.shape
     n = rounds.astype(np.int64)
-    states = move_states(p, rounds, 1.0)
+    states = move_states(p, rounds, 1.0) if states is None else states
     cap = np.zeros((count, steps))
     cap[live] = np.clip(expected, 0.0, states["spread"][live])
     q = np.nan_to_num(p)

@@ -62,8 +62,9 @@ class FeelModel:
 
     def curves(self, p, live, rounds, won) -> dict[str, np.ndarray]:
         """FEEL_COLUMNS of games given by their chances (`chances`), one value per game."""
-        expected = self.move.predict(move_inputs(move_states(p, rounds, self.usual), live))
-        return summaries(p, rounds, won, expected, live)
+        states = move_states(p, rounds, self.usual)
+        expected = self.move.predict(move_inputs(states, live))
+        return summaries(p, rounds, won, expected, live, states)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The model as named arrays (an .npz file)."""

@@ -37,7 +37,7 @@ from sim.runs.paths import RUN_FILE
 from sim.runs.play import play_arrays
 from sim.runs.results import ChunkArrays
 from sim.runs.storage import RunResult, read_chunk, saved_study, write_bytes
-from sim.version import ENGINE_VERSION
+from sim.version import ENGINE_VERSION, cache_root
 
 MODEL_FILE = "feel.npz"  # the model a run used, in its folder: its page and a resume read it
 WINPROB_FILE = "winprob.parquet"
@@ -129,8 +129,7 @@ def pilot_games(study: StudyConfig, points: int = 1) -> int:
 
 
 def cache_path(key: str) -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ifitfits-sim"
-    return root / "feel" / f"{key[:24]}.npz"
+    return cache_root() / "feel" / f"{key[:24]}.npz"
 
 
 def can_feel(studies: list[StudyConfig]) -> bool:
@@ -257,7 +256,7 @@ def page_feel(run: RunResult, view: RunResult) -> tuple[pd.DataFrame, pd.DataFra
     study = saved_study(run.meta, folder / RUN_FILE, plugins=False)
     model = load_model(folder / MODEL_FILE)
     if model is None:
-        if any(specs.is_plugin(seat.policy) for seat in study.seats):
+        if not can_feel([study]):
             return None
         model = feel_model([study])
         save_model(model, folder / MODEL_FILE)
@@ -268,14 +267,20 @@ def page_feel(run: RunResult, view: RunResult) -> tuple[pd.DataFrame, pd.DataFra
     sampled = None
     if path.exists():
         sampled = pd.read_parquet(path, filters=[("game", "in", keep.tolist())])
-    if not set(FEEL_COLUMNS) <= set(games.columns):
-        ids, p, rounds, won = chances_of_tables(model, study, view.players, view.turns)
+    computed = None
+    if not set(FEEL_COLUMNS) <= set(games.columns):  # every game's chances, judged now
+        computed = chances_of_tables(model, study, view.players, view.turns)
+        every, p, rounds, won = computed
         live = np.arange(p.shape[1])[None, :] < rounds[:, None]
-        per = pd.DataFrame(model.curves(p, live, rounds, won)).assign(game=ids)
+        per = pd.DataFrame(model.curves(p, live, rounds, won)).assign(game=every)
         games = games.drop(columns=list(FEEL_COLUMNS), errors="ignore").merge(per, on="game")
     if sampled is None or not len(sampled):
-        players = view.players[view.players["game"].isin(keep)]
-        sampled = long_chances(*chances_of_tables(model, study, players, view.turns)[:3])
+        if computed is None:
+            players = view.players[view.players["game"].isin(keep)]
+            computed = chances_of_tables(model, study, players, view.turns)
+        every, p, rounds, _ = computed
+        at = np.isin(every, keep)  # the sample's rows of the chances at hand
+        sampled = long_chances(every[at], p[at], rounds[at])
         write_bytes(path, sampled.to_parquet(index=False))
     return games, sampled
 
