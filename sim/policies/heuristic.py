@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine.actions import A_CAT, A_PRINCESS, action_arg1, action_arg2, action_kind
+from sim.engine.actions import A_CAT, A_PLACE, A_PRINCESS, action_arg1, action_arg2, action_kind
 from sim.engine.legal import sleeping_placements
 from sim.engine.rng import randint, uniform
 from sim.engine.scoring import leads
@@ -28,8 +28,27 @@ from sim.engine.state import (
 )
 from sim.engine.table import CALLED, INLINE, find, turned
 from sim.policies.compiled import allowed_actions
-from sim.policies.score_delta import _sleep_delta, current_scores, led_by_rival, score_change
-from sim.policies.work import F_CLOSES_OWN, F_FEEDS_RIVAL, w_cur, w_delta, w_flags
+from sim.policies.score_delta import (
+    _memo_key,
+    _prepare_cell,
+    _sleep_delta,
+    current_scores,
+    led_by_rival,
+    score_change,
+)
+from sim.policies.work import (
+    C_CELL,
+    F_CLOSES_OWN,
+    F_FEEDS_RIVAL,
+    M_EPOCH,
+    M_STAMPS,
+    M_VALUES,
+    w_cache,
+    w_cur,
+    w_delta,
+    w_flags,
+    w_memo,
+)
 from sim.specs import (
     FEAT_CAT_USED,
     FEAT_CLOSES_OWN_BOX,
@@ -158,6 +177,31 @@ def choose_heuristic(s, pr, stream, buf, w, params, values):
             )
         values[1] = best
         return buf[_pick(values, 2, temperature, stream)]
-    for i in range(n):
-        values[i] = action_value(s, pr, buf[i], me, rival, weights, w)
+    _values(s, pr, buf, n, me, rival, weights, w, values)
     return buf[_pick(values, n, temperature, stream)]
+
+
+@njit(**INLINE)
+def _values(s, pr, buf, n, me, rival, weights, w, values):
+    """Each candidate's weighted feature sum into values[:n]. A placement's score change and
+    placement flags depend on its walls only through its memo key on the cell (`_memo_key`:
+    the boxes it joins, and whether the box it makes is closed), and its value on nothing
+    else: placements on one cell that share a key are scored once (the memo holds the index
+    of the first, valid while `_prepare_cell`'s epoch stands)."""
+    c, o_m = w_cache(pr), w_memo(pr)
+    play = s[SC_DECISION] == DEC_PLAY
+    for i in range(n):
+        a = buf[i]
+        if play and action_kind(a) == A_PLACE:
+            x = action_arg2(a)
+            if w[c + C_CELL] != x:
+                _prepare_cell(s, pr, x, w)  # a new cell: a new epoch of the memo
+            code = action_arg1(a)
+            m = s[pr.t_walls + (code >> 1)]
+            key = _memo_key(pr, w, turned(m) if code & 1 else m)
+            if w[o_m + M_STAMPS + key] == w[o_m + M_EPOCH]:
+                values[i] = values[w[o_m + M_VALUES + key]]
+                continue
+            w[o_m + M_STAMPS + key] = w[o_m + M_EPOCH]
+            w[o_m + M_VALUES + key] = i
+        values[i] = action_value(s, pr, a, me, rival, weights, w)
