@@ -132,6 +132,11 @@ def bounded_cs(
             edges = [e if r else None for e, r in zip(edges, out, strict=True)]
             if edges == [None, None]:
                 return w_lo, w_hi
+    from sim.analysis.cs_kernel import first_rejected  # compiled: imported where it is used
+
+    def first(mus: np.ndarray) -> int:
+        return int(first_rejected(s.n, s.mean, s.m2, mus, a, b, limit, BETS, _PSI, _LOG_W))
+
     ends = []
     for edge, sign in zip(edges, (-1.0, 1.0), strict=True):
         if edge is None:  # the window's end, not rejected: the hull reaches past it
@@ -142,17 +147,15 @@ def bounded_cs(
             ends.append(mean)
             continue
         mus = mean + sign * room * grid
-        out = np.flatnonzero(log_e(s, mus, bounds) >= limit)
-        if not len(out):
+        k = first(mus)  # the first candidate rejected, from the estimate outwards
+        if k < 0:
             ends.append(edge)
             continue
-        k = int(out[0])  # the first candidate rejected, from the estimate outwards
         inside, outside = (mean if k == 0 else mus[k - 1]), mus[k]
         for _ in range(rounds):  # finer grids between the two: 1/65 of the step each
             finer = np.linspace(inside, outside, 66)[1:-1]
-            out = np.flatnonzero(log_e(s, finer, bounds) >= limit)
-            if len(out):
-                k = int(out[0])
+            k = first(finer)
+            if k >= 0:
                 inside, outside = (inside if k == 0 else finer[k - 1]), finer[k]
             else:
                 inside = finer[-1]

@@ -55,6 +55,31 @@ def test_the_supermartingale_inequality_holds():
     assert (np.exp(lam * xi - psi * xi * xi) <= 1 + lam * xi + 1e-12).all()
 
 
+def test_the_compiled_search_finds_the_set_of_means_not_rejected():
+    """bounded_cs bisects in compiled code (rejection is monotone from the estimate outwards):
+    on shares, ties, constants and paired differences of any size, every mean on a dense grid
+    inside its interval is not rejected and every one outside is (but for the sliver at a
+    bound that the smallest bet cannot reach)."""
+    rng = np.random.default_rng(7)
+    for t in range(90):
+        n, p = int(rng.integers(1, 20_000)), rng.uniform() ** rng.choice([1, 4])
+        x = [
+            (rng.uniform(size=n) < p).astype(float),
+            np.where(rng.uniform(size=n) < p, rng.choice([1.0, 0.5, 1 / 3], size=n), 0.0),
+            np.full(n, float(p < 0.5)),
+        ][t % 3]
+        bounds = (0.0, 1.0)
+        if t % 4 == 0:
+            x, bounds = x - (rng.uniform(size=n) < p), (-1.0, 1.0)
+        s, alpha = Summary.of(x), (0.05, 0.05 / 12)[t % 2]
+        lo, hi = bounded_cs(s, bounds, alpha)
+        mus = np.linspace(bounds[0] + 1e-9, bounds[1] - 1e-9, 20_001)
+        out = log_e(s, mus, bounds) >= math.log(1 / alpha)
+        tol = 1e-9 + 1e-6 * (hi - lo)  # the search's last step
+        assert not out[(mus > lo + tol) & (mus < hi - tol)].any()
+        assert out[(mus < lo - tol) | (mus > hi + tol)].all()
+
+
 def test_by_hand_and_at_the_edges():
     s = Summary.of(np.r_[np.ones(300), np.zeros(700)])
     assert log_e(s, [0.3], (0, 1))[0] < 0  # at the estimate there is no evidence at all
