@@ -188,10 +188,17 @@ def _card_impact(kind: str) -> Callable[[Means], np.ndarray]:
     return fn
 
 
-def _equal_turn_edge(seat: int) -> Callable[[Means], np.ndarray]:
-    """Seat k's win share minus 1/n, scored when every seat had taken the same number of
-    turns (`level<k>`); with `turn_gain<k>` it adds up to the seat's whole edge."""
-    return lambda m: m[f"level{seat}"] - 1.0 / m["n_players"]
+def _fair_share_edge(column: str) -> Callable[[Means], np.ndarray]:
+    """A seat's share in `column` minus the fair 1/players."""
+    return lambda m: m[column] - 1.0 / m["n_players"]
+
+
+def _edge_metric(name: str, label: str, group: str, column: str, **kw) -> Metric:
+    """A seat's share (a win share column) minus the fair 1/players, 0 when fair."""
+    cols = (column, "n_players")
+    return Metric(
+        name, label, group, _fair_share_edge(column), "share", cols, "wilson", fair=0.0, **kw
+    )
 
 
 def _dead_rate(kind: str) -> Callable[[Means], np.ndarray]:
@@ -281,23 +288,16 @@ PLAY_METRICS = ("turns", "score_sd", "decided_at", "lead_changes", "comeback", "
 def seat_edge_metric(seat: int) -> Metric:
     """Seat k's win share minus the fair 1/players (seat 0's is the first-player advantage);
     a target, by default within FAIR_BAND."""
-    return Metric(
+    label = f"edge over a fair share, seat {seat}"
+    return _edge_metric(
         f"seat_edge.seat{seat}",
-        f"edge over a fair share, seat {seat}",
+        label,
         "seats",
-        _seat_edge(seat),
-        "share",
-        (f"seat{seat}", "n_players"),
-        "wilson",
-        fair=0.0,
+        f"seat{seat}",
         target=True,
         within=FAIR_BAND,
         diff=True,
     )
-
-
-def _seat_edge(seat: int) -> Callable[[Means], np.ndarray]:
-    return lambda m: m[f"seat{seat}"] - 1.0 / m["n_players"]
 
 
 def is_target(name: str) -> bool:
@@ -344,18 +344,10 @@ def turn_edge_metric(seat: int) -> Metric:
 
 
 def equal_turn_edge_metric(seat: int) -> Metric:
-    """Seat k's win share minus 1/n at equal turns (see `_equal_turn_edge`)."""
-    return Metric(
-        f"equal_turn_edge.seat{seat}",
-        f"edge at equal turns, seat {seat}",
-        "turns",
-        _equal_turn_edge(seat),
-        "share",
-        (f"level{seat}", "n_players"),
-        "wilson",
-        fair=0.0,
-        diff=True,
-    )
+    """Seat k's win share minus 1/n, scored when every seat had taken the same number of
+    turns (`level<k>`); with `turn_edge` (`turn_gain<k>`) it adds up to the seat's whole edge."""
+    label = f"edge at equal turns, seat {seat}"
+    return _edge_metric(f"equal_turn_edge.seat{seat}", label, "turns", f"level{seat}", diff=True)
 
 
 def dead_rate_metric(kind: str) -> Metric:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -166,12 +167,17 @@ def _read_cards(value: Any, source: str) -> tuple[dict[Cell, int], dict[Cell, in
     return cards, sleeping
 
 
+def _entries(value: Any, source: str, name: str, keys) -> Iterator[tuple[str, dict]]:
+    """Each entry of the list `name` as (where, the object with exactly `keys`)."""
+    for i, raw in enumerate(_list(value, f"{source}: {name}")):
+        where = f"{source}: {name}[{i}]"
+        yield where, _object(raw, where, keys, keys)
+
+
 def _read_cats(value: Any, source: str) -> tuple[AwakeCat, ...]:
     """Read `cats`: each an awake cat of `player` on two cells."""
     cats = []
-    for i, raw in enumerate(_list(value, f"{source}: cats")):
-        where = f"{source}: cats[{i}]"
-        entry = _object(raw, where, CAT_KEYS, CAT_KEYS)
+    for where, entry in _entries(value, source, "cats", CAT_KEYS):
         player = _int(entry["player"], f"{where}: player")
         north, south = _north_first(*_two_cells(entry["at"], f"{where}: at"))
         cats.append(AwakeCat(player=player, north=north, south=south))
@@ -180,21 +186,16 @@ def _read_cats(value: Any, source: str) -> tuple[AwakeCat, ...]:
 
 def _read_princesses(value: Any, source: str) -> tuple[Princess, ...]:
     """Read `princesses`: each a Princess on two cells."""
-    princesses = []
-    for i, raw in enumerate(_list(value, f"{source}: princesses")):
-        where = f"{source}: princesses[{i}]"
-        entry = _object(raw, where, PRINCESS_KEYS, PRINCESS_KEYS)
-        north, south = _north_first(*_two_cells(entry["at"], f"{where}: at"))
-        princesses.append(Princess(north=north, south=south))
-    return tuple(princesses)
+    return tuple(
+        Princess(*_north_first(*_two_cells(entry["at"], f"{where}: at")))
+        for where, entry in _entries(value, source, "princesses", PRINCESS_KEYS)
+    )
 
 
 def _read_items(value: Any, source: str) -> tuple[Item, ...]:
     """Read `items`: each a toy kind or 'sprayer' between two cells."""
     items = []
-    for i, raw in enumerate(_list(value, f"{source}: items")):
-        where = f"{source}: items[{i}]"
-        entry = _object(raw, where, ITEM_KEYS, ITEM_KEYS)
+    for where, entry in _entries(value, source, "items", ITEM_KEYS):
         kind = entry["kind"]
         if not isinstance(kind, str):
             _fail(f"{where}: kind", f"expected a toy word or 'sprayer', got {_shown(kind)}")

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import yaml
 from markupsafe import Markup
 
 from sim import units
 from sim.analysis.advice_words import advice_summary, people_line, play_text
-from sim.report.html import table, text, write_page
+from sim.report.html import words_table, write_page
 from sim.runs.paths import page_path
 from sim.studies.advice import Advice
 from sim.studies.tune_fair import TUNE_BY_ADVICE
@@ -27,8 +26,7 @@ def _seats_table(data: dict) -> Markup:
     cells = {(c["seat"], c["level"]): c for c in data["cells"]}
     seats = sorted({c["seat"] for c in data["cells"]})
     rows = [{"seat": str(k), **{lv: _cell(cells[k, lv]) for lv in data["levels"]}} for k in seats]
-    cols = [("seat", text("seat")), *((lv, text(lv)) for lv in data["levels"])]
-    return table(pd.DataFrame(rows), cols)
+    return words_table(rows)
 
 
 def _why_table(data: dict) -> Markup:
@@ -39,23 +37,16 @@ def _why_table(data: dict) -> Markup:
                 {
                     "level": level,
                     "seat": str(r["seat"]),
-                    "extra": units.pct(r["extra_share"]),
-                    "turn": units.interval(
+                    "takes an extra turn": units.pct(r["extra_share"]),
+                    "edge from extra turns (pp)": units.interval(
                         r["turn_part"], r["turn_lo"], r["turn_hi"], "share", True
                     ),
-                    "equal": units.interval(
+                    "edge at equal turns (pp)": units.interval(
                         r["equal_part"], r["equal_lo"], r["equal_hi"], "share", True
                     ),
                 }
             )
-    cols = [
-        ("level", text("level")),
-        ("seat", text("seat")),
-        ("takes an extra turn", text("extra")),
-        ("edge from extra turns (pp)", text("turn")),
-        ("edge at equal turns (pp)", text("equal")),
-    ]
-    return table(pd.DataFrame(rows), cols)
+    return words_table(rows)
 
 
 def _fix_table(data: dict) -> Markup | None:
@@ -74,26 +65,16 @@ def _fix_table(data: dict) -> Markup | None:
         )
         rows.append(
             {
-                "fix": "; ".join(f["text"]),
-                "group": f["group"],
-                "worst": f"{abs(f['worst_edge_pp']):.1f} pp ({f['worst_at']['level']},"
-                f" seat {f['worst_at']['seat']})",
-                "inside": f"{f['inside']} of {f['cells']}",
-                "state": state,
-                "after": after,
+                "change": "; ".join(f["text"]),
+                "acts on": f["group"],
+                "worst seat-level": f"{abs(f['worst_edge_pp']):.1f} pp"
+                f" ({f['worst_at']['level']}, seat {f['worst_at']['seat']})",
+                "✓": f"{f['inside']} of {f['cells']}",
+                "verdict": state,
+                "every seat-level after it": after,
             }
         )
-    if not rows:
-        return None
-    cols = [
-        ("change", text("fix")),
-        ("acts on", text("group")),
-        ("worst seat-level", text("worst")),
-        ("✓", text("inside")),
-        ("verdict", text("state")),
-        ("every seat-level after it", text("after")),
-    ]
-    return table(pd.DataFrame(rows), cols)
+    return words_table(rows)
 
 
 def _fate(row: dict) -> str:
@@ -108,28 +89,20 @@ def _screen_table(data: dict) -> Markup | None:
     rows = [
         {
             "change": r["label"],
-            "group": r["group"],
+            "acts on": r["group"],
             "games": f"{r['games']:,}",
-            "worst": "–" if r["worst_pp"] is None else f"{r['worst_pp']:+.1f}",
+            "worst edge so far (pp)": "–" if r["worst_pp"] is None else f"{r['worst_pp']:+.1f}",
             "fate": _fate(r),
         }
         for r in data.get("screened", [])
     ]
-    if not rows:
-        return None
-    cols = [
-        ("change", text("change")),
-        ("acts on", text("group")),
-        ("games", text("games")),
-        ("worst edge so far (pp)", text("worst")),
-        ("fate", text("fate")),
-    ]
-    return table(pd.DataFrame(rows), cols)
+    return words_table(rows)
 
 
 def _play_table(data: dict) -> Markup:
-    rows = [{"level": lv, "play": play_text(data["play"][lv])} for lv in data["levels"]]
-    return table(pd.DataFrame(rows), [("level", text("level")), ("how it plays", text("play"))])
+    return words_table(
+        [{"level": lv, "how it plays": play_text(data["play"][lv])} for lv in data["levels"]]
+    )
 
 
 def build_advise_report(result: Advice, out_path=None, force: bool = False) -> Path:

@@ -59,6 +59,14 @@ def table(frame: pd.DataFrame, cols: list[Col]) -> Markup:
     return Markup(body.to_html(index=False, border=0, classes="t", escape=True))
 
 
+def words_table(rows: list[dict[str, str]]) -> Markup | None:
+    """A table of rows already in words, one column per key of the first row (its header, in
+    that order); None without rows."""
+    if not rows:
+        return None
+    return table(pd.DataFrame(rows), [(head, text(head)) for head in rows[0]])
+
+
 NBSP = "\u00a0"
 _BRACKETS = re.compile(r"\[[^\[\]]*\]")
 

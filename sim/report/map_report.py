@@ -14,7 +14,7 @@ from sim import units
 from sim.config import dump_yaml
 from sim.errors import SimError
 from sim.metrics import metric as registry_metric
-from sim.report.html import keep_together, num, table, text, write_page
+from sim.report.html import keep_together, num, table, text, words_table, write_page
 from sim.runs.paths import STUDY_FILE, page_path
 from sim.runs.storage import read_study_meta, saved_study
 from sim.space_map.design import axes_of
@@ -206,21 +206,13 @@ def _confirmed_table(data: dict) -> Markup | None:
         {
             "point": _moved(data, c["point"]),
             "target": r["target"],
-            "ci": _interval(r["target"], r["estimate"], r["lo"], r["hi"]),
-            "met": "met" if r["met"] else "not met",
+            "estimate [1 − 0.05/m]": _interval(r["target"], r["estimate"], r["lo"], r["hi"]),
+            "verdict": "met" if r["met"] else "not met",
         }
         for c in data["region"].get("confirmed", [])
         for r in c["targets"]
     ]
-    if not rows:
-        return None
-    cols = [
-        ("point", text("point")),
-        ("target", text("target")),
-        ("estimate [1 − 0.05/m]", text("ci")),
-        ("verdict", text("met")),
-    ]
-    return table(pd.DataFrame(rows), cols)
+    return words_table(rows)
 
 
 def _held_out_table(data: dict) -> Markup:

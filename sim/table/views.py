@@ -10,6 +10,7 @@ another seat draws only as "drew a card".
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 from sim.engine.actions import (
     A_CAT,
@@ -92,6 +93,35 @@ def group_actions(game: Game, legal) -> list[str]:
     return [f"{h} {', '.join(groups[h])}" if groups[h] else h for h in order]
 
 
+def _walls(record: dict) -> str:
+    return record["walls"] or "none"
+
+
+def _end_reason(record: dict) -> str:
+    return "the deck is empty" if record["reason"] == "deck_empty" else "a last awake cat"
+
+
+# The words of each event that reads the same to every viewer: (record, who) -> text.
+_EVENT_WORDS: dict[str, Callable[[dict, str], str]] = {
+    "item": lambda r, who: f"{who} put {r['kind']} on {'|'.join(map(str, r['between']))}",
+    "item_wasted": lambda r, who: f"{who}: no free open seam for {r['kind']}, removed (R5.3)",
+    "place": lambda r, who: (
+        f"{who} placed {card_label(r['card'])} at {r['at']} (walls {_walls(r)})"
+    ),
+    "cat": lambda r, who: f"{who} put an awake cat on {'+'.join(map(str, r['at']))}",
+    "sleeping": lambda r, who: f"{who} put a sleeping cat at {r['at']}",
+    "princess": lambda r, who: (
+        f"{who} played the Princess: seat {r['evicted']}'s cat on"
+        f" {'+'.join(map(str, r['at']))} evicted"
+    ),
+    "discard": lambda r, who: f"{who} discarded {card_label(r['card'])} (nothing could be played)",
+    "end_trigger": lambda r, who: f"end triggered: {_end_reason(r)} (R7.1)",
+    "end": lambda r, who: (
+        "game over: " + ", ".join(f"seat {p} {s}" for p, s in enumerate(r["scores"]))
+    ),
+}
+
+
 def event_text(record: dict, viewer: int | None = None, omniscient: bool = False) -> str | None:
     """A log record in words, as `viewer` may read it (None: anybody; `omniscient`: the
     replay, which shows every card). None for records that say nothing to a person."""
@@ -109,30 +139,8 @@ def event_text(record: dict, viewer: int | None = None, omniscient: bool = False
         if omniscient or is_item(card) or (viewer is not None and seat == viewer):
             return f"{who} drew {card_label(card)}"
         return f"{who} drew a card"
-    if kind == "item":
-        a, b = record["between"]
-        return f"{who} put {record['kind']} on {a}|{b}"
-    if kind == "item_wasted":
-        return f"{who}: no free open seam for {record['kind']}, removed (R5.3)"
-    if kind == "place":
-        walls = record["walls"] or "none"
-        return f"{who} placed {card_label(record['card'])} at {record['at']} (walls {walls})"
-    if kind == "cat":
-        a, b = record["at"]
-        return f"{who} put an awake cat on {a}+{b}"
-    if kind == "sleeping":
-        return f"{who} put a sleeping cat at {record['at']}"
-    if kind == "princess":
-        a, b = record["at"]
-        return f"{who} played the Princess: seat {record['evicted']}'s cat on {a}+{b} evicted"
-    if kind == "discard":
-        return f"{who} discarded {card_label(record['card'])} (nothing could be played)"
-    if kind == "end_trigger":
-        why = "the deck is empty" if record["reason"] == "deck_empty" else "a last awake cat"
-        return f"end triggered: {why} (R7.1)"
-    if kind == "end":
-        return "game over: " + ", ".join(f"seat {p} {s}" for p, s in enumerate(record["scores"]))
-    return None
+    words = _EVENT_WORDS.get(kind)
+    return None if words is None else words(record, who)
 
 
 def view_json(view: PlayerView, *, with_hand: bool) -> dict:
