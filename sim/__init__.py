@@ -18,6 +18,7 @@ COMPILED = (
     "runs/results.py",
     "runs/loop.py",
     "feel/forest.py",
+    "analysis/cs_kernel.py",
     "table/rollout.py",
 )
 

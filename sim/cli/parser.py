@@ -295,12 +295,18 @@ def _replay(sub) -> None:
     add_force(p)
 
 
-def _run(sub) -> None:
-    """`sim run`."""
-    p = sub.add_parser("run", help="play a study's games in parallel and save the results")
-    p.add_argument("config", nargs="?", default=None)
-    add_study_options(p, "run")
-    add_feel_options(p)
+def _plain_study(name: str, help: str, feel: tuple[str, ...] = ()):
+    """The parser of a study command that takes a config, the study options and `feel`'s
+    flags (of FEEL_FLAGS), and nothing of its own."""
+
+    def add(sub) -> None:
+        p = sub.add_parser(name, help=help)
+        p.add_argument("config", nargs="?", default=None)
+        add_study_options(p, name)
+        add_feel_options(p, feel)
+
+    add.__doc__ = f"`sim {name}`."
+    return add
 
 
 # The feel's switches: each a flag that is on or off, with its help line.
@@ -330,30 +336,6 @@ def _report(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines on long runs")
     add_force(p)
     add_feel_options(p)
-
-
-def _sweep(sub) -> None:
-    """`sim sweep`."""
-    p = sub.add_parser("sweep", help="run every point of the config's sweep on shared seeds")
-    p.add_argument("config", nargs="?", default=None)
-    add_study_options(p, "sweep")
-    add_no_feel(p)
-
-
-def _value(sub) -> None:
-    """`sim value`."""
-    p = sub.add_parser(
-        "value", help="what each option and card is worth: restricted play, ablation"
-    )
-    p.add_argument("config", nargs="?", default=None)
-    add_study_options(p, "value")
-
-
-def _ladder(sub) -> None:
-    """`sim ladder`."""
-    p = sub.add_parser("ladder", help="skill ladder of policies: matches, ratings and depth")
-    p.add_argument("config", nargs="?", default=None)
-    add_study_options(p, "ladder")
 
 
 def _luck(sub) -> None:
@@ -516,11 +498,11 @@ COMMANDS = (
     _play,
     _table,
     _replay,
-    _run,
+    _plain_study("run", "play a study's games in parallel and save the results", tuple(FEEL_FLAGS)),
     _report,
-    _sweep,
-    _value,
-    _ladder,
+    _plain_study("sweep", "run every point of the config's sweep on shared seeds", ("--no-feel",)),
+    _plain_study("value", "what each option and card is worth: restricted play, ablation"),
+    _plain_study("ladder", "skill ladder of policies: matches, ratings and depth"),
     _luck,
     _tune,
     _compare,

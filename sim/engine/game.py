@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine import actions as A  # the action encoding (describe reads it)
+from sim.engine import state
 from sim.engine.legal import legal_actions
 from sim.engine.position import AwakeCat, Item, Position, Princess
 from sim.engine.rng import WORD_SEAT0, game_words
@@ -22,16 +23,6 @@ from sim.engine.state import (
     DECISION_NAMES,
     DIR_E,
     DIR_S,
-    EV_CAT,
-    EV_DISCARD,
-    EV_DRAW,
-    EV_ITEM,
-    EV_PLACE,
-    EV_PRINCESS,
-    EV_SLEEPING,
-    EV_TRIGGER,
-    EV_TURN,
-    EV_WASTED,
     FREE,
     PRINCESS,
     SC_DECISION,
@@ -343,21 +334,21 @@ class Game:
         return out
 
     def _event(self, kind: int, seat: int, a: int, b: int, c: int) -> dict:
-        if kind == EV_TURN:
+        if kind == state.EV_TURN:
             action = "skip" if b == TURN_SKIP else "sleeping" if b == TURN_SLEEPING else "box"
             return {"event": "turn", "seat": seat, "phase": PHASE_NAMES[a], "action": action}
-        if kind == EV_DRAW:
+        if kind == state.EV_DRAW:
             return {"event": "draw", "seat": seat, "card": self.card_name(a)}
-        if kind == EV_ITEM:
+        if kind == state.EV_ITEM:
             return {
                 "event": "item",
                 "seat": seat,
                 "kind": self.engine.types.item_name(a),
                 "between": self.seam(b, c),
             }
-        if kind == EV_WASTED:
+        if kind == state.EV_WASTED:
             return {"event": "item_wasted", "seat": seat, "kind": self.engine.types.item_name(a)}
-        if kind == EV_PLACE:
+        if kind == state.EV_PLACE:
             return {
                 "event": "place",
                 "seat": seat,
@@ -365,23 +356,23 @@ class Game:
                 "at": self.cell(b),
                 "walls": walls_str(c),
             }
-        if kind == EV_CAT:
+        if kind == state.EV_CAT:
             return {
                 "event": "cat",
                 "seat": seat,
                 "at": [self.cell(a), self.cell(a + self.pr.width)],
             }
-        if kind == EV_SLEEPING:
+        if kind == state.EV_SLEEPING:
             return {"event": "sleeping", "seat": seat, "at": self.cell(a), "walls": walls_str(b)}
-        if kind == EV_PRINCESS:
+        if kind == state.EV_PRINCESS:
             return {
                 "event": "princess",
                 "seat": seat,
                 "at": [self.cell(a), self.cell(a + self.pr.width)],
                 "evicted": b,
             }
-        if kind == EV_DISCARD:
+        if kind == state.EV_DISCARD:
             return {"event": "discard", "seat": seat, "card": self.card_name(a)}
-        if kind == EV_TRIGGER:
+        if kind == state.EV_TRIGGER:
             return {"event": "end_trigger", "seat": seat, "reason": TRIGGER_NAMES[a]}
         raise ValueError(f"unknown event kind {kind}")
