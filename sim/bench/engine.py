@@ -12,9 +12,11 @@ from sim.config import StudyConfig, load_study, parse_study
 from sim.errors import SimError
 from sim.runs.compile_watch import compile_heartbeat
 from sim.runs.paths import check_report_path
+from sim.runs.play import compile_note
 
 MAX_BENCH_GAMES = 10_000_000
 MAX_REPEAT = 100
+FIRST_USE = "first use since install or upgrade"  # a compiled piece of its own, not a loop
 BASE = Path("configs") / "base.yaml"
 
 
@@ -46,7 +48,7 @@ def bench_random_play(games: int = 20000, config_path: str | None = None) -> lis
     study = bench_study(config_path)
     t0 = time.perf_counter()
     engine = engine_for(study.game)
-    with compile_heartbeat("the random-play kernel"):
+    with compile_heartbeat("the random-play kernel", note=FIRST_USE):
         bench_random(engine.pr, engine.blank, study.seed, 0, 1)
     startup = time.perf_counter() - t0
     print(f"start-up (import, compile or load the compile cache): {startup:.2f} s")
@@ -131,7 +133,7 @@ def bench_runner(games: int = 10000, config_path: str | None = None, repeat: int
         engine = engine_for(study.game)
         slots = lineup_slots(study, 0, games)
         codes, params = lineup_policies(study)
-        with compile_heartbeat(f"the game loop for {name}"):
+        with compile_heartbeat(f"the game loop for {name}", note=compile_note()):
             play_chunk(engine.pr, engine.blank, study.seed, 0, 2, slots[:2], codes, params)
         bare, _ = best_rate(
             play_chunk, engine.pr, engine.blank, study.seed, 0, games, slots, codes, params
@@ -172,7 +174,7 @@ def bench_policies(games: int = 2000, config_path: str | None = None) -> list[di
     for name, seat in POLICY_LINEUPS.items():
         n = games if name not in SEARCH else max(1, games // 100)
         study = base.with_overrides(seats=[seat] * players, games=n)
-        with compile_heartbeat(f"the game loop for {name}"):
+        with compile_heartbeat(f"the game loop for {name}", note=compile_note()):
             play_arrays(study, 0, 1)  # load or compile first
         t = time.perf_counter()
         chunk = play_arrays(study, 0, n)
@@ -224,7 +226,8 @@ def duel(
         for seat in (first, second)
     ]
     scratch = PolicyScratch.for_params(pr)
-    with compile_heartbeat("the two policies"):  # their first decisions compile them
+    # their first decisions compile them
+    with compile_heartbeat("the two policies", note=FIRST_USE):
         warm = Game(engine, seed, first_game)
         for code, params in slots:  # on copies: the duel itself starts from nothing used
             PolicyScratch.for_params(pr).choose(

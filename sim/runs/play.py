@@ -252,6 +252,15 @@ def engine_is_cached(study: StudyConfig | None = None) -> bool:
     return any(key[0].args and key[0].args[-1] == want for key in index)
 
 
+def compile_note() -> str:
+    """What a compile of a game loop that starts now is, said only when true: the first run
+    after install (nothing cached), or, with another line-up's loop already cached, only this
+    one's players and loop (once; cached after)."""
+    if engine_is_cached():
+        return f"first use of these players since install or upgrade, about {NEW_PLAYERS_S}"
+    return f"first run after install or upgrade, about {COLD_START_S}"
+
+
 def load_engine(study: StudyConfig, say: bool = True) -> float:
     """Load (or compile) the study's compiled game loop in this process; the seconds it
     took. While it compiles (a cold cache), a heartbeat on stderr says so every 10 s."""
@@ -261,13 +270,7 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     t0 = time.perf_counter()
     codes, _ = lineup_policies(study)
     names = policy_set_names(policy_set(codes[codes != PLUGIN])) or "Python seats"
-    # said only when true: with another line-up's loop already cached, only this one's
-    # players and loop compile (once; cached after)
-    if engine_is_cached():
-        note = f"first use of these players since install or upgrade, about {NEW_PLAYERS_S}"
-    else:
-        note = f"first run after install or upgrade, about {COLD_START_S}"
-    with compile_heartbeat(f"the engine for {names}", note=note, enabled=say):
+    with compile_heartbeat(f"the engine for {names}", note=compile_note(), enabled=say):
         # and the compiled pieces that turn a chunk into tables, so forked workers have them
         empty = play_arrays(study, 0, 0)
         arrow_tables(study, empty)
