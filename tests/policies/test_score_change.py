@@ -402,21 +402,31 @@ def configs(draw) -> GameConfig:
 MOVERS = ("place", "princess", "cat", "item", "sleep_at@choose")
 
 
-@settings(
-    max_examples=50,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(
+GAMES = given(
     cfg=configs(),
     seed=st.integers(0, 2**40),
     seats=st.lists(st.sampled_from(PLAYERS), min_size=5, max_size=5),
     explore=spread(0.2, 0.0, 0.5),
     driver_seed=st.integers(0, 2**32),  # one draw: a game makes thousands of choices
 )
-def test_incremental_score_change_equals_full_rescoring(cfg, seed, seats, explore, driver_seed):
+
+
+def check_a_game(cfg, seed, seats, explore, driver_seed) -> None:
     """Random configs and line-ups: every action at every decision of a whole game."""
     play_and_check(cfg, seed, 0, seats[: cfg.players], random.Random(driver_seed), explore)
+
+
+# The default suite: the same 15 drawn games every run (a whole game checks every action of
+# thousands of decisions in Python: 50 random ones took 21-85 s); the opt-in slow test draws
+# 200 new ones each run.
+test_incremental_score_change_equals_full_rescoring = settings(
+    max_examples=15, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)(GAMES(check_a_game))
+test_incremental_score_change_on_many_new_games = pytest.mark.slow(
+    settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])(
+        GAMES(check_a_game)
+    )
+)
 
 
 @pytest.mark.parametrize("seed, index", [(1, 0), (2, 6), (20261129, 17)])
