@@ -1,9 +1,10 @@
 """The built-in policies' policy sets and the scratch space they share.
 
-The compiled game loop (`sim.runs.loop.chunk_loop`) is compiled for the set of policies
-its line-up uses: `policy_set` marks each built-in policy present (1) or absent
-(None), and the loop prunes an absent policy's branch before typing, so a study
-of random and greedy seats never compiles the search players. From Python
+The compiled game loop (`sim.runs.loop.chunk_loop`) is compiled for a set of policies:
+`policy_set` marks each built-in policy present (1) or absent (None) in the smallest of
+three loops (LOOPS) that holds every policy the line-up uses, and the loop prunes an absent
+policy's branch before typing, so a study of random and greedy seats never compiles the
+heuristic or the search players. From Python
 (`PolicyScratch.choose`: sim play, the tests, the duel), each policy's own
 compiled function is called directly, so only that one compiles.
 """
@@ -35,10 +36,26 @@ TREE_ROWS = tree_rows()
 N_POLICIES = 5  # the built-in policy codes are 0..4 (sim.specs POLICY_*)
 
 
+# The loops there are, smallest first: a line-up plays in the first that holds every policy it
+# uses, so at most three loops are ever compiled (`sim run`'s base players; with the
+# heuristic, as `sim advise`'s levels; every built-in one, as `sim ladder`'s), not one per
+# set of players a study happens to seat (31 sets; the first `sim advise` compiled three,
+# the first `sim ladder` five). A branch of a policy no seat plays is one untaken test per
+# decision (measured: docs/dev/performance-log.md).
+LOOPS = (
+    frozenset({POLICY_RANDOM, POLICY_GREEDY}),
+    frozenset({POLICY_RANDOM, POLICY_GREEDY, POLICY_HEURISTIC}),
+    frozenset(range(N_POLICIES)),
+)
+
+
 def policy_set(codes: Iterable[int]) -> tuple:
-    """The compile-time mark of the policies a line-up uses: per code, 1 if used, else None."""
+    """The compile-time mark of the loop a line-up plays in: per code, 1 if the loop holds the
+    policy (the first of LOOPS that holds every one the line-up uses), else None. No built-in
+    policy (Python seats only): no loop, every mark None."""
     used = {int(c) for c in codes}
-    return tuple(np.int64(1) if code in used else None for code in range(N_POLICIES))
+    loop = next(s for s in LOOPS if used <= s) if used else frozenset()
+    return tuple(np.int64(1) if code in loop else None for code in range(N_POLICIES))
 
 
 def policy_set_names(present: tuple) -> str:

@@ -16,16 +16,41 @@ from sim.config import load_study
 from sim.policies import dispatch
 from sim.runs.lineup import engine_for, lineup_policies, lineup_slots
 from sim.runs.loop import chunk_args
-from sim.specs import POLICY_GREEDY, POLICY_ISMCTS, POLICY_RANDOM
+from sim.specs import (
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_ISMCTS,
+    POLICY_LOOKAHEAD,
+    POLICY_RANDOM,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "configs" / "base.yaml"
 
 
-def test_policy_set_marks_only_the_codes_used():
+def _marks(*codes: int) -> list[bool]:
+    return [m is not None for m in dispatch.policy_set(codes)]
+
+
+def test_a_lineup_plays_in_the_smallest_of_three_loops_that_holds_its_policies():
     present = dispatch.policy_set([POLICY_GREEDY, POLICY_RANDOM, POLICY_GREEDY])
     assert [m is not None for m in present] == [True, True, False, False, False]
     assert dispatch.policy_set_names(present) == "random, greedy"
+    assert _marks(POLICY_RANDOM) == _marks(POLICY_GREEDY) == [True, True, False, False, False]
+    assert (
+        _marks(POLICY_HEURISTIC)
+        == _marks(POLICY_HEURISTIC, POLICY_RANDOM)
+        == [True] * 3 + [False] * 2
+    )
+    assert _marks(POLICY_ISMCTS) == _marks(POLICY_LOOKAHEAD, POLICY_GREEDY) == [True] * 5
+    assert _marks() == [False] * 5  # Python seats only: no loop
+    every = {tuple(_marks(*s)) for s in _subsets(range(dispatch.N_POLICIES))}
+    assert len(every) == 4  # three loops, and none
+
+
+def _subsets(codes):
+    codes = list(codes)
+    return [[c for i, c in enumerate(codes) if mask >> i & 1] for mask in range(1 << len(codes))]
 
 
 def test_every_caller_gets_one_signature():
