@@ -26,7 +26,6 @@ kind and phase of the kingmaking decisions) are counted.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,9 +226,11 @@ def crowns_clearly(shares: np.ndarray, mover: int, alpha: float = ALPHA) -> bool
 
 def _sign_p(d: np.ndarray) -> float:
     """One-sided exact p-value of more positive than negative paired differences (ties, 0,
-    dropped): P(Binomial(n, 1/2) >= positives), n the nonzero differences."""
-    positive, n = int((d > 0).sum()), int((d != 0).sum())
-    return math.fsum(math.comb(n, k) for k in range(positive, n + 1)) / 2**n
+    dropped): scipy's binomial test of the positives among the nonzero, against 1/2."""
+    from scipy.stats import binomtest
+
+    n = int((d != 0).sum())
+    return 1.0 if n == 0 else binomtest(int((d > 0).sum()), n, 0.5, alternative="greater").pvalue
 
 
 def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
