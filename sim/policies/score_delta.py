@@ -19,6 +19,7 @@ from sim.engine.actions import (
 from sim.engine.scoring import (
     best_toy,
     box_majority,
+    box_top_count,
     box_value,
     leader_mask,
     leads,
@@ -475,3 +476,42 @@ def _no_item_near(s, pr, x):
             if s[pr.o_toys + r * pr.ntoys + k] > 0:
                 return False
     return True
+
+
+@njit(**INLINE)
+def _no_leader_near(s, pr, x):
+    """Does no box next to cell x have a leader (a cat that counts for its majority, R8.2)?
+    Then a card on x changes no score, whatever the boxes hold: the boxes it touches, joins
+    or makes have nobody to credit (`_place_delta`), and it sets no placement flag (it feeds
+    no box a rival leads, and closes none anyone leads)."""
+    for d in range(4):
+        y = x + offset(pr, d)
+        if s[pr.o_walls + y] >= 0 and box_top_count(s, pr, read_root(s, pr, y)) > 0:
+            return False
+    return True
+
+
+@njit(**INLINE)
+def _quiet_flags(pr, w, key, me):
+    """The placement flags of a card with memo key `key` on the cached cell that keeps every
+    score (`_keeps_scores`), read from the cell cache, with the score change cleared: what
+    `_place_delta` finds for it without merging the boxes' toys and cats. It feeds a box a
+    rival leads if it joins one (R1.6); it closes each box it only touches, and seals, that
+    `me` leads (R1.8); the box it makes is open, or joins only inert boxes (nobody leads)."""
+    c = w_cache(pr)
+    o_flags = w_flags(pr)
+    _clear_delta(pr, w)
+    closes = 0
+    feeds = 0
+    for j in range(w[c + C_NROOTS]):
+        base = c + C_ROOTS + C_ROOT_WIDTH * j
+        leaders = w[base + R_LEADERS]
+        if (key >> j) & 1:
+            if leaders != 0 and not (leaders >> me) & 1:
+                feeds = 1
+        elif (leaders >> me) & 1:
+            sealed = w[base + R_SEALED]
+            if sealed > 0 and w[base + R_OPEN] == sealed:
+                closes += 1
+    w[o_flags + F_CLOSES_OWN] = closes
+    w[o_flags + F_FEEDS_RIVAL] = feeds
