@@ -283,6 +283,9 @@ TARGET_METRICS: tuple[str, ...] = tuple(m.name for m in _CORE.values() if m.targ
 FAIR_BAND = 0.025
 # How a game plays, as `sim advise` shows it (against the config's targets where given).
 PLAY_METRICS = ("turns", "score_sd", "decided_at", "lead_changes", "comeback", "items_wasted")
+# how tense a game is, by the chances of winning (`sim.feel`): beside PLAY_METRICS where a
+# study's games hold the feel (advise's diagnosis)
+FEEL_PLAY = ("suspense", "decisive_moment")
 
 
 def seat_edge_metric(seat: int) -> Metric:

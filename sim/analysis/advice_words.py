@@ -247,7 +247,8 @@ def people_line(data: dict) -> str | None:
 
 def play_text(play: dict[str, dict]) -> str:
     """How a game plays, in one line: length, spread, when it is decided, lead changes,
-    comebacks, items wasted (a target's verdict where the config gives one)."""
+    comebacks, items wasted, and where measured its suspense and the moment the chances
+    decide it (a target's verdict where the config gives one)."""
     words = {
         "turns": "turns",
         "score_sd": "score spread",
@@ -255,6 +256,8 @@ def play_text(play: dict[str, dict]) -> str:
         "lead_changes": "lead changes",
         "comeback": "comebacks",
         "items_wasted": "items wasted",
+        "suspense": "suspense",
+        "decisive_moment": "decided by the chances at",
     }
     parts = []
     for name, e in play.items():

@@ -196,10 +196,12 @@ def wants_noise(study: StudyConfig) -> bool:
     return any(m.name in study.targets for m in FEEL_METRICS)
 
 
-def feel_noise(studies: list[StudyConfig], quiet: bool = False) -> dict[str, float]:
+def feel_noise(
+    studies: list[StudyConfig], quiet: bool = False, why: str = "a feel metric has a target"
+) -> dict[str, float]:
     """The feel model's own noise (`sim.feel.model.model_noise`) for these points: cached
-    beside the model, else measured on refits (saying so) against check games of another
-    seed (half the pilot's)."""
+    beside the model, else measured on refits (saying so, and `why`) against check games of
+    another seed (half the pilot's)."""
     key = model_key(studies)
     path = cache_path(key).with_suffix(".noise.json")
     try:
@@ -211,7 +213,7 @@ def feel_noise(studies: list[StudyConfig], quiet: bool = False) -> dict[str, flo
     if not quiet:
         print(
             f"measuring the chances' own noise ({REFITS} refits on {sum(counts):,} pilot games,"
-            " once: a feel metric has a target)",
+            f" once: {why})",
             file=sys.stderr,
         )
     seed = int(key[:15], 16)

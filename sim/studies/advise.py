@@ -66,7 +66,8 @@ from sim.config.blocks import ADVISE_NEIGHBOURS as NEIGHBOURS
 from sim.config.blocks import ADVISE_SET as SET_SIZE
 from sim.config.blocks import ADVISE_SHARPEN as SHARPEN
 from sim.errors import SimError
-from sim.metrics import PLAY_METRICS
+from sim.metrics import FEEL_PLAY, PLAY_METRICS
+from sim.runs.chances import can_feel, feel_noise, run_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
@@ -262,21 +263,38 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
             (level_study(state, levels[i], {}, n, seed, ""), _folder(state, "diagnose", 0, i))
             for i in at
         ]
-        checked = check_all(points, state.targets, state.chunk, workers, _hint(state))
-        for i, row in zip(at, checked, strict=True):
+        feel = [_level_feel(study, folder, workers.quiet) for study, folder in points]
+        models = [f[0] for f in feel]
+        checked = check_all(points, state.targets, state.chunk, workers, _hint(state), models)
+        for i, row, (_, noise) in zip(at, checked, feel, strict=True):
             had = rows[i].games if rows[i] else 0
             state.spend("diagnose", n - had)
             run = load_run(_folder(state, "diagnose", 0, i))
             cells = level_cells(run.players, levels[i].label, bands)
             why = _why(run)
-            rows[i] = LevelRow(levels[i].label, row, _play(run, state.study), why, tuple(cells))
+            play = _play(run, state.study, noise)
+            rows[i] = LevelRow(levels[i].label, row, play, why, tuple(cells))
 
 
-def _play(run, study: StudyConfig) -> dict[str, dict]:
+def _level_feel(study: StudyConfig, folder: Path, quiet: bool) -> tuple[Any, dict | None]:
+    """A level's feel model (the one its folder started with, else fitted on pilot games and
+    cached, `run_feel`) and the model's own noise (`feel_noise`, cached beside it), so that
+    how it plays says how tense the game is with honest intervals; none with a designer's
+    own policy at the table (`can_feel`)."""
+    if not can_feel([study]):
+        return None, None
+    noise = feel_noise([study], quiet, why="how it plays says how tense the game is")
+    return run_feel([study], [folder], quiet), noise
+
+
+def _play(run, study: StudyConfig, noise: dict | None = None) -> dict[str, dict]:
     """How the game plays at a level: PLAY_METRICS with intervals (verdicts where the config
-    targets them)."""
-    targets = {m: study.targets.get(m) for m in PLAY_METRICS}
-    est = verdicts(run, {m: t if t is not None else (-1e300, 1e300) for m, t in targets.items()})
+    targets them), and how tense it is (`FEEL_PLAY`, when its games hold the feel: their
+    intervals widened by the model's own `noise`)."""
+    feel = [m for m in FEEL_PLAY if m in run.games.columns]
+    targets = {m: study.targets.get(m) for m in (*PLAY_METRICS, *feel)}
+    everything = {m: t if t is not None else (-1e300, 1e300) for m, t in targets.items()}
+    est = verdicts(run, everything, noise)
     for m, t in targets.items():
         if t is None:
             est[m].update(verdict=None, band=None)

@@ -11,18 +11,23 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sim.analysis.balance import run_metrics
+from sim.analysis.balance import run_metrics, with_model_noise
 from sim.analysis.tuning import target_distance
 from sim.config import StudyConfig, Targets
+from sim.feel.model import FeelModel
 from sim.metrics import target_band, target_status
 from sim.runs.options import Workers
 from sim.runs.orchestrate import Point, execute
 from sim.runs.storage import RunResult, load_run
 
 
-def verdicts(run: RunResult, targets: Targets) -> dict[str, dict]:
-    """Every target's estimate, 95% interval, band and verdict on a finished run."""
-    table = run_metrics(run.games, run.players, list(targets)).set_index("metric")
+def verdicts(
+    run: RunResult, targets: Targets, noise: dict[str, float] | None = None
+) -> dict[str, dict]:
+    """Every target's estimate, 95% interval, band and verdict on a finished run; `noise`
+    (a feel model's own, `sim.runs.chances.feel_noise`) widens the feel metrics' intervals."""
+    table = run_metrics(run.games, run.players, list(targets))
+    table = with_model_noise(table, noise or {}).set_index("metric")
     out = {}
     for name, target in targets.items():
         lo, hi = float(table.at[name, "lo"]), float(table.at[name, "hi"])
@@ -75,9 +80,17 @@ def check_all(
     chunk: int,
     workers: Workers,
     hint: str,
+    feel: list[FeelModel | None] | None = None,
 ) -> list[Checked]:
-    """`check` for several studies of one game count, played together in one pool."""
-    execute([Point(study, folder) for study, folder in points], chunk, workers, died_hint=hint)
+    """`check` for several studies of one game count, played together in one pool (each
+    with its feel model, when given one: its games then hold the feel columns)."""
+    models = feel or [None] * len(points)
+    execute(
+        [Point(study, folder, m) for (study, folder), m in zip(points, models, strict=True)],
+        chunk,
+        workers,
+        died_hint=hint,
+    )
     out = []
     for study, folder in points:
         est = verdicts(load_run(folder), targets)

@@ -273,6 +273,27 @@ def test_sim_advise_calibrated_plays_players_like_yours_as_one_more_level(tmp_pa
     assert 'id="people"' in html and "off target for greedy" in html
 
 
+def test_how_it_plays_says_how_tense_each_level_is(base_advice):
+    """The diagnosis measures the feel (issue 53): each level's suspense and the moment the
+    chances decide the game, with intervals that hold the model's own noise (wider than the
+    games' alone), in advice.json and on the page's "How it plays"."""
+    from sim.runs.storage import load_run
+    from sim.studies.checks import verdicts
+
+    data, _, tmp = base_advice
+    for i, level in enumerate(data["levels"]):
+        play = data["play"][level]
+        for name in ("suspense", "decisive_moment"):
+            e = play[name]
+            assert e["lo"] < e["estimate"] < e["hi"], (level, name, e)
+        run = load_run(tmp / "a" / "diagnose" / f"c0000-l{i}")
+        bare = verdicts(run, {"suspense": (-1e300, 1e300)})["suspense"]
+        assert bare["estimate"] == play["suspense"]["estimate"]
+        assert bare["hi"] - bare["lo"] < play["suspense"]["hi"] - play["suspense"]["lo"]
+    page = (tmp / "a.html").read_text(encoding="utf-8")
+    assert "suspense" in page and "decided by the chances at" in page
+
+
 def test_the_terminal_opens_with_the_pages_first_paragraph(base_advice):
     """`sim advise` prints the page's two short sentences first, then the details."""
     from sim.analysis.advice_words import advice_summary
