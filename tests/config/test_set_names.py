@@ -71,7 +71,8 @@ def test_a_set_run_keeps_its_own_page_and_records_its_sets(tmp_path, monkeypatch
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["sets"] == meta["sets"]
     html = page.read_text(encoding="utf-8")
     assert "Changed on the command line" in html and "<code>deck.sprayers=6</code>" in html
-    code, out, _ = cli(capsys, "run", "--resume", "r", "--games", "60", "--jobs", "1", "--quiet")
+    again = ["--games", "60", "--jobs", "1", "--quiet", "--no-feel"]  # its name, not its feel
+    code, out, _ = cli(capsys, "run", "--resume", "r", *again)
     assert code == 0, out
     meta = json.loads((tmp_path / "r" / "run.json").read_text())
     assert meta["games"] == 60 and meta["sets"] == ["deck.sprayers=6"]

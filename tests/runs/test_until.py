@@ -181,7 +181,8 @@ def test_a_sweep_until_decided_stops_alike_on_one_or_two_workers(primary, tmp_pa
     for jobs in (1, 2):
         out = tmp_path / f"s{jobs}"
         code, _, err = cli(capsys, "sweep", path, "--until", "decided", "--max-games", 1500,
-                           "--jobs", jobs, "--out", out, "--no-report", "--quiet")  # fmt: skip
+                           "--jobs", jobs, "--out", out, "--no-report", "--no-feel",
+                           "--quiet")  # fmt: skip
         assert code == 0, err
         meta = json.loads((out / "study.json").read_text())
         got.append((meta["games"], meta["chunk_games"], meta["until"],
