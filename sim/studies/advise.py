@@ -66,6 +66,7 @@ from sim.config.blocks import ADVISE_NEIGHBOURS as NEIGHBOURS
 from sim.config.blocks import ADVISE_SET as SET_SIZE
 from sim.config.blocks import ADVISE_SHARPEN as SHARPEN
 from sim.errors import SimError
+from sim.feel.model import FeelModel
 from sim.metrics import FEEL_PLAY, PLAY_METRICS
 from sim.runs.chances import can_feel, feel_noise, run_feel
 from sim.runs.options import Request, Workers
@@ -276,15 +277,17 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
             rows[i] = LevelRow(levels[i].label, row, play, why, tuple(cells))
 
 
-def _level_feel(study: StudyConfig, folder: Path, quiet: bool) -> tuple[Any, dict | None]:
+def _level_feel(
+    study: StudyConfig, folder: Path, quiet: bool
+) -> tuple[FeelModel | None, dict | None]:
     """A level's feel model (the one its folder started with, else fitted on pilot games and
     cached, `run_feel`) and the model's own noise (`feel_noise`, cached beside it), so that
     how it plays says how tense the game is with honest intervals; none with a designer's
     own policy at the table (`can_feel`)."""
     if not can_feel([study]):
         return None, None
-    noise = feel_noise([study], quiet, why="how it plays says how tense the game is")
-    return run_feel([study], [folder], quiet), noise
+    model = run_feel([study], [folder], quiet)
+    return model, feel_noise([study], quiet, why="how it plays says how tense the game is")
 
 
 def _play(run, study: StudyConfig, noise: dict | None = None) -> dict[str, dict]:
