@@ -105,6 +105,20 @@ def _play_table(data: dict) -> Markup:
     )
 
 
+def _feel_intro(data: dict) -> str | None:
+    """What the feel's words mean, when the levels were measured with it (advice.json's
+    intervals of those hold the chances model's own noise)."""
+    if not any("suspense" in data["play"][lv] for lv in data["levels"]):
+        return None
+    return (
+        "How tense it is comes from each game's chances of winning, round by round (as the"
+        ' run page\'s "How it feels"): suspense is how far each round is expected to move'
+        ' the chances, summed over the game (higher: in doubt for longer); "decided by the'
+        " chances at\" is the share of the game after which the winner's chance never falls"
+        " below 50%. Their intervals, in advice.json, hold the chances model's own noise."
+    )
+
+
 def build_advise_report(result: Advice, out_path=None, force: bool = False) -> Path:
     """Write the `sim advise` page (default reports/<name>-advise.html) and return its path."""
     kind = result.data.get("asked_by", "advise")  # "tune": its fairness question, advise's
@@ -147,7 +161,12 @@ def _advise_page(result: Advice, kind: str) -> dict:
             "intro": "The screen's race on common random numbers: how far each change got and"
             " why it stopped.",
         },
-        {"id": "play", "title": "How it plays", "table": _play_table(data)},
+        {
+            "id": "play",
+            "title": "How it plays",
+            "table": _play_table(data),
+            "intro": _feel_intro(data),
+        },
     ]
     context = {
         "title": f"{study.name}: {'tune, by advise' if kind == 'tune' else 'advice'}",

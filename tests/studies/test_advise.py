@@ -292,6 +292,7 @@ def test_how_it_plays_says_how_tense_each_level_is(base_advice):
         assert bare["hi"] - bare["lo"] < play["suspense"]["hi"] - play["suspense"]["lo"]
     page = (tmp / "a.html").read_text(encoding="utf-8")
     assert "suspense" in page and "decided by the chances at" in page
+    assert "never falls below 50%" in page  # what the words mean, said where they are
 
 
 def test_the_terminal_opens_with_the_pages_first_paragraph(base_advice):
