@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from sim import units
 from sim.analysis.advice_words import advice_summary, people_line, play_text
+from sim.feel.chances import DECIDED
 from sim.report.html import words_table, write_page
 from sim.runs.paths import page_path
 from sim.studies.advice import Advice
@@ -115,7 +116,8 @@ def _feel_intro(data: dict) -> str | None:
         ' run page\'s "How it feels"): suspense is how far each round is expected to move'
         ' the chances, summed over the game (higher: in doubt for longer); "decided by the'
         " chances at\" is the share of the game after which the winner's chance never falls"
-        " below 50%. Their intervals, in advice.json, hold the chances model's own noise."
+        f" below {DECIDED:.0%}. Their intervals, in advice.json, hold the chances model's own"
+        " noise."
     )
 
 
