@@ -44,6 +44,13 @@ def pp(value: float, signed: bool = True) -> str:
     return f"{value * 100:{'+' if signed else ''}.1f} {PP}"
 
 
+def pp_tick(value: float, scale: float = 100.0) -> str:
+    """An axis tick of a difference of shares: '+2 pp', '0', '-1.5 pp'; `scale` takes the
+    drawn value to pp (100 for fractions, 1 for values already in percent)."""
+    v = round(value * scale, 6)
+    return "0" if v == 0 else f"{v:+g} {PP}"
+
+
 def number(value: float, signed: bool = False) -> str:
     """A plain number: three significant digits, thousands separated: '2.26', '1,234'."""
     if not _finite(value):

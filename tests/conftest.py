@@ -4,8 +4,8 @@ Spread over the cores (`-n auto --dist loadfile`, as .ci/run runs it), each test
 one unit of work handed to the next free worker in collection order; a slow file handed
 out last keeps one worker busy while the other idles. So the slowest folders (measured,
 warm: tests/studies about 130 s, tests/runs 117 s and tests/report 94 s of the suite's 606
-worker-seconds, 331 s on two cores) are collected first, the rest after them in their usual order. Within a file the order
-is unchanged, and no test depends on another file's.
+worker-seconds, 331 s on two cores) are collected first, the rest after them in their usual
+order. Within a file the order is unchanged, and no test depends on another file's.
 """
 
 from __future__ import annotations

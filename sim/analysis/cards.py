@@ -111,19 +111,26 @@ ADJUSTED_COLUMNS = ["card", "kind", "adjusted", "adj_lo", "adj_hi", "adj_p", "ad
 
 def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFrame):
     """The design matrix of a seat-game's circumstances, row for row with `data`: a constant,
-    its seat and policy (dummies), turns taken and cards seen (dealt + drawn)."""
-    seen = (cards["dealt"] + cards["drawn"]).groupby([cards["game"], cards["seat"]]).sum()
-    exposure = players.set_index(["game", "seat"])[["turns_taken", "policy"]].copy()
-    exposure["cards_seen"] = seen.reindex(exposure.index).to_numpy(float)
-    key = pd.MultiIndex.from_arrays([data["game"], data["seat"]])
-    ex = exposure.reindex(key)
-    frame = pd.DataFrame({"seat": data["seat"].astype(str).to_numpy(),
-                          "policy": ex["policy"].astype(str).to_numpy()})  # fmt: skip
-    base = pd.get_dummies(frame, drop_first=True, dtype=float)
-    base["turns_taken"] = ex["turns_taken"].to_numpy(float)
-    base["cards_seen"] = ex["cards_seen"].to_numpy(float)
-    base.insert(0, "const", 1.0)
-    return base
+    its seat and policy (dummies, the first of each left out, named as `pd.get_dummies`
+    names them), turns taken and cards seen (dealt + drawn)."""
+    width = int(players["seat"].max()) + 1
+    key = players["game"].to_numpy(np.int64) * width + players["seat"].to_numpy(np.int64)
+    order = np.argsort(key, kind="stable")
+    row = order[np.searchsorted(key[order], data["game"].to_numpy(np.int64) * width
+                                + data["seat"].to_numpy(np.int64))]  # fmt: skip
+    seen_key = cards["game"].to_numpy(np.int64) * width + cards["seat"].to_numpy(np.int64)
+    seen = pd.Series((cards["dealt"] + cards["drawn"]).to_numpy(float)).groupby(seen_key).sum()
+    columns: dict[str, np.ndarray] = {"const": np.ones(len(data))}
+    seat = data["seat"].to_numpy()
+    for value in sorted(np.unique(seat), key=str)[1:]:  # get_dummies' order: as strings
+        columns[f"seat_{value}"] = (seat == value).astype(float)
+    policy = pd.Categorical(players["policy"].astype(str).to_numpy())
+    codes = policy.codes[row]
+    for code, name in list(enumerate(policy.categories))[1:]:
+        columns[f"policy_{name}"] = (codes == code).astype(float)
+    columns["turns_taken"] = players["turns_taken"].to_numpy(float)[row]
+    columns["cards_seen"] = seen.reindex(key[row]).to_numpy(float)
+    return pd.DataFrame(columns, index=data.index)
 
 
 def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:

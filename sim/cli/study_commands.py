@@ -312,7 +312,7 @@ def map_(args: argparse.Namespace) -> int:
 def turns(args: argparse.Namespace) -> int:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or --players),
     as a table; with --figure, the same drawn as an SVG file."""
-    from sim.report.figures import to_svg, turns_by_deck
+    from sim.report.figures import turns_by_deck
     from sim.runs.storage import make_folder, write_text
     from sim.studies.deck_parity import SCAN_GAMES, deck_scan, scan_text
 
@@ -332,7 +332,7 @@ def turns(args: argparse.Namespace) -> int:
     text = scan_text(study, scan)
     if args.figure is not None:
         make_folder(path.parent)
-        write_text(path, f"{FIGURE_MARK}\n{to_svg(turns_by_deck(scan), 'turns-deck')}")
+        write_text(path, f"{FIGURE_MARK}\n{turns_by_deck(scan).to_svg('turns-deck')}")
         text += f"\nfigure: {path}"
     print(text)
     return 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sim.engine.position import Position
 from sim.engine.reference import score_position
-from sim.report.table_picture import SEAT_COLOURS
+from sim.report.figures import SEAT_COLOURS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 BOARD_JS = TEMPLATES / "board.js"

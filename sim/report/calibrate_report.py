@@ -19,8 +19,8 @@ from sim.analysis.choice_scale import UNIT
 from sim.analysis.findings import lead
 from sim.config.yamlio import dump_yaml
 from sim.report.causal_report import interval_bars
-from sim.report.figures import to_svg
 from sim.report.html import table, write_page
+from sim.report.mpl_style import to_svg
 from sim.studies.calibrate import Calibration, GroupFit, flow_spec
 
 

@@ -18,8 +18,8 @@ from sim import units
 from sim.analysis.findings import ablation_change, luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.errors import SimError
-from sim.report.figures import pp_formatter, styled, to_svg
 from sim.report.html import table, write_page
+from sim.report.mpl_style import pp_formatter, styled, to_svg
 from sim.runs.paths import page_path
 from sim.studies.ladder import LadderResult, load_ladder
 from sim.studies.leads import ladder_lead, luck_lead, value_lead

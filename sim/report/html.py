@@ -16,7 +16,6 @@ from markupsafe import Markup
 
 from sim import units
 from sim.analysis.findings import metric_interval
-from sim.report import figures as F
 from sim.runs import pulse
 from sim.runs.paths import REPORT_MARK, check_report_path
 from sim.runs.storage import write_text
@@ -137,4 +136,10 @@ def card_text(col: str = "card") -> Callable[[dict], str]:
 
 def svg(fig, key: str) -> Markup:
     """A figure as inline SVG in a `<figure id="fig-KEY">` (KEY from FIGURES)."""
-    return Markup(f'<figure id="fig-{key}">{F.to_svg(fig, key)}</figure>')
+    if hasattr(fig, "to_svg"):  # written directly (sim.report.chart)
+        markup = fig.to_svg(key)
+    else:  # a matplotlib Figure: imported only by the pages that still draw one
+        from sim.report.mpl_style import to_svg
+
+        markup = to_svg(fig, key)
+    return Markup(f'<figure id="fig-{key}">{markup}</figure>')

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from sim.analysis.stats import mean_ci, wilson
 from sim.feel.chances import COMEBACK, DECIDED
 from sim.metrics import FEEL_COLUMNS
+from sim.report.chart import Chart
+from sim.report.figures import PALETTE
 from sim.report.html import ci, num, svg, table, text
 
 MEANINGS = {
@@ -144,39 +145,34 @@ def calibration(chances: pd.DataFrame, turns: pd.DataFrame) -> dict:
     }
 
 
-def feel_figure(chances: pd.DataFrame, games: pd.DataFrame, bins: pd.DataFrame) -> Figure:
+def feel_figure(chances: pd.DataFrame, games: pd.DataFrame, bins: pd.DataFrame) -> Chart:
     """The chance curves of the sampled games of least, median and most suspense; the
     reliability of the chances; the decisive moment against the game's length."""
-    # a fixed layout: the constrained one measured every label's box, about half the figure's
-    # cost on the page
-    fig = Figure(figsize=(9.5, 2.6))
-    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.18, top=0.88, wspace=0.45)
-    axes = fig.subplots(1, 5)
+    chart = Chart(9.5, 2.6, cols=5)
     sampled = games[games["game"].isin(chances["game"].unique())]
     order = sampled.sort_values(["suspense", "game"])["game"].to_numpy()
     picks = [order[0], order[len(order) // 2], order[-1]]
     titles = ("least suspense", "median suspense", "most suspense")
-    for ax, game, title in zip(axes[:3], picks, titles, strict=True):
+    for p, game, title in zip(chart.panels[:3], picks, titles, strict=True):
         g = chances[chances["game"] == game]
         for seat, line in g.groupby("seat"):
-            ax.plot(line["step"], line["p"], lw=1, label=f"seat {seat}")
-        ax.set_title(f"game {game}: {title}", fontsize=8)
-        ax.set_ylim(0, 1)
-        ax.set_xlabel("round")
-    axes[0].set_ylabel("chance of winning")
-    axes[0].legend(fontsize=6, frameon=False)
-    ax = axes[3]
-    ax.plot([0, 1], [0, 1], color="#999", lw=0.8)
-    ax.plot(bins["predicted"], bins["observed"], marker="o", ms=3)
-    ax.set_title("calibration", fontsize=8)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("observed")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax = axes[4]
+            p.line(line["step"], line["p"], PALETTE[seat % len(PALETTE)], 1, label=f"seat {seat}")
+        p.title, p.y.limits, p.x.label, p.x.integer = f"game {game}: {title}", (0, 1), "round", True
+    first = chart.panels[0]
+    first.y.label, first.legend, first.legend_size = "chance of winning", "upper left", 6
+    p = chart.panels[3]
+    p.line([0, 1], [0, 1], "#999", 0.8)
+    p.line(bins["predicted"], bins["observed"], PALETTE[0], marker="o")
+    p.title, p.x.label, p.y.label = "calibration", "predicted", "observed"
+    p.x.limits = p.y.limits = (0, 1)
+    p = chart.panels[4]
     by = games.groupby("rounds")["decisive_moment"].agg(["mean", "size"]).reset_index()
-    ax.scatter(by["rounds"], by["mean"], s=np.clip(by["size"] / by["size"].max() * 40, 4, 40))
-    ax.set_title("decisive moment by length", fontsize=8)
-    ax.set_xlabel("rounds")
-    ax.set_ylim(0, 1)
-    return fig
+    sizes = np.sqrt(np.clip(by["size"] / by["size"].max() * 40, 4, 40)) * 1.2  # area ~ games
+    p.points(by["rounds"], by["mean"], PALETTE[0], sizes)
+    p.title, p.x.label, p.y.limits, p.x.integer = (
+        "decisive moment by length",
+        "rounds",
+        (0, 1),
+        True,
+    )
+    return chart

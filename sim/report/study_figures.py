@@ -14,7 +14,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from sim.metrics import metric
-from sim.report.figures import PALETTE, pp_formatter, styled
+from sim.report.figures import PALETTE
+from sim.report.mpl_style import pp_formatter, styled
 from sim.units import MIN_SPAN, axis_label, card_label, scale
 
 _BEST = "#d62728"

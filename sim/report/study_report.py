@@ -31,8 +31,8 @@ from sim.analysis.stopping import page_lines
 from sim.config import dump_yaml
 from sim.errors import SimError
 from sim.report import study_figures as SF
-from sim.report.figures import to_svg
 from sim.report.html import keep_together, table, text, write_page
+from sim.report.mpl_style import to_svg
 from sim.report.run_report import runtime
 from sim.runs.partials import stream_runs
 from sim.runs.paths import STUDY_FILE, page_path

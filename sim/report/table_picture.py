@@ -8,19 +8,31 @@ the seam they were placed on (R5.1).
 
 from __future__ import annotations
 
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Ellipse, Patch, Rectangle
-
 from sim.engine.position import Cell, Position
 from sim.engine.reference import SPRAYER, score_position
+from sim.report.chart import FONT, Canvas, text_width
+from sim.report.figures import SEAT_COLOURS
 from sim.walls import E, N, S, W
 
 CARD_W, CARD_H = 2.0, 1.2  # a card's long (N/S) and short (E/W) edges
-SEAT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
-TOY_MARKERS = ("o", "s", "^", "D", "v", "P", "*", "h")
+TOY_MARKERS = ("o", "s", "^", "D", "v", "P", "h", "X")
 TIED = "#bbbbbb"
 UNLED = "#faf8f2"
+LEGEND_W = 2.6 * 72  # points beside the table for the legend
+
+
+class _Table:
+    """Drawing units (card edges) to points on a canvas: x right, y down the page."""
+
+    def __init__(self, c: Canvas, left: float, top: float, unit: float, row0: int, col0: int):
+        self.c, self.left, self.top, self.unit = c, left, top, unit
+        self.row0, self.col0 = row0, col0
+
+    def at(self, x: float, y: float) -> tuple[float, float]:
+        return (
+            self.left + (x - self.col0 * CARD_W) * self.unit,
+            self.top + (y - self.row0 * CARD_H) * self.unit,
+        )
 
 
 def _corner(cell: Cell) -> tuple[float, float]:
@@ -34,99 +46,68 @@ def _centre(cell: Cell) -> tuple[float, float]:
     return x + CARD_W / 2, y + CARD_H / 2
 
 
-def _leader_fills(pos: Position) -> tuple[dict[Cell, tuple[str, str]], list[dict]]:
-    """Per cell the (fill colour, hatch) of its box by leader (R8.2), and the scored boxes."""
+def _leader_fills(pos: Position) -> tuple[dict[Cell, tuple[str, bool]], list[dict]]:
+    """Per cell the (fill colour, hatched) of its box by leader (R8.2), and the scored boxes."""
     scored = score_position(pos)
     fills = {}
     for box in scored["boxes"]:
         leaders = box["leaders"]
         if len(leaders) == 1:
-            fill = (SEAT_COLOURS[leaders[0] % len(SEAT_COLOURS)], "")
+            fill = (SEAT_COLOURS[leaders[0] % len(SEAT_COLOURS)], False)
         else:
-            fill = (TIED, "///") if leaders else (UNLED, "")
+            fill = (TIED, True) if leaders else (UNLED, False)
         for cell in box["cards"]:
             fills[tuple(cell)] = fill
     return fills, scored["boxes"]
 
 
-def _draw_card(ax, cell: Cell, walls: int, fill: tuple[str, str]) -> None:
-    """One card: its box shade, a thin outline, and a thick line for every wall (R1.2)."""
-    x, y = _corner(cell)
-    colour, hatch = fill
-    alpha = 1.0 if colour == UNLED else 0.28
-    ax.add_patch(
-        Rectangle(
-            (x, y), CARD_W, CARD_H, facecolor=colour, alpha=alpha, hatch=hatch, edgecolor="none"
-        )
-    )
-    ax.add_patch(Rectangle((x, y), CARD_W, CARD_H, fill=False, edgecolor="#999", lw=0.5))
-    sides = {
-        N: ((x, x + CARD_W), (y, y)),
-        S: ((x, x + CARD_W), (y + CARD_H, y + CARD_H)),
-        W: ((x, x), (y, y + CARD_H)),
-        E: ((x + CARD_W, x + CARD_W), (y, y + CARD_H)),
-    }
-    for bit, (xs, ys) in sides.items():
+def _draw_card(t: _Table, cell: Cell, walls: int, fill: tuple[str, bool]) -> None:
+    """One card: its box shade (hatched for tied leaders), a thin outline, and a thick line
+    for every wall (R1.2)."""
+    x, y = t.at(*_corner(cell))
+    w, h = CARD_W * t.unit, CARD_H * t.unit
+    colour, hatched = fill
+    t.c.rect(x, y, w, h, colour, opacity=1.0 if colour == UNLED else 0.28, cls="shade")
+    if hatched:  # '///' lines u + v = k across the card, clipped to it
+        step = 6.0
+        k = step
+        while k < w + h:
+            u0, u1 = max(0.0, k - h), min(w, k)
+            t.c.line([x + u0, x + u1], [y + k - u0, y + k - u1], "#888", 0.6)
+            k += step
+    t.c.rect(x, y, w, h, stroke="#999", width=0.5, cls="card")
+    sides = {N: ((0, 0), (w, 0)), S: ((0, h), (w, h)), W: ((0, 0), (0, h)), E: ((w, 0), (w, h))}
+    for bit, ((xa, ya), (xb, yb)) in sides.items():
         if walls & bit:
-            ax.plot(xs, ys, color="black", lw=3, solid_capstyle="projecting")
+            t.c.line([x + xa, x + xb], [y + ya, y + yb], "#000", 3, cls="wall", cap="square")
 
 
-def _draw_pair(ax, north: Cell, colour: str, label: str, text_colour: str) -> None:
+def _draw_pair(t: _Table, north: Cell, colour: str, label: str) -> None:
     """An oval across the long seam between a cell and the one south of it (R4.1, R6.1)."""
-    x, y = _centre(north)
-    ax.add_patch(
-        Ellipse(
-            (x, y + CARD_H / 2),
-            CARD_W * 0.5,
-            CARD_H * 1.45,
-            facecolor=colour,
-            edgecolor="black",
-            lw=0.8,
-            zorder=3,
-        )
-    )
-    ax.text(  # on the north half, clear of an item on the seam, and above any marker
-        x,
-        y + CARD_H * 0.12,
-        label,
-        ha="center",
-        va="center",
-        fontsize=7,
-        color=text_colour,
-        zorder=6,
-        fontweight="bold",
-    )
+    cx, cy = _centre(north)
+    x, y = t.at(cx, cy + CARD_H / 2)
+    t.c.ellipse(x, y, CARD_W * 0.25 * t.unit, CARD_H * 0.725 * t.unit, colour, cls="oval")
+    # on the north half, clear of an item on the seam
+    _, ty = t.at(cx, cy - CARD_H * 0.38)
+    t.c.text(x, ty, label, 7, "middle", "#fff", bold=True, middle=True)
 
 
-def _draw_sleeping(ax, cell: Cell, seat: int) -> None:
+def _draw_sleeping(t: _Table, cell: Cell, seat: int) -> None:
     """A sleeping cat: a dashed, paler oval on its single card with 'z' (R3.2)."""
-    x, y = _centre(cell)
-    ax.add_patch(
-        Ellipse(
-            (x, y),
-            CARD_W * 0.45,
-            CARD_H * 0.6,
-            facecolor=_seat(seat),
-            alpha=0.55,
-            edgecolor="black",
-            lw=0.8,
-            ls="--",
-            zorder=3,
-        )
-    )
-    ax.text(x, y, f"z{seat}", ha="center", va="center", fontsize=6, zorder=4)
+    x, y = t.at(*_centre(cell))
+    rx, ry = CARD_W * 0.225 * t.unit, CARD_H * 0.3 * t.unit
+    t.c.ellipse(x, y, rx, ry, _seat(seat), dash="3 2", opacity=0.55, cls="oval")
+    t.c.text(x, y, f"z{seat}", 6, "middle", middle=True)
 
 
-def _draw_item(ax, item, markers: dict[str, str]) -> None:
+def _draw_item(t: _Table, item, markers: dict[str, str]) -> None:
     """A toy or sprayer on the middle of its seam (R5.1)."""
     (xa, ya), (xb, yb) = _centre(item.a), _centre(item.b)
-    x, y = (xa + xb) / 2, (ya + yb) / 2
+    x, y = t.at((xa + xb) / 2, (ya + yb) / 2)
     if item.kind == SPRAYER:
-        ax.plot(x, y, marker="X", ms=8, color="#c00000", mec="white", mew=0.8, zorder=5)
+        t.c.marker(x, y, "X", 8, "#c00000", "#fff", 0.8, cls="item")
     else:
-        ax.plot(
-            x, y, marker=markers[item.kind], ms=6, color="#f5d000", mec="black", mew=0.8, zorder=5
-        )
+        t.c.marker(x, y, markers[item.kind], 6, "#f5d000", "#000", 0.8, cls="item")
 
 
 def _seat(seat: int) -> str:
@@ -134,71 +115,71 @@ def _seat(seat: int) -> str:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 
-def _box_labels(ax, boxes: list[dict]) -> None:
+def _box_labels(t: _Table, boxes: list[dict]) -> None:
     """Each box's value (after doubling, R8.4) in its north-west card; 'c' marks a closed box."""
     for box in boxes:
         if box["value"] == 0 and not box["closed"]:
             continue
-        x, y = _corner(tuple(min(map(tuple, box["cards"]))))
+        x, y = t.at(*_corner(tuple(min(map(tuple, box["cards"])))))
         value = f"{box['value']:+d}" if box["value"] else ""
         text = f"{value} c".strip() if box["closed"] else value
-        ax.text(x + 0.08, y + 0.12, text, ha="left", va="top", fontsize=6, zorder=6)
+        t.c.text(x + 0.08 * t.unit, y + 0.12 * t.unit + 6, text, 6)
 
 
-def _legend(ax, pos: Position, markers: dict[str, str]) -> None:
-    """Seat colours, occupants, items and walls."""
-    handles = [
-        Patch(facecolor=_seat(p), edgecolor="black", label=f"seat {p}") for p in range(pos.players)
-    ]
-    handles += [
-        Patch(facecolor="white", edgecolor="black", ls="--", label="sleeping cat (z + seat)"),
-        Patch(facecolor="black", label="Princess"),
-        Patch(facecolor=TIED, alpha=0.5, hatch="///", label="box with tied leaders"),
-        Line2D([], [], color="black", lw=3, label="wall"),
-        Line2D([], [], marker="X", ls="", color="#c00000", label="sprayer"),
-    ]
-    handles += [
-        Line2D([], [], marker=m, ls="", color="#f5d000", mec="black", label=kind)
-        for kind, m in markers.items()
-    ]
-    ax.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1),
-        fontsize=7,
-        frameon=False,
-        title="box shade = leader's seat;\nnumber = box value, c = closed",
-        title_fontsize=7,
-    )
+def _legend(c: Canvas, x: float, y: float, pos: Position, markers: dict[str, str]) -> None:
+    """Seat colours, occupants, items and walls, top-down from (x, y)."""
+    size, row = 7, 11
+    for line in ("box shade = leader's seat;", "number = box value, c = closed"):
+        c.text(x, y + size, line, size)
+        y += row
+    y += 3
+
+    def entry(label: str, swatch) -> None:
+        nonlocal y
+        swatch(x, y + row / 2)
+        c.text(x + 18, y + row / 2, label, size, middle=True)
+        y += row
+
+    for p in range(pos.players):
+        entry(f"seat {p}", lambda a, b, p=p: c.rect(a, b - 4, 12, 8, _seat(p), "#000", 0.5))
+    entry("sleeping cat (z + seat)", lambda a, b: c.ellipse(a + 6, b, 6, 4, "#fff", dash="3 2"))
+    entry("Princess", lambda a, b: c.rect(a, b - 4, 12, 8, "#000"))
+    entry("box with tied leaders", lambda a, b: c.rect(a, b - 4, 12, 8, TIED, opacity=0.5))
+    entry("wall", lambda a, b: c.line([a, a + 12], [b, b], "#000", 3))
+    entry("sprayer", lambda a, b: c.marker(a + 6, b, "X", 7, "#c00000"))
+    for kind, m in markers.items():
+        entry(kind, lambda a, b, m=m: c.marker(a + 6, b, m, 6, "#f5d000", "#000", 0.8))
 
 
-def draw_position(pos: Position, title: str = "") -> Figure:
-    """The whole table as a matplotlib Figure, with a legend."""
+def draw_position(pos: Position, title: str = "") -> Canvas:
+    """The whole table as an SVG drawing, with a legend."""
     fills, boxes = _leader_fills(pos)
     rows = [r for r, _ in pos.cards]
     cols = [c for _, c in pos.cards]
     width = (max(cols) - min(cols) + 1) * CARD_W
     height = (max(rows) - min(rows) + 1) * CARD_H
-    scale = min(0.55, 7.0 / width)
-    fig = Figure(figsize=(width * scale + 2.6, height * scale + 0.6))
-    ax = fig.add_axes((0.02, 0.02, width * scale / (width * scale + 2.6), 0.9))
+    unit = min(0.55, 7.0 / width) * 72  # points per drawing unit
+    head = FONT + 10 if title else 6
+    legend_rows = pos.players + 5 + len({i.kind for i in pos.items if i.kind != SPRAYER})
+    canvas = Canvas(
+        max(width * unit + 12 + LEGEND_W, text_width(title, 9) + 16),
+        max(height * unit + head + 8, head + 25 + 11 * legend_rows),
+    )
+    if title:
+        canvas.text(6, FONT + 4, title, 9)
+    t = _Table(canvas, 6, head, unit, min(rows), min(cols))
     for cell, walls in pos.cards.items():
-        _draw_card(ax, cell, walls, fills[cell])
+        _draw_card(t, cell, walls, fills[cell])
     for cat in pos.cats:
-        _draw_pair(ax, cat.north, _seat(cat.player), str(cat.player), "white")
+        _draw_pair(t, cat.north, _seat(cat.player), str(cat.player))
     for princess in pos.princesses:
-        _draw_pair(ax, princess.north, "black", "P", "white")
+        _draw_pair(t, princess.north, "#000", "P")
     for cell, seat in pos.sleeping.items():
-        _draw_sleeping(ax, cell, seat)
+        _draw_sleeping(t, cell, seat)
     kinds = sorted({i.kind for i in pos.items if i.kind != SPRAYER})
     markers = {k: TOY_MARKERS[i % len(TOY_MARKERS)] for i, k in enumerate(kinds)}
     for item in pos.items:
-        _draw_item(ax, item, markers)
-    _box_labels(ax, boxes)
-    ax.set_xlim(min(cols) * CARD_W - 0.2, (max(cols) + 1) * CARD_W + 0.2)
-    ax.set_ylim((max(rows) + 1) * CARD_H + 0.2, min(rows) * CARD_H - 0.2)  # rows grow down
-    ax.set_aspect("equal")
-    ax.axis("off")
-    ax.set_title(title, fontsize=9, loc="left")
-    _legend(ax, pos, markers)
-    return fig
+        _draw_item(t, item, markers)
+    _box_labels(t, boxes)
+    _legend(canvas, width * unit + 18, head, pos, markers)
+    return canvas

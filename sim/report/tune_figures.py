@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.report.figures import PALETTE, styled
+from sim.report.figures import PALETTE
+from sim.report.mpl_style import styled
 
 TICKS = (0, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500)
 

@@ -16,8 +16,8 @@ from sim.errors import SimError, one_line
 from sim.metrics import describe_target
 from sim.report import causal_report
 from sim.report import tune_figures as TF
-from sim.report.figures import to_svg
 from sim.report.html import table, text, write_page
+from sim.report.mpl_style import to_svg
 from sim.report.study_report import build_study_report, config_diff
 from sim.runs.paths import STUDY_FILE, page_path
 from sim.runs.storage import read_json
