@@ -7,19 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import yaml
-from markupsafe import Markup
-from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
 
 from sim import units
 from sim.analysis.findings import ablation_change, luck_lines, value_verdict
 from sim.analysis.inference import family_note
 from sim.errors import SimError
-from sim.report.html import table, write_page
-from sim.report.mpl_style import pp_formatter, styled, to_svg
+from sim.report.html import svg_markup, table, write_page
+from sim.report.interval_figures import interval_bars
 from sim.runs.paths import page_path
 from sim.studies.ladder import LadderResult, load_ladder
 from sim.studies.leads import ladder_lead, luck_lead, value_lead
@@ -50,35 +46,7 @@ def _p(col: str):
     return lambda r: "–" if pd.isna(r[col]) else (f"{r[col]:.2g}" if r[col] >= 1e-4 else "<1e-4")
 
 
-@styled
-def interval_bars(
-    labels, value, lo, hi, xlabel: str, title: str, ref: float = 0.0, axis: str | None = None
-) -> Figure:
-    """Horizontal bars with 95% interval whiskers, in the order given (top first); `axis`
-    "pct" draws fractions as %, "pp" values in percentage points as '+2 pp'."""
-    n = len(labels)
-    fig = Figure(figsize=(6.5, 0.28 * n + 1.0))
-    ax = fig.subplots()
-    y = np.arange(n)[::-1]
-    value, lo, hi = (np.asarray(v, float) for v in (value, lo, hi))
-    colours = ["#1f5fa8" if v >= ref else "#c05020" for v in value]
-    ax.barh(y, value - ref, left=ref, color=colours, alpha=0.8)
-    err = np.nan_to_num(np.clip([value - lo, hi - value], 0, None))
-    ax.errorbar(value, y, xerr=err, fmt="none", ecolor="#222", capsize=2, lw=0.8)
-    ax.axvline(ref, color="#444", lw=0.8)
-    ax.set_yticks(y, labels)
-    if axis == "pct":
-        ax.xaxis.set_major_formatter(PercentFormatter(1.0))
-    elif axis == "pp":
-        ax.xaxis.set_major_formatter(pp_formatter(1.0))
-    ax.set_xlabel(xlabel)
-    ax.set_title(title, loc="left")
-    fig.tight_layout()
-    return fig
-
-
-def _svg(fig: Figure, key: str) -> Markup:
-    return Markup(to_svg(fig, key))
+_svg = svg_markup
 
 
 def _page(kind: str, study, out_path, force: bool, context) -> Path:

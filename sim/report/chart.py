@@ -129,11 +129,19 @@ class Canvas:
 
     def marker(self, x, y, shape="o", size=4.0, fill="#000", stroke=None, width=0.8, cls=""):
         """A marker `size` points across: o circle, s square, D diamond, ^ v triangles,
-        X cross, _ horizontal dash, | vertical dash."""
+        > < triangles pointing right and left, X a filled cross, x a thin one, _ horizontal
+        dash, | vertical dash."""
         r = size / 2
         extra = _stroke(stroke, width) + (f' class="{cls}"' if cls else "")
         if shape == "o":
             self.add(f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" fill="{fill}"{extra}/>')
+        elif shape == "x":
+            d = r * 0.8
+            self.add(
+                f'<path d="M{_n(x - d)},{_n(y - d)}L{_n(x + d)},{_n(y + d)}'
+                f'M{_n(x - d)},{_n(y + d)}L{_n(x + d)},{_n(y - d)}" stroke="{fill}"'
+                f' stroke-width="{_n(width)}"' + (f' class="{cls}"' if cls else "") + "/>"
+            )
         elif shape in "_|":
             dx, dy = (r, 0) if shape == "_" else (0, r)
             self.add(
@@ -148,6 +156,8 @@ class Canvas:
                 "D": [(0, -1.2), (1.2, 0), (0, 1.2), (-1.2, 0)],
                 "^": [(0, -1.2), (1.1, 0.9), (-1.1, 0.9)],
                 "v": [(0, 1.2), (1.1, -0.9), (-1.1, -0.9)],
+                ">": [(1.2, 0), (-0.9, 1.1), (-0.9, -1.1)],
+                "<": [(-1.2, 0), (0.9, 1.1), (0.9, -1.1)],
                 "X": [(-1, -0.6), (-0.6, -1), (0, -0.4), (0.6, -1), (1, -0.6), (0.4, 0),
                       (1, 0.6), (0.6, 1), (0, 0.4), (-0.6, 1), (-1, 0.6), (-0.4, 0)],
                 "P": [(-0.35, -1), (0.35, -1), (0.35, -0.35), (1, -0.35), (1, 0.35),
@@ -247,25 +257,28 @@ class Panel:
 
     # ---------------------------------------------------------------- marks
 
-    def bars(self, at, heights, colours, width=0.8, err=None, label="", horizontal=False, cap=4):
-        """Bars from 0 at positions `at`, one colour each (or one for all); `err` the lengths
-        below and above (2 x n), drawn as capped error bars."""
-        at, heights = np.asarray(at, float), np.nan_to_num(np.asarray(heights, float))
+    def bars(
+        self, at, heights, colours, width=0.8, err=None, label="", horizontal=False, cap=4, base=0.0
+    ):
+        """Bars from `base` to `heights` at positions `at`, one colour each (or one for all);
+        `err` the lengths below and above (2 x n), drawn as capped error bars."""
+        at, heights = np.asarray(at, float), np.asarray(heights, float)
+        heights = np.where(np.isfinite(heights), heights, base)
         colours = [colours] * len(at) if isinstance(colours, str) else list(colours)
         err = None if err is None else np.asarray(err, float)
         span = [heights] + ([heights - err[0], heights + err[1]] if err is not None else [])
         value_axis, place_axis = (self.x, self.y) if horizontal else (self.y, self.x)
-        value_axis.values += span + [np.zeros(1)]
-        value_axis.sticky.add(0.0)
+        value_axis.values += span + [np.array([base])]
+        value_axis.sticky.add(float(base))
         place_axis.values += [at - width / 2, at + width / 2]
 
         def draw(sx, sy, c: Canvas) -> None:
             for i, (a, h) in enumerate(zip(at, heights, strict=True)):
                 if horizontal:
                     c.rect(
-                        sx(0),
+                        sx(base),
                         sy(a + width / 2),
-                        sx(h) - sx(0),
+                        sx(h) - sx(base),
                         sy(a - width / 2) - sy(a + width / 2),
                         colours[i],
                     )
@@ -274,7 +287,7 @@ class Panel:
                         sx(a - width / 2),
                         sy(h),
                         sx(a + width / 2) - sx(a - width / 2),
-                        sy(0) - sy(h),
+                        sy(base) - sy(h),
                         colours[i],
                     )
             if err is not None:
@@ -312,6 +325,36 @@ class Panel:
         self.marks.append(draw)
         if label:
             self.entries.append((label, colour, "line" if width else marker))
+
+    def segments(self, starts, ends, at, colours, width=2.0, label=""):
+        """Horizontal segments from `starts` to `ends` at heights `at` (one colour each, or
+        one for all), `width` points thick."""
+        starts, ends, at = (np.asarray(v, float) for v in (starts, ends, at))
+        colours = [colours] * len(at) if isinstance(colours, str) else list(colours)
+        self.x.values += [starts, ends]
+        self.y.values.append(at)
+
+        def draw(sx, sy, c: Canvas) -> None:
+            for a, b, y, colour in zip(starts, ends, at, colours, strict=True):
+                c.line([sx(a), sx(b)], [sy(y), sy(y)], colour, width)
+
+        self.marks.append(draw)
+        if label:
+            self.entries.append((label, colours[0] if colours else "#000", "line"))
+
+    def symbols(self, xs, ys, shape, colour="#000", size=5.0, label=""):
+        """One marker `shape` (see `Canvas.marker`) at each point."""
+        xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+        self.x.values.append(xs)
+        self.y.values.append(ys)
+
+        def draw(sx, sy, c: Canvas) -> None:
+            for x, y in zip(xs, ys, strict=True):
+                c.marker(sx(x), sy(y), shape, size, colour, width=1.0)
+
+        self.marks.append(draw)
+        if label:
+            self.entries.append((label, colour, shape))
 
     def points(self, xs, ys, colour, sizes=5.0, hollow=False, label=""):
         """Circles `sizes` points across (one size or one each); hollow: white inside."""

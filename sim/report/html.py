@@ -134,12 +134,17 @@ def card_text(col: str = "card") -> Callable[[dict], str]:
     return lambda r: units.card_label(r[col])
 
 
+def svg_markup(fig, key: str) -> Markup:
+    """A figure as an inline `<svg>` element: a chart written directly (`sim.report.chart`)
+    writes itself; a matplotlib Figure goes through `mpl_style`, imported only by the pages
+    that still draw one."""
+    if hasattr(fig, "to_svg"):
+        return Markup(fig.to_svg(key))
+    from sim.report.mpl_style import to_svg
+
+    return Markup(to_svg(fig, key))
+
+
 def svg(fig, key: str) -> Markup:
     """A figure as inline SVG in a `<figure id="fig-KEY">` (KEY from FIGURES)."""
-    if hasattr(fig, "to_svg"):  # written directly (sim.report.chart)
-        markup = fig.to_svg(key)
-    else:  # a matplotlib Figure: imported only by the pages that still draw one
-        from sim.report.mpl_style import to_svg
-
-        markup = to_svg(fig, key)
-    return Markup(f'<figure id="fig-{key}">{markup}</figure>')
+    return Markup(f'<figure id="fig-{key}">{svg_markup(fig, key)}</figure>')

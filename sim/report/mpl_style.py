@@ -41,10 +41,7 @@ def styled(draw):
 
 
 def to_svg(fig, key: str) -> str:
-    """The figure as an `<svg>` element; `key` salts its ids so inline figures never clash.
-    A chart written directly (`sim.report.chart`) writes itself."""
-    if hasattr(fig, "to_svg"):
-        return fig.to_svg(key)
+    """The figure as an `<svg>` element; `key` salts its ids so inline figures never clash."""
     buf = io.StringIO()
     with mpl.rc_context({**STYLE, "svg.hashsalt": key}):
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})

@@ -1,4 +1,5 @@
-"""Figures of sweeps and paired comparisons (matplotlib `Figure`s in the run report's style).
+"""Figures of sweeps (matplotlib `Figure`s in the report style; a comparison's forest is
+`sim.report.interval_figures`).
 
 Each function takes the long tables of `sim.analysis.paired` (`SweepStats.table`,
 `compare_runs`) and returns a Figure, so notebooks can show them too.
@@ -189,59 +190,6 @@ def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Figure:
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax.grid(False)
     ax.set_title("Card impact per point, pp (association among these bots, not cause)", loc="left")
-    return fig
-
-
-@styled
-def compare_forest(table: pd.DataFrame, title: str) -> Figure:
-    """Paired and unpaired 95% intervals of B − A per metric, on one scale for all metrics.
-
-    Each row is centred on its difference and measured in units of its unpaired
-    half-width, so the grey unpaired bar spans about [-1, 1] and the blue (red
-    when real) paired bar shows how much narrower pairing makes it. The cross
-    marks "no difference" (B − A = 0); a triangle at the edge means 0 lies
-    further out than the axis shows.
-    """
-    d = table[table["unpaired_width"] > 0].iloc[::-1]
-    half = d["unpaired_width"].to_numpy() / 2
-    diff = d["diff"].to_numpy()
-    y = np.arange(len(d))
-    fig = Figure(figsize=(6.4, 0.9 + 0.2 * len(d)))
-    ax = fig.add_subplot()
-    ax.hlines(
-        y,
-        (d["unpaired_lo"] - diff) / half,
-        (d["unpaired_hi"] - diff) / half,
-        color="#bbbbbb",
-        lw=5,
-        label="unpaired",
-    )
-    colours = np.where(d["real"].to_numpy(), _BEST, "#1f5fa8")
-    ax.hlines(
-        y,
-        (d["lo"] - diff) / half,
-        (d["hi"] - diff) / half,
-        color=colours,
-        lw=2,
-        label="paired (red: real)",
-    )
-    edge = 3.6
-    zero = -diff / half
-    inside = np.abs(zero) <= edge
-    ax.scatter(
-        zero[inside], y[inside], marker="x", s=16, color="black", lw=1, zorder=3, label="B − A = 0"
-    )
-    for side, marker in ((1, ">"), (-1, "<")):
-        out = ~inside & (np.sign(zero) == side)
-        ax.scatter(
-            np.full(out.sum(), side * edge), y[out], marker=marker, s=14, color="black", zorder=3
-        )
-    ax.axvline(0, color="black", lw=0.5)
-    ax.set_xlim(-edge - 0.3, edge + 0.3)
-    ax.set_yticks(y, [_short(t) for t in d["label"]])
-    ax.set_xlabel("distance from the measured B − A, in unpaired half-widths")
-    ax.set_title(title, loc="left")
-    ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(1, 1))
     return fig
 
 

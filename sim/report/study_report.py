@@ -30,9 +30,8 @@ from sim.analysis.paired import (
 from sim.analysis.stopping import page_lines
 from sim.config import dump_yaml
 from sim.errors import SimError
-from sim.report import study_figures as SF
-from sim.report.html import keep_together, table, text, write_page
-from sim.report.mpl_style import to_svg
+from sim.report.html import keep_together, svg_markup, table, text, write_page
+from sim.report.interval_figures import compare_forest
 from sim.report.run_report import runtime
 from sim.runs.partials import stream_runs
 from sim.runs.paths import STUDY_FILE, page_path
@@ -55,8 +54,7 @@ SWEEP_SECTIONS = (
 )
 
 
-def _svg(fig, key: str) -> Markup:
-    return Markup(to_svg(fig, key))
+_svg = svg_markup
 
 
 # ---------------------------------------------------------------- sweeps
@@ -85,6 +83,8 @@ def build_sweep_report(
 
 def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
     """Every table, figure and sentence of the sweep page."""
+    from sim.report import study_figures as SF  # matplotlib: the sweep page's figures only
+
     study, t = result.study, stats.table
     points = result.point_frame()
     best = stats.verdict.best if stats.verdict else None
@@ -323,7 +323,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         "primary": t.attrs.get("primary"),
         "median_ratio": units.pct(ratio.median()) if len(ratio) else "–",
         "forest": _svg(
-            SF.compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"), "forest"
+            compare_forest(main, f"{lb} − {la}: paired vs unpaired intervals"), "forest"
         ),
         "groups": groups,
         "configs": [(lab, dump_yaml(s.to_yaml_dict())) for lab, s in ((la, a), (lb, b))],
