@@ -18,9 +18,8 @@ from sim.analysis.calibration_words import bound, players_line, weight_interval
 from sim.analysis.choice_scale import UNIT
 from sim.analysis.findings import lead
 from sim.config.yamlio import dump_yaml
-from sim.report.causal_report import interval_bars
-from sim.report.html import table, write_page
-from sim.report.mpl_style import to_svg
+from sim.report.html import svg_markup, table, write_page
+from sim.report.interval_figures import interval_bars
 from sim.studies.calibrate import Calibration, GroupFit, flow_spec
 
 
@@ -51,7 +50,7 @@ def _weights_figure(g: GroupFit) -> Markup:
         f"weight, {unit}",
         f"{g.name}: fitted weights (95% intervals)",
     )
-    return Markup(to_svg(fig, "calibrate-weights"))
+    return svg_markup(fig, "calibrate-weights")
 
 
 def _weights_section(g: GroupFit) -> dict:

@@ -16,8 +16,7 @@ from sim.errors import SimError, one_line
 from sim.metrics import describe_target
 from sim.report import causal_report
 from sim.report import tune_figures as TF
-from sim.report.html import table, text, write_page
-from sim.report.mpl_style import to_svg
+from sim.report.html import svg_markup, table, text, write_page
 from sim.report.study_report import build_study_report, config_diff
 from sim.runs.paths import STUDY_FILE, page_path
 from sim.runs.storage import read_json
@@ -103,7 +102,7 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
     ).T
     pareto = None
     if len(targets) > 1:
-        pareto = Markup(to_svg(TF.pareto_scatter(misses, verdict["pareto"], list(targets)), "tp"))
+        pareto = svg_markup(TF.pareto_scatter(misses, verdict["pareto"], list(targets)), "tp")
     return {
         "title": f"{study.name}: tuning {', '.join(params)}",
         "lead": tune_lead(study, verdict),
@@ -114,8 +113,8 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
         "targets": _targets_table(verdict, targets),
         "finalists": _finalists_table(checked, targets, params),
         "family": verdict["family"][:1].upper() + verdict["family"][1:],
-        "trace": Markup(to_svg(TF.search_trace(trace), "tt")) if len(trace) else None,
-        "slices": Markup(to_svg(TF.parameter_slices(frame, params), "ts")) if len(frame) else None,
+        "trace": svg_markup(TF.search_trace(trace), "tt") if len(trace) else None,
+        "slices": svg_markup(TF.parameter_slices(frame, params), "ts") if len(frame) else None,
         "effects": table(
             effects,
             [
