@@ -275,9 +275,14 @@ def depth_interval(
 def seat_outcomes(players: pd.DataFrame) -> pd.DataFrame:
     """Per (game, seat): win share and lead (score minus the best other seat's)."""
     p = players[["game", "seat", "score", "win_share"]].copy()
-    top = p.groupby("game")["score"].transform("max")
-    second = p.groupby("game")["score"].transform(lambda s: s.nlargest(2).iloc[-1])
-    p["lead"] = np.where(p["score"] == top, p["score"] - second, p["score"] - top)
+    game, score = p["game"].to_numpy(), p["score"].to_numpy()
+    order = np.lexsort((-score, game))  # by game, the highest score first
+    starts = np.flatnonzero(np.r_[True, game[order][1:] != game[order][:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    top = score[order][starts]
+    second = score[order][np.minimum(starts + 1, ends - 1)]  # a tie for the top: the top
+    at = np.searchsorted(game[order][starts], game)
+    p["lead"] = np.where(score == top[at], score - second[at], score - top[at])
     return p
 
 
