@@ -1,40 +1,27 @@
-"""Charts written straight to SVG: the run page's figures without matplotlib.
+"""Charts written straight to SVG: every page's figures, without matplotlib.
 
 A report figure is a few bars, lines and labels. matplotlib builds an artist tree, measures
 every label's box and draws each figure twice for a tight bounding box: about 0.4 CPU-s a
 figure, most of a run page's cost (issue 54). Here a figure is a list of marks per panel,
-scaled and written as SVG elements in a millisecond or two. Text widths are estimated from
-the character count (there are no font metrics), so margins are a little generous.
+scaled and written as SVG elements in a millisecond or two.
 
-`Canvas` writes elements in drawing units (points, 72 to the inch, as matplotlib's SVG);
-`Panel` is one set of axes (marks in data units, ticks, labels, a legend); `Chart` lays
-panels out in a grid. Charts show themselves in notebooks (`_repr_svg_`).
+`sim.report.canvas.Canvas` writes the elements in points; here `Panel` is one set of axes
+(marks in data units, ticks, labels, a legend) and `Chart` lays panels out in a grid.
+Charts show themselves in notebooks (`_repr_svg_`).
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from sim.report.canvas import FONT, Canvas, text_width
+
 PT = 72.0  # drawing units per inch
-FONT = 8.0  # points
-FAMILY = "DejaVu Sans, Helvetica, Arial, sans-serif"
 GRID = "#d9d9d9"
 Format = Callable[[float], str]
-
-
-def text_width(text: str, size: float = FONT) -> float:
-    """Estimated width of `text` in points (a digit is 0.64 em wide in DejaVu Sans, most
-    letters less)."""
-    return 0.62 * size * len(text)
-
-
-def _n(v: float) -> str:
-    """A coordinate, short and stable."""
-    return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
 def plain(v: float) -> str:
@@ -70,138 +57,6 @@ def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> l
     return [0.0 if abs(t) < step * 1e-9 else float(round(t, 10)) for t in ticks]
 
 
-class Canvas:
-    """SVG elements in drawing units; `to_svg` wraps them in a sized `<svg>`."""
-
-    def __init__(self, width: float, height: float):
-        self.width, self.height = width, height
-        self.parts: list[str] = []
-        # the plot area of the panel being drawn (lines across a panel reach its edges)
-        self.left, self.top, self.right, self.bottom = 0.0, 0.0, width, height
-
-    def add(self, element: str) -> None:
-        self.parts.append(element)
-
-    def rect(self, x, y, w, h, fill="none", stroke=None, width=0.0, opacity=1.0, cls="") -> None:
-        if w < 0:
-            x, w = x + w, -w
-        if h < 0:
-            y, h = y + h, -h
-        self.add(
-            f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" fill="{fill}"'
-            + _stroke(stroke, width)
-            + (f' opacity="{_n(opacity)}"' if opacity < 1 else "")
-            + (f' class="{cls}"' if cls else "")
-            + "/>"
-        )
-
-    def line(self, xs, ys, stroke="#000", width=1.0, dash="", cls="", cap="") -> None:
-        points = " ".join(
-            f"{_n(x)},{_n(y)}" for x, y in zip(xs, ys, strict=True) if np.isfinite(x + y)
-        )
-        self.add(
-            f'<polyline points="{points}" fill="none"'
-            + _stroke(stroke, width)
-            + (f' stroke-dasharray="{dash}"' if dash else "")
-            + (f' stroke-linecap="{cap}"' if cap else "")
-            + (f' class="{cls}"' if cls else "")
-            + "/>"
-        )
-
-    def polygon(self, xs, ys, fill, opacity=1.0, stroke=None, width=0.0) -> None:
-        points = " ".join(f"{_n(x)},{_n(y)}" for x, y in zip(xs, ys, strict=True))
-        self.add(
-            f'<polygon points="{points}" fill="{fill}"'
-            + _stroke(stroke, width)
-            + (f' opacity="{_n(opacity)}"' if opacity < 1 else "")
-            + "/>"
-        )
-
-    def ellipse(self, x, y, rx, ry, fill, stroke="#000", width=0.8, dash="", opacity=1.0, cls=""):
-        self.add(
-            f'<ellipse cx="{_n(x)}" cy="{_n(y)}" rx="{_n(rx)}" ry="{_n(ry)}" fill="{fill}"'
-            + _stroke(stroke, width)
-            + (f' stroke-dasharray="{dash}"' if dash else "")
-            + (f' fill-opacity="{_n(opacity)}"' if opacity < 1 else "")
-            + (f' class="{cls}"' if cls else "")
-            + "/>"
-        )
-
-    def marker(self, x, y, shape="o", size=4.0, fill="#000", stroke=None, width=0.8, cls=""):
-        """A marker `size` points across: o circle, s square, D diamond, ^ v triangles,
-        > < triangles pointing right and left, X a filled cross, x a thin one, _ horizontal
-        dash, | vertical dash."""
-        r = size / 2
-        extra = _stroke(stroke, width) + (f' class="{cls}"' if cls else "")
-        if shape == "o":
-            self.add(f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" fill="{fill}"{extra}/>')
-        elif shape == "x":
-            d = r * 0.8
-            self.add(
-                f'<path d="M{_n(x - d)},{_n(y - d)}L{_n(x + d)},{_n(y + d)}'
-                f'M{_n(x - d)},{_n(y + d)}L{_n(x + d)},{_n(y - d)}" stroke="{fill}"'
-                f' stroke-width="{_n(width)}"' + (f' class="{cls}"' if cls else "") + "/>"
-            )
-        elif shape in "_|":
-            dx, dy = (r, 0) if shape == "_" else (0, r)
-            self.add(
-                f'<line x1="{_n(x - dx)}" y1="{_n(y - dy)}" x2="{_n(x + dx)}" y2="{_n(y + dy)}"'
-                f' stroke="{fill}" stroke-width="{_n(width)}"'
-                + (f' class="{cls}"' if cls else "")
-                + "/>"
-            )
-        else:
-            shapes = {
-                "s": [(-1, -1), (1, -1), (1, 1), (-1, 1)],
-                "D": [(0, -1.2), (1.2, 0), (0, 1.2), (-1.2, 0)],
-                "^": [(0, -1.2), (1.1, 0.9), (-1.1, 0.9)],
-                "v": [(0, 1.2), (1.1, -0.9), (-1.1, -0.9)],
-                ">": [(1.2, 0), (-0.9, 1.1), (-0.9, -1.1)],
-                "<": [(-1.2, 0), (0.9, 1.1), (0.9, -1.1)],
-                "X": [(-1, -0.6), (-0.6, -1), (0, -0.4), (0.6, -1), (1, -0.6), (0.4, 0),
-                      (1, 0.6), (0.6, 1), (0, 0.4), (-0.6, 1), (-1, 0.6), (-0.4, 0)],
-                "P": [(-0.35, -1), (0.35, -1), (0.35, -0.35), (1, -0.35), (1, 0.35),
-                      (0.35, 0.35), (0.35, 1), (-0.35, 1), (-0.35, 0.35), (-1, 0.35),
-                      (-1, -0.35), (-0.35, -0.35)],
-            }  # fmt: skip
-            corners = shapes.get(shape, shapes["s"])
-            points = " ".join(f"{_n(x + a * r)},{_n(y + b * r)}" for a, b in corners)
-            self.add(f'<polygon points="{points}" fill="{fill}"{extra}/>')
-
-    def text(
-        self, x, y, text, size=FONT, anchor="start", colour="#000", rotate=0.0, bold=False,
-        middle=False,
-    ) -> None:  # fmt: skip
-        """Text whose baseline is at y (its middle when `middle`)."""
-        if middle:
-            y += 0.35 * size
-        transform = f' transform="rotate({_n(rotate)} {_n(x)} {_n(y)})"' if rotate else ""
-        self.add(
-            f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" text-anchor="{anchor}"'
-            + (f' fill="{colour}"' if colour != "#000" else "")
-            + (' font-weight="bold"' if bold else "")
-            + transform
-            + f">{html.escape(str(text), quote=False)}</text>"
-        )
-
-    def to_svg(self, key: str = "") -> str:
-        """The drawing as an `<svg>` element (no ids, so `key` is only for the caller's
-        figure; it is accepted for the same signature as the other figures)."""
-        return (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(self.width)}pt"'
-            f' height="{_n(self.height)}pt" viewBox="0 0 {_n(self.width)} {_n(self.height)}"'
-            f' font-family="{FAMILY}">'
-            f'<rect width="100%" height="100%" fill="#fff"/>' + "".join(self.parts) + "</svg>"
-        )
-
-    def _repr_svg_(self) -> str:
-        return self.to_svg()
-
-
-def _stroke(colour: str | None, width: float) -> str:
-    return f' stroke="{colour}" stroke-width="{_n(width)}"' if colour else ""
-
-
 class Axis:
     """One axis of a panel: limits, ticks, their format and a label."""
 
@@ -213,14 +68,27 @@ class Axis:
         self.ticks: tuple[list[float], list[str]] | None = None
         self.sticky: set[float] = set()
         self.values: list[np.ndarray] = []
+        self.min_span = 0.0  # the data's range widened to at least this, around its middle
+        self.symlog = False  # linear within [-1, 1], logarithmic beyond (matplotlib's symlog)
+
+    def tf(self, v):
+        """A value in drawing space: itself, or its symlog (linthresh 1, linscale 1.5)."""
+        if not self.symlog:
+            return v
+        v = np.asarray(v, float)
+        a = np.abs(v)
+        return np.where(a <= 1, v * 1.5, np.sign(v) * (1.5 + np.log10(np.maximum(a, 1))))
 
     def span(self) -> tuple[float, float]:
-        """The axis limits: as set, or the data's with 5% margins (none past a bar's base)."""
+        """The limits in drawing space: as set, or the data's with 5% margins (none past a
+        bar's base), at least `min_span` wide."""
         if self.limits is not None:
-            return self.limits
+            return float(self.tf(self.limits[0])), float(self.tf(self.limits[1]))
         data = np.concatenate([np.ravel(v).astype(float) for v in self.values] or [[0.0, 1.0]])
-        data = data[np.isfinite(data)]
+        data = self.tf(data[np.isfinite(data)])
         lo, hi = (float(data.min()), float(data.max())) if len(data) else (0.0, 1.0)
+        if hi - lo < self.min_span:
+            lo, hi = (lo + hi - self.min_span) / 2, (lo + hi + self.min_span) / 2
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         pad = 0.05 * (hi - lo)
@@ -247,7 +115,9 @@ class Panel:
         self.x, self.y = Axis(), Axis()
         self.title = ""
         self.title_size = FONT
-        self.legend: str | None = None  # "outside" (right of the panel), "upper left/right"
+        # "outside" (right of the panel), "below" (under its x label, two columns),
+        # "upper left" or "upper right" (inside)
+        self.legend: str | None = None
         self.legend_size = FONT - 1
         self.grid = True
         self.frame = True
@@ -307,13 +177,23 @@ class Panel:
         if label:
             self.entries.append((label, colours[0] if colours else "#000", "patch"))
 
-    def line(self, xs, ys, colour, width=1.2, marker="", size=3.0, label="", dash=""):
-        """A line through the points (gaps at NaN), with markers `size` points across."""
+    def line(
+        self, xs, ys, colour, width=1.2, marker="", size=3.0, label="", dash="", err=None, cap=3
+    ):
+        """A line through the points (gaps at NaN), with markers `size` points across and
+        `err` (lengths below and above, 2 x n) as capped vertical whiskers."""
         xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+        err = None if err is None else np.nan_to_num(np.asarray(err, float))
         self.x.values.append(xs)
-        self.y.values.append(ys)
+        self.y.values += [ys] + ([ys - err[0], ys + err[1]] if err is not None else [])
 
         def draw(sx, sy, c: Canvas) -> None:
+            if err is not None:
+                for x, y, lo, hi in zip(xs, ys, err[0], err[1], strict=True):
+                    if np.isfinite(x + y):
+                        c.line([sx(x)] * 2, [sy(y - lo), sy(y + hi)], colour, 1)
+                        for v in (y - lo, y + hi):
+                            c.line([sx(x) - cap / 2, sx(x) + cap / 2], [sy(v)] * 2, colour, 1)
             px, py = [sx(v) for v in xs], [sy(v) for v in ys]
             if width:
                 c.line(px, py, colour, width, dash)
@@ -356,8 +236,8 @@ class Panel:
         if label:
             self.entries.append((label, colour, shape))
 
-    def points(self, xs, ys, colour, sizes=5.0, hollow=False, label=""):
-        """Circles `sizes` points across (one size or one each); hollow: white inside."""
+    def points(self, xs, ys, colour, sizes=5.0, hollow=False, label="", opacity=1.0):
+        """Circles `sizes` points across (one size or one each); hollow: no fill."""
         xs, ys = np.asarray(xs, float), np.asarray(ys, float)
         sizes = np.broadcast_to(np.asarray(sizes, float), xs.shape)
         self.x.values.append(xs)
@@ -365,8 +245,8 @@ class Panel:
 
         def draw(sx, sy, c: Canvas) -> None:
             for x, y, s in zip(xs, ys, sizes, strict=True):
-                fill, stroke = ("#fff", colour) if hollow else (colour, None)
-                c.marker(sx(x), sy(y), "o", s, fill, stroke, 1.0)
+                fill, stroke = ("none", colour) if hollow else (colour, None)
+                c.marker(sx(x), sy(y), "o", s, fill, stroke, 1.0, opacity=opacity)
 
         self.marks.append(draw)
         if label:
@@ -397,53 +277,76 @@ class Panel:
         if label:
             self.entries.append((label, colour, "dash" if dash else "line"))
 
-    def vline(self, x, colour="#000", width=1.0):
+    def vline(self, x, colour="#000", width=1.0, dash=""):
         """A line down the panel at x."""
         self.x.values.append(np.array([x], float))
         self.marks.append(
-            lambda sx, sy, c: c.line([sx(x), sx(x)], [c.top, c.bottom], colour, width)
+            lambda sx, sy, c: c.line([sx(x), sx(x)], [c.top, c.bottom], colour, width, dash)
         )
 
-    def label(self, x, y, text, colour="#000", size=FONT, dy=0.0, anchor="middle", middle=False):
-        """Text at a data point, `dy` points above it."""
+    def span(self, x0, x1, colour, opacity=0.1):
+        """A band down the panel from x0 to x1."""
         self.marks.append(
-            lambda sx, sy, c: c.text(sx(x), sy(y) - dy, text, size, anchor, colour, middle=middle)
+            lambda sx, sy, c: c.rect(
+                sx(x0), c.top, sx(x1) - sx(x0), c.bottom - c.top, colour, opacity=opacity
+            )
         )
 
-    def cells(self, values: np.ndarray, centre: float, labels: Callable[[float], str]):
-        """A grid of values coloured around `centre` (blue above, red below), each labelled;
-        row 0 at the top; a colour bar beside it."""
+    def label(
+        self, x, y, text, colour="#000", size=FONT, dy=0.0, anchor="middle", middle=False, dx=0.0
+    ):
+        """Text at a data point, `dx` points right of it and `dy` above."""
+        self.marks.append(
+            lambda sx, sy, c: c.text(
+                sx(x) + dx, sy(y) - dy, text, size, anchor, colour, middle=middle
+            )
+        )
+
+    def cells(
+        self,
+        values: np.ndarray,
+        colour: Callable[[float], str],
+        texts,
+        limits: tuple[float, float],
+        bar: Format | None = None,
+        size: float = FONT,
+        light: Callable[[float], bool] = lambda v: False,
+    ):
+        """A grid of values (row 0 at the top), each cell filled by `colour` and written
+        `texts[i][j]` (white where `light(v)`), with a colour bar over `limits` formatted by
+        `bar` (none if None)."""
         values = np.asarray(values, float)
         rows, cols = values.shape
-        finite = values[np.isfinite(values)]
-        spread = max(float(np.max(np.abs(finite - centre))) if len(finite) else 0.0, 0.05)
-        colour = diverging(centre - spread, centre + spread)
         self.x.limits, self.y.limits = (-0.5, cols - 0.5), (rows - 0.5, -0.5)
         self.grid = False
 
         def draw(sx, sy, c: Canvas) -> None:
             for (i, j), v in np.ndenumerate(values):
+                x0, y0 = sx(j - 0.5), sy(i - 0.5)
                 fill = colour(v) if np.isfinite(v) else "#eeeeee"
-                c.rect(
-                    sx(j - 0.5),
-                    sy(i - 0.5),
-                    sx(j + 0.5) - sx(j - 0.5),
-                    sy(i + 0.5) - sy(i - 0.5),
-                    fill,
-                )
-                dark = np.isfinite(v) and abs(v - centre) > 0.6 * spread
-                c.text(
-                    sx(j),
-                    sy(i),
-                    "–" if not np.isfinite(v) else labels(v),
-                    FONT,
-                    "middle",
-                    "#fff" if dark else "#000",
-                    middle=True,
-                )
+                c.rect(x0, y0, sx(j + 0.5) - x0, sy(i + 0.5) - y0, fill)
+                lines = str(texts[i][j]).split("\n")
+                for k, line in enumerate(lines):
+                    dy = (k - (len(lines) - 1) / 2) * (size + 1)
+                    white = "#fff" if np.isfinite(v) and light(v) else "#000"
+                    c.text(sx(j), sy(i) + dy, line, size, "middle", white, middle=True)
 
         self.marks.append(draw)
-        self.colourbar = (colour, centre - spread, centre + spread, percent())
+        if bar is not None:
+            self.colourbar = (colour, limits[0], limits[1], bar)
+
+    def outline(self, x: float, y: float, colour: str, width: float = 2.0):
+        """A frame around the cell at column x, row y of a grid of `cells`."""
+        self.marks.append(
+            lambda sx, sy, c: c.rect(
+                sx(x - 0.5),
+                sy(y - 0.5),
+                sx(x + 0.5) - sx(x - 0.5),
+                sy(y + 0.5) - sy(y - 0.5),
+                stroke=colour,
+                width=width,
+            )
+        )
 
     # ---------------------------------------------------------------- drawing
 
@@ -454,16 +357,23 @@ class Panel:
             6 + max((text_width(t) for t in ylabels), default=0) + (FONT + 6 if self.y.label else 0)
         )
         top = 4 + (sum(self.title_size + 3 for _ in self.title.split("\n")) if self.title else 0)
-        bottom = 6 + FONT + 4 + (FONT + 5 if self.x.label else 0)
-        if self._rotated(width - left):
-            _, xlabels = self.x.tick_marks(width - 40)
-            bottom += 0.5 * max(text_width(t) for t in xlabels)
+        bottom = self._tick_room(width - left) + (FONT + 5 if self.x.label else 0)
         right = 8.0
+        if self.legend == "below" and self.entries:
+            bottom += (self.legend_size + 4) * math.ceil(len(self.entries) / 2) + 2
         if self.legend == "outside" and self.entries:
             right += 22 + max(text_width(t, self.legend_size) for t, _, _ in self.entries)
         if self.colourbar:
             right += 44
         return left, top, right, bottom
+
+    def _tick_room(self, length: float) -> float:
+        """Height under the plot for the x ticks and their labels (slanted ones need more)."""
+        room = 6 + FONT + 4
+        if self._rotated(length):
+            _, xlabels = self.x.tick_marks(length)
+            room += 0.5 * max(text_width(t) for t in xlabels)
+        return room
 
     def _rotated(self, length: float) -> bool:
         """Whether the x tick labels are too long to stand side by side."""
@@ -478,20 +388,21 @@ class Panel:
         ml, mt, mr, mb = self.margins(bw, bh)
         left, top, right, bottom = bx + ml, by + mt, bx + bw - mr, by + bh - mb
         (x0, x1), (y0, y1) = self.x.span(), self.y.span()
-        sx = lambda v: left + (v - x0) / (x1 - x0) * (right - left)  # noqa: E731
-        sy = lambda v: bottom - (v - y0) / (y1 - y0) * (bottom - top)  # noqa: E731
+        tx, ty = self.x.tf, self.y.tf
+        sx = lambda v: left + (tx(v) - x0) / (x1 - x0) * (right - left)  # noqa: E731
+        sy = lambda v: bottom - (ty(v) - y0) / (y1 - y0) * (bottom - top)  # noqa: E731
         c.left, c.right, c.top, c.bottom = left, right, top, bottom
         xt, xl = self.x.tick_marks(bw - 40)  # the lengths `margins` used, so the same ticks
         yt, yl = self.y.tick_marks(bh - 40)
         xt = [
             (t, s)
             for t, s in zip(xt, xl, strict=True)
-            if min(x0, x1) - 1e-9 <= t <= max(x0, x1) + 1e-9
+            if min(x0, x1) - 1e-9 <= tx(t) <= max(x0, x1) + 1e-9
         ]
         yt = [
             (t, s)
             for t, s in zip(yt, yl, strict=True)
-            if min(y0, y1) - 1e-9 <= t <= max(y0, y1) + 1e-9
+            if min(y0, y1) - 1e-9 <= ty(t) <= max(y0, y1) + 1e-9
         ]
         if self.grid:
             for t, _ in xt:
@@ -502,7 +413,7 @@ class Panel:
             mark(sx, sy, c)
         if self.frame:
             c.line([left, left, right], [top, bottom, bottom], "#000", 0.8)
-        rotated = self._rotated(right - left)
+        rotated = self._rotated(bw - ml)  # the length `margins` judged
         for t, s in xt:
             c.line([sx(t)] * 2, [bottom, bottom + 3.5], "#000", 0.8)
             if rotated:
@@ -512,22 +423,30 @@ class Panel:
         for t, s in yt:
             c.line([left - 3.5, left], [sy(t)] * 2, "#000", 0.8)
             c.text(left - 5, sy(t), s, anchor="end", middle=True)
+        under = bottom + self._tick_room(bw - ml)
         if self.x.label:
-            c.text((left + right) / 2, by + bh - 4, self.x.label, anchor="middle")
+            c.text((left + right) / 2, under + FONT, self.x.label, anchor="middle")
+            under += FONT + 5
         if self.y.label:
             c.text(bx + FONT + 2, (top + bottom) / 2, self.y.label, anchor="middle", rotate=-90)
         for i, line in enumerate(self.title.split("\n") if self.title else []):
             c.text(left, by + (i + 1) * (self.title_size + 3), line, self.title_size)
-        self._draw_legend(c, left, top, right)
+        self._draw_legend(c, left, top, right, under)
         if self.colourbar:
             self._draw_colourbar(c, right, top, bottom)
 
-    def _draw_legend(self, c: Canvas, left: float, top: float, right: float) -> None:
+    def _draw_legend(self, c: Canvas, left: float, top: float, right: float, under: float):
         if not self.legend or not self.entries:
             return
         size = self.legend_size
         row = size + 4
         wide = 20 + max(text_width(t, size) for t, _, _ in self.entries)
+        if self.legend == "below":
+            half = (right - left) / 2
+            for i, entry in enumerate(self.entries):
+                r, col = divmod(i, 2)
+                self._entry(c, left + col * half, under + 2 + r * row + row / 2, entry, size)
+            return
         if self.legend == "outside":
             x, y = right + 10, top + 2
         elif self.legend == "upper left":
@@ -536,15 +455,20 @@ class Panel:
             x, y = right - wide - 4, top + 2
         if self.legend != "outside":
             c.rect(x - 2, y - 1, wide + 4, row * len(self.entries) + 2, "#fff", opacity=0.8)
-        for i, (label, colour, shape) in enumerate(self.entries):
-            yy = y + i * row + row / 2
-            if shape == "patch":
-                c.rect(x, yy - 3.5, 12, 7, colour)
-            elif shape in ("line", "dash"):
-                c.line([x, x + 12], [yy, yy], colour, 1.5, "4 2" if shape == "dash" else "")
-            else:
-                c.marker(x + 6, yy, shape, 5, colour, width=2)
-            c.text(x + 16, yy, label, size, middle=True)
+        for i, entry in enumerate(self.entries):
+            self._entry(c, x, y + i * row + row / 2, entry, size)
+
+    @staticmethod
+    def _entry(c: Canvas, x: float, y: float, entry: tuple[str, str, str], size: float) -> None:
+        """One legend line: its swatch at (x, y) and its label after it."""
+        label, colour, shape = entry
+        if shape == "patch":
+            c.rect(x, y - 3.5, 12, 7, colour)
+        elif shape in ("line", "dash"):
+            c.line([x, x + 12], [y, y], colour, 1.5, "4 2" if shape == "dash" else "")
+        else:
+            c.marker(x + 6, y, shape, 5, colour, width=2)
+        c.text(x + 16, y, label, size, middle=True)
 
     def _draw_colourbar(self, c: Canvas, right: float, top: float, bottom: float) -> None:
         colour, lo, hi, fmt = self.colourbar
@@ -589,19 +513,35 @@ class Chart(Canvas):
         return super().to_svg(key)
 
 
+VIRIDIS = (
+    (68, 1, 84), (72, 40, 120), (62, 74, 137), (49, 104, 142), (38, 130, 142),
+    (31, 158, 137), (53, 183, 121), (109, 205, 89), (180, 222, 44), (253, 231, 37),
+)  # fmt: skip
+
+
+def sequential(lo: float, hi: float) -> Callable[[float], str]:
+    """Dark purple at lo to yellow at hi (viridis)."""
+    return _ramp(np.array(VIRIDIS, float), lo, hi)
+
+
 def diverging(lo: float, hi: float) -> Callable[[float], str]:
     """Red below the middle of [lo, hi], white at it, blue above (ColorBrewer's RdBu)."""
-    anchors = np.array(
-        [(103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219, 199),
-         (247, 247, 247), (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172),
-         (5, 48, 97)], float,
-    )  # fmt: skip
+    return _ramp(np.array(RDBU, float), lo, hi)
+
+
+RDBU = ((103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219, 199),
+        (247, 247, 247), (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172),
+        (5, 48, 97))  # fmt: skip
+
+
+def _ramp(anchors: np.ndarray, lo: float, hi: float) -> Callable[[float], str]:
+    """Colours interpolated between evenly spaced anchors from lo to hi (clipped)."""
 
     def colour(v: float) -> str:
         t = 0.5 if hi == lo else min(max((v - lo) / (hi - lo), 0.0), 1.0)
         pos = t * (len(anchors) - 1)
         i = min(int(pos), len(anchors) - 2)
         rgb = anchors[i] + (anchors[i + 1] - anchors[i]) * (pos - i)
-        return "#" + "".join(f"{int(round(v)):02x}" for v in rgb)
+        return "#" + "".join(f"{int(round(x)):02x}" for x in rgb)
 
     return colour

@@ -12,7 +12,7 @@ import pandas as pd
 
 from sim import units
 from sim.analysis.flow import distribution
-from sim.report.chart import Chart, Panel, percent
+from sim.report.chart import Chart, Panel, diverging, percent
 from sim.units import card_label
 
 SEAT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
@@ -70,7 +70,13 @@ def matchup_heatmap(matrix: pd.DataFrame, centre: float, title: str) -> Chart:
     """A policy x opponent grid of shares, coloured around `centre` (fair share or 50%)."""
     chart = Chart(1.6 + 1.1 * len(matrix.columns), 0.9 + 0.6 * len(matrix))
     p = chart.panel
-    p.cells(matrix.to_numpy(dtype=float), centre, units.pct)
+    values = matrix.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    spread = max(float(np.max(np.abs(finite - centre))) if len(finite) else 0.0, 0.05)
+    texts = [["–" if np.isnan(v) else units.pct(v) for v in row] for row in values]
+    colour = diverging(centre - spread, centre + spread)
+    light = lambda v: abs(v - centre) > 0.6 * spread  # noqa: E731  (white on dark cells)
+    p.cells(values, colour, texts, (centre - spread, centre + spread), percent(), light=light)
     _categories(p, [f"vs {c}" for c in matrix.columns])
     _categories(p, [str(i) for i in matrix.index], "y")
     p.title, p.frame = title, False

@@ -135,14 +135,9 @@ def card_text(col: str = "card") -> Callable[[dict], str]:
 
 
 def svg_markup(fig, key: str) -> Markup:
-    """A figure as an inline `<svg>` element: a chart written directly (`sim.report.chart`)
-    writes itself; a matplotlib Figure goes through `mpl_style`, imported only by the pages
-    that still draw one."""
-    if hasattr(fig, "to_svg"):
-        return Markup(fig.to_svg(key))
-    from sim.report.mpl_style import to_svg
-
-    return Markup(to_svg(fig, key))
+    """A figure (`sim.report.chart.Chart`, or the drawn table's `Canvas`) as an inline
+    `<svg>` element."""
+    return Markup(fig.to_svg(key))
 
 
 def svg(fig, key: str) -> Markup:

@@ -1,8 +1,8 @@
-"""Figures of sweeps (matplotlib `Figure`s in the report style; a comparison's forest is
-`sim.report.interval_figures`).
+"""Figures of sweeps, written as SVG directly (`sim.report.chart`); a comparison's forest is
+`sim.report.interval_figures`.
 
-Each function takes the long tables of `sim.analysis.paired` (`SweepStats.table`,
-`compare_runs`) and returns a Figure, so notebooks can show them too.
+Each function takes the long tables of `sim.analysis.paired` (`SweepStats.table`) and
+returns a `Chart`, so notebooks can show them too.
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ import math
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
 
 from sim.metrics import metric
+from sim.report.chart import Chart, diverging, sequential
 from sim.report.figures import PALETTE
-from sim.report.mpl_style import pp_formatter, styled
-from sim.units import MIN_SPAN, axis_label, card_label, scale
+from sim.units import MIN_SPAN, axis_label, card_label, pp_tick, scale
 
-_BEST = "#d62728"
+BEST = "#d62728"
 
 
 def _is_numeric(values) -> bool:
@@ -34,7 +32,6 @@ def _x_axis(points: pd.DataFrame, param: str) -> tuple[np.ndarray, list[str] | N
     return np.arange(len(values), dtype=float), [str(v) for v in values]
 
 
-@styled
 def sweep_lines(
     table: pd.DataFrame,
     points: pd.DataFrame,
@@ -42,7 +39,7 @@ def sweep_lines(
     panels: list[tuple[str, list[str]]],
     title: str,
     best: int | None = None,
-) -> Figure:
+) -> Chart:
     """1-D sweep: one panel per (title, metrics), each metric's value with its 95% interval.
 
     A panel with several metrics (seats, policies) draws one line each, nudged
@@ -52,11 +49,10 @@ def sweep_lines(
     """
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig = Figure(figsize=(2.7 * ncols + 0.4, 2.2 * nrows + 0.4), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    chart = Chart(2.7 * ncols + 0.4, 2.2 * nrows + 0.4, nrows, ncols, title=title)
     x, ticks = _x_axis(points, param)
     step = np.min(np.diff(np.sort(x))) if len(x) > 1 else 1.0
-    for ax, (panel_title, names) in zip(axes, panels, strict=False):
+    for p, (panel_title, names) in zip(chart.panels, panels, strict=False):
         rows = table[table["metric"].isin(names)]
         unit = metric(names[0]).unit
         k_ = scale(unit)
@@ -65,45 +61,31 @@ def sweep_lines(
             r = r.assign(**{c: r[c] * k_ for c in ("value", "lo", "hi")})
             nudge = (k - (len(names) - 1) / 2) * step * 0.06
             err = np.vstack([r["value"] - r["lo"], r["hi"] - r["value"]])
-            label = (
-                r["metric_label"].dropna().iloc[0].rsplit(", ", 1)[-1] if len(names) > 1 else None
-            )
-            ax.errorbar(
-                x + nudge,
-                r["value"],
-                yerr=err,
-                marker="o",
-                ms=3,
-                capsize=3,
-                lw=1,
-                color=PALETTE[k % len(PALETTE)],
-                label=label,
-            )
-        ax.set_title(_short(panel_title), loc="left", fontsize=8)
+            label = r["metric_label"].dropna().iloc[0].rsplit(", ", 1)[-1] if len(names) > 1 else ""
+            colour = PALETTE[k % len(PALETTE)]
+            p.line(x + nudge, r["value"], colour, 1, "o", 3, label=label, err=err)
+        p.title = _short(panel_title)
         fair = metric(names[0]).fair
         if fair is not None:
-            ax.axhline(fair * k_, color="black", ls="--", lw=0.8)
-        _min_span(ax, MIN_SPAN.get(unit, 0.0))
+            p.hline(fair * k_, width=0.8, dash="4 2")
+        p.y.min_span = MIN_SPAN.get(unit, 0.0)
         if metric(names[0]).diff:  # a difference of shares: pp, drawn already times 100
-            ax.yaxis.set_major_formatter(pp_formatter(1.0))
+            p.y.fmt = lambda v: pp_tick(v, 1.0)
         elif unit == "share":
-            ax.yaxis.set_major_formatter(PercentFormatter(100.0))
+            p.y.fmt = lambda v: f"{v:g}%"
         if best is not None:
-            ax.axvspan(x[best] - step * 0.3, x[best] + step * 0.3, color=_BEST, alpha=0.08, lw=0)
+            p.span(x[best] - step * 0.3, x[best] + step * 0.3, BEST, 0.08)
         if ticks is not None:
-            ax.set_xticks(x, ticks, rotation=30, ha="right")
-        ax.set_xlabel(param)
+            p.x.ticks = (list(x), ticks)
+        elif len(x) <= 10:  # a tick at every point swept
+            p.x.ticks = (list(x), [f"{v:g}" for v in x])
+        p.x.label = param
         if len(names) > 1:  # below the panel, never over the data
-            ax.legend(
-                frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.35), ncols=2
-            )
-    for ax in axes[len(panels) :]:
-        ax.set_visible(False)
-    fig.suptitle(title, x=0.01, ha="left", fontsize=9)
-    return fig
+            p.legend, p.legend_size = "below", 6
+    chart.panels = chart.panels[: len(panels)]
+    return chart
 
 
-@styled
 def sweep_heatmaps(
     table: pd.DataFrame,
     points: pd.DataFrame,
@@ -111,86 +93,72 @@ def sweep_heatmaps(
     names: list[str],
     title: str,
     best: int | None = None,
-) -> Figure:
+) -> Chart:
     """2-D sweep: one heatmap per metric, each cell 'value ± half-width' of its 95% interval."""
     p1, p2 = params
     rows_v, cols_v = list(dict.fromkeys(points[p1])), list(dict.fromkeys(points[p2]))
     ncols = min(3, len(names))
     nrows = math.ceil(len(names) / ncols)
-    fig = Figure(
-        figsize=(ncols * (0.9 + 0.75 * len(cols_v)), nrows * (0.9 + 0.45 * len(rows_v))),
-        layout="constrained",
-    )
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
-    for ax, name in zip(axes, names, strict=False):
+    width, height = ncols * (1.5 + 0.75 * len(cols_v)), nrows * (1.1 + 0.45 * len(rows_v))
+    chart = Chart(width, height, nrows, ncols, title=title)
+    for p, name in zip(chart.panels, names, strict=False):
         r = table[table["metric"] == name].merge(points, on="point")
         grid = np.full((len(rows_v), len(cols_v)), np.nan)
         half = np.full_like(grid, np.nan)
-        for _, row in r.iterrows():
-            i, j = rows_v.index(row[p1]), cols_v.index(row[p2])
-            grid[i, j] = row["value"]
-            half[i, j] = max(row["value"] - row["lo"], row["hi"] - row["value"])
+        # (not itertuples: a parameter such as 'table.columns' is no attribute name)
+        for a, b, v, lo, hi in zip(r[p1], r[p2], r["value"], r["lo"], r["hi"], strict=True):
+            i, j = rows_v.index(a), cols_v.index(b)
+            grid[i, j] = v
+            half[i, j] = max(v - lo, hi - v)
         k_ = scale(metric(name).unit)
         grid, half = grid * k_, half * k_
-        image = ax.imshow(grid, cmap="viridis", aspect="auto")
-        fig.colorbar(image, ax=ax, fraction=0.06, pad=0.02).ax.tick_params(labelsize=6)
         diff = metric(name).diff
-        for (i, j), v in np.ndenumerate(grid):
-            pct = " pp" if diff else "%" if k_ != 1 else ""
-            text = "–" if np.isnan(v) else f"{v:.3g}{pct}\n±{half[i, j]:.2g}"
-            ax.text(j, i, text, ha="center", va="center", fontsize=6, color="white")
+        unit = " pp" if diff else "%" if k_ != 1 else ""
+        texts = [
+            [
+                "–" if np.isnan(v) else f"{v:.3g}{unit}\n±{h:.2g}"
+                for v, h in zip(gr, hr, strict=True)
+            ]
+            for gr, hr in zip(grid, half, strict=True)
+        ]
+        finite = grid[np.isfinite(grid)]
+        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+        colour = sequential(lo, hi)
+        p.cells(grid, colour, texts, (lo, hi), lambda v: f"{v:.3g}", size=6,
+                light=lambda v, lo=lo, hi=hi: v < lo + 0.6 * (hi - lo))  # fmt: skip
         if best is not None:
             b = points.set_index("point").loc[best]
-            bi, bj = rows_v.index(b[p1]), cols_v.index(b[p2])
-            ax.add_patch(_box(bj, bi))
-        ax.set_xticks(range(len(cols_v)), [str(v) for v in cols_v])
-        ax.set_yticks(range(len(rows_v)), [str(v) for v in rows_v])
-        ax.set_xlabel(p2)
-        ax.set_ylabel(p1)
-        ax.grid(False)
+            p.outline(cols_v.index(b[p2]), rows_v.index(b[p1]), BEST)
+        p.x.ticks = (list(range(len(cols_v))), [str(v) for v in cols_v])
+        p.y.ticks = (list(range(len(rows_v))), [str(v) for v in rows_v])
+        p.x.label, p.y.label, p.frame = p2, p1, False
         label = r["metric_label"].iloc[0] if len(r) else name
-        ax.set_title(_short(axis_label(label, metric(name).unit, diff)), loc="left", fontsize=8)
-    for ax in axes[len(names) :]:
-        ax.set_visible(False)
-    fig.suptitle(title, x=0.01, ha="left", fontsize=9)
-    return fig
+        p.title = _short(axis_label(label, metric(name).unit, diff))
+    chart.panels = chart.panels[: len(names)]
+    return chart
 
 
-def _min_span(ax, span: float) -> None:
-    """Widen the y axis to at least `span` (display units) around what is drawn."""
-    lo, hi = ax.get_ylim()
-    if hi - lo < span:
-        mid = (lo + hi) / 2
-        ax.set_ylim(mid - span / 2, mid + span / 2)
-
-
-def _box(x: float, y: float):
-    from matplotlib.patches import Rectangle
-
-    return Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor=_BEST, lw=2)
-
-
-@styled
-def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Figure:
+def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Chart:
     """Card impact (win rate when held − when never held) per card kind and sweep point."""
     rows = table[table["metric"].str.startswith("card_impact.")]
     kinds = sorted(rows["metric"].unique())
     grid = np.full((len(kinds), len(labels)), np.nan)
-    for _, r in rows.iterrows():
-        grid[kinds.index(r["metric"]), int(r["point"])] = r["value"]
-    fig = Figure(figsize=(2.2 + 0.75 * len(labels), 0.8 + 0.26 * len(kinds)))
-    ax = fig.add_subplot()
+    for r in rows.itertuples(index=False):
+        grid[kinds.index(r.metric), int(r.point)] = r.value
+    chart = Chart(2.6 + 0.75 * len(labels), 1.0 + 0.26 * len(kinds))
+    p = chart.panel
     spread = max(float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0, 0.02)
-    ax.imshow(grid, cmap="RdBu", vmin=-spread, vmax=spread, aspect="auto")
-    for (i, j), v in np.ndenumerate(grid):
-        colour = "white" if abs(v) > 0.6 * spread else "black"
-        text = "–" if np.isnan(v) else f"{v * 100:+.1f}"  # percentage points
-        ax.text(j, i, text, ha="center", va="center", fontsize=6, color=colour)
-    ax.set_yticks(range(len(kinds)), [card_label(k.removeprefix("card_impact.")) for k in kinds])
-    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
-    ax.grid(False)
-    ax.set_title("Card impact per point, pp (association among these bots, not cause)", loc="left")
-    return fig
+    texts = [["–" if np.isnan(v) else f"{v * 100:+.1f}" for v in row] for row in grid]
+    p.cells(grid, diverging(-spread, spread), texts, (-spread, spread), None, size=6,
+            light=lambda v: abs(v) > 0.6 * spread)  # fmt: skip
+    p.y.ticks = (
+        list(range(len(kinds))),
+        [card_label(k.removeprefix("card_impact.")) for k in kinds],
+    )
+    p.x.ticks = (list(range(len(labels))), list(labels))
+    p.frame = False
+    p.title = "Card impact per point, pp (association among these bots, not cause)"
+    return chart
 
 
 def _short(label: str) -> str:

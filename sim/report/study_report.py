@@ -83,7 +83,7 @@ def build_sweep_report(
 
 def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
     """Every table, figure and sentence of the sweep page."""
-    from sim.report import study_figures as SF  # matplotlib: the sweep page's figures only
+    from sim.report import study_figures as SF  # the sweep page's figures only
 
     study, t = result.study, stats.table
     points = result.point_frame()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sim.engine.position import Cell, Position
 from sim.engine.reference import SPRAYER, score_position
-from sim.report.chart import FONT, Canvas, text_width
+from sim.report.canvas import FONT, Canvas, text_width
 from sim.report.figures import SEAT_COLOURS
 from sim.walls import E, N, S, W
 

@@ -1,4 +1,5 @@
-"""Figures of the tune report: the search trace, each parameter's effect, the Pareto set."""
+"""Figures of the tune report, written as SVG directly (`sim.report.chart`): the search
+trace, each parameter's effect, the Pareto set."""
 
 from __future__ import annotations
 
@@ -6,88 +7,75 @@ import math
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from sim.report.chart import Chart, Panel
 from sim.report.figures import PALETTE
-from sim.report.mpl_style import styled
 
 TICKS = (0, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500)
 
 
-def _distance_axis(ax, top: float) -> None:
+def _distance_axis(p: Panel, top: float) -> None:
     """Distances on a scale linear below 1 (inside the bands) and logarithmic above."""
-    ax.set_yscale("symlog", linthresh=1.0, linscale=1.5)
+    p.y.symlog = True
     ticks = [t for t in TICKS if t <= max(top, 1) * 1.5]
-    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    p.y.ticks = (ticks, [f"{t:g}" for t in ticks])
+    p.hline(1.0, width=0.8, dash="4 2")
 
 
-@styled
-def search_trace(trace: pd.DataFrame) -> Figure:
+def search_trace(trace: pd.DataFrame) -> Chart:
     """Each evaluation's target distance (by its rung's games) and the best so far, against
     the games spent."""
-    fig = Figure(figsize=(6.4, 2.8), layout="constrained")
-    ax = fig.subplots()
+    chart = Chart(6.4, 2.8)
+    p = chart.panel
     for k, (games, rows) in enumerate(trace.groupby("rung_games")):
-        ax.scatter(
-            rows["games"],
-            rows["distance"],
-            s=10,
-            alpha=0.6,
-            color=PALETTE[k % len(PALETTE)],
-            label=f"{games:,} games each",
-        )
-    best = trace["distance"].cummin()
-    ax.step(trace["games"], best, where="post", color="black", lw=1.2, label="best so far")
-    ax.axhline(1.0, color="black", ls="--", lw=0.8)
-    _distance_axis(ax, float(trace["distance"].max()))
-    ax.set_xlabel("games spent by the search")
-    ax.set_ylabel("target distance D")
-    ax.legend(frameon=False, fontsize=7)
-    return fig
+        colour = PALETTE[k % len(PALETTE)]
+        p.points(rows["games"], rows["distance"], colour, 3.2, opacity=0.6,
+                 label=f"{games:,} games each")  # fmt: skip
+    best = trace["distance"].cummin().to_numpy(float)
+    games = trace["games"].to_numpy(float)
+    xs = np.repeat(games, 2)[1:]  # a step after each evaluation ('post')
+    ys = np.repeat(best, 2)[:-1]
+    p.line(xs, ys, "#000", 1.2, label="best so far")
+    _distance_axis(p, float(trace["distance"].max()))
+    p.x.label, p.y.label = "games spent by the search", "target distance D"
+    p.legend = "upper right"
+    return chart
 
 
-@styled
-def parameter_slices(frame: pd.DataFrame, params: list[str]) -> Figure:
+def parameter_slices(frame: pd.DataFrame, params: list[str]) -> Chart:
     """Per parameter: every candidate's first-rung distance against its value (a slice plot),
     with the mean at each value."""
     ncols = min(3, len(params))
     nrows = math.ceil(len(params) / ncols)
-    fig = Figure(figsize=(2.7 * ncols + 0.4, 2.2 * nrows + 0.4), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
-    for ax, p in zip(axes, params, strict=False):
-        values = frame[p]
+    chart = Chart(2.7 * ncols + 0.4, 2.2 * nrows + 0.4, nrows, ncols)
+    for p, name in zip(chart.panels, params, strict=False):
+        values = frame[name]
         numeric = pd.api.types.is_numeric_dtype(values)
         x = values.to_numpy(float) if numeric else pd.Categorical(values.astype(str)).codes
-        ax.scatter(x, frame["first_distance"], s=9, alpha=0.6, color=PALETTE[0])
+        p.points(x, frame["first_distance"], PALETTE[0], 3.0, opacity=0.6)
         means = frame.groupby(x)["first_distance"].mean()
-        ax.plot(means.index, means.to_numpy(), color="black", lw=1)
-        ax.axhline(1.0, color="black", ls="--", lw=0.8)
-        _distance_axis(ax, float(frame["first_distance"].max()))
+        p.line(means.index.to_numpy(float), means.to_numpy(), "#000", 1)
+        _distance_axis(p, float(frame["first_distance"].max()))
         if not numeric:
             labels = pd.Categorical(values.astype(str)).categories
-            ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
-        ax.set_xlabel(p)
-        ax.set_ylabel("D (first rung)", fontsize=7)
-    for ax in axes[len(params) :]:
-        ax.set_visible(False)
-    return fig
+            p.x.ticks = (list(range(len(labels))), [str(c) for c in labels])
+        p.x.label, p.y.label = name, "D (first rung)"
+    chart.panels = chart.panels[: len(params)]
+    return chart
 
 
-@styled
-def pareto_scatter(misses: pd.DataFrame, front: list[str], names: list[str]) -> Figure:
+def pareto_scatter(misses: pd.DataFrame, front: list[str], names: list[str]) -> Chart:
     """The confirmed configs' misses on the first two targets (in margins); the Pareto set
     ringed."""
-    fig = Figure(figsize=(3.6, 3.2), layout="constrained")
-    ax = fig.subplots()
+    chart = Chart(3.6, 3.2)
+    p = chart.panel
     a, b = names[:2]
-    ax.scatter(misses[a], misses[b], s=18, color=PALETTE[0])
+    p.points(misses[a], misses[b], PALETTE[0], 4.2)
+    ringed = misses[misses.index.isin(front)]
+    p.points(ringed[a], ringed[b], "#000", 8.4, hollow=True)
     for label, row in misses.iterrows():
-        ring = label in front
-        ax.annotate(label, (row[a], row[b]), fontsize=7, xytext=(3, 3), textcoords="offset points")
-        if ring:
-            ax.scatter([row[a]], [row[b]], s=70, facecolors="none", edgecolors="black")
-    ax.axvline(1.0, color="black", ls="--", lw=0.8)
-    ax.axhline(1.0, color="black", ls="--", lw=0.8)
-    ax.set_xlabel(f"{a} miss (margins)")
-    ax.set_ylabel(f"{b} miss (margins)")
-    return fig
+        p.label(row[a], row[b], str(label), size=7, dx=3, dy=3, anchor="start")
+    p.vline(1.0, width=0.8, dash="4 2")
+    p.hline(1.0, width=0.8, dash="4 2")
+    p.x.label, p.y.label = f"{a} miss (margins)", f"{b} miss (margins)"
+    return chart

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from sim.report.chart import Chart, diverging, nice_ticks, percent
+from sim.report.chart import Chart, diverging, nice_ticks, percent, sequential
 
 
 def rects(svg: str) -> list[dict[str, float]]:
@@ -75,8 +75,22 @@ def test_same_chart_same_svg():
     def draw() -> str:
         chart = Chart(6, 3, cols=2, title="two panels")
         chart.panels[0].band([0, 1, 2], [0, 1, 0], [1, 2, 2], "#4c72b0", label="band")
-        chart.panels[1].cells(np.array([[0.4, np.nan], [0.6, 0.5]]), 0.5, lambda v: f"{v:.0%}")
+        values = np.array([[0.4, np.nan], [0.6, 0.5]])
+        texts = [["40%", "–"], ["60%", "50%\n±2"]]
+        chart.panels[1].cells(values, diverging(0.3, 0.7), texts, (0.3, 0.7), percent())
         return chart.to_svg("k")
 
     assert draw() == draw()
     assert draw().startswith("<svg ") and 'viewBox="0 0 432 216"' in draw()
+
+
+def test_symlog_axis_is_linear_below_one_and_logarithmic_above():
+    chart = Chart(4, 3)
+    p = chart.panel
+    p.points([1, 1, 1, 1], [0.0, 1.0, 10.0, 100.0], "#000")
+    p.y.symlog, p.y.limits = True, (0.0, 100.0)
+    ys = [float(y) for y in re.findall(r'<circle cx="[\d.]+" cy="([\d.]+)"', chart.to_svg("t"))]
+    step_lin, step_10, step_100 = ys[0] - ys[1], ys[1] - ys[2], ys[2] - ys[3]
+    assert np.isclose(step_10, step_100, atol=0.05)  # a decade is a decade
+    assert np.isclose(step_lin, 1.5 * step_10, atol=0.05)  # 0 to 1 drawn 1.5 decades long
+    assert sequential(0, 1)(0.0) == "#440154" and sequential(0, 1)(1.0) == "#fde725"
