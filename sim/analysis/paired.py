@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from sim import units
+from sim.analysis.balance import with_model_noise
 from sim.analysis.differences import direct_differences, direct_sweep
 from sim.analysis.inference import ALPHA, adjust, family_note, p_from_draws
 from sim.analysis.moments import Moments
@@ -450,6 +451,7 @@ def sweep_stats(
     cards: bool = True,
     primary: str | None = None,
     streamed: Streamed | None = None,
+    noise: Mapping[str, float] | None = None,
 ) -> SweepStats:
     """Metrics per point with intervals, paired changes from point 0, and the target verdict.
 
@@ -458,7 +460,10 @@ def sweep_stats(
     `real` by `assign_verdicts` over every cell of the sweep: Holm over the
     headline metrics at all points together, Benjamini-Hochberg over each long
     table, the study's `primary` metric on its own (Holm over its points).
-    `streamed`: the points' sums accumulated chunk by chunk, instead of `runs`.
+    `streamed`: the points' sums accumulated chunk by chunk, instead of `runs`. `noise`:
+    the feel model's own (`sim.runs.chances.feel_noise`, the sweep's `feel_noise`), which
+    widens each point's interval of a feel metric and so its target's status; the changes
+    between points keep their paired intervals (every point is judged by the same model).
     """
     if streamed is None:
         values = [_values_of(r, cards) for r in runs]
@@ -495,6 +500,8 @@ def sweep_stats(
     direct_sweep(table, metrics, streamed, len(labels), level)
     table = table[table.groupby("metric")["value"].transform(lambda v: v.notna().any())]
     table = table.reset_index(drop=True)
+    if noise:
+        table = with_model_noise(table, dict(noise))
     families = assign_verdicts(table, primary=primary)
     table.attrs.update(
         games=streamed.games, resamples=resamples, level=level, families=families, primary=primary
@@ -509,6 +516,12 @@ def sweep_stats(
             if name in shown.index.get_level_values(0)
         }  # the intervals the table shows decide each target's status
         verdict = target_verdict(point, draws, names, labels, dict(targets), level, ends=ends)
+        felt = [t for t in targets if t in (noise or {})]
+        if felt:
+            verdict.text += (
+                f" The intervals of {', '.join(felt)} add the chance model's own noise (the"
+                " spread of its refits): one model judges every point."
+            )
     return SweepStats(table=table, verdict=verdict, metrics=metrics)
 
 
@@ -516,6 +529,7 @@ def sweep_result_stats(result: Any, **kwargs) -> SweepStats:
     """sweep_stats for a sim.studies.common.SweepResult, with the study's targets."""
     kwargs.setdefault("targets", result.study.targets)
     kwargs.setdefault("primary", result.study.primary)
+    kwargs.setdefault("noise", result.meta.get("feel_noise"))
     return sweep_stats(result.runs, result.labels, **kwargs)
 
 

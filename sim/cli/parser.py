@@ -155,9 +155,10 @@ def load_config(args: argparse.Namespace, path: str | None):
 
 
 # The commands that check targets but cannot yet hold a feel metric (sim.metrics.FEEL_METRICS)
-# to one: `sim run` can (its interval adds the feel model's own noise,
-# sim.runs.chances.feel_noise); these would judge many points by one fitted yardstick.
-NO_FEEL_TARGETS = ("sweep", "tune", "advise", "map")
+# to one. `sim run` and `sim sweep` can: each point's interval adds the feel model's own noise
+# (sim.runs.chances.feel_noise), the sweep's one model judging every point. These search,
+# screen or emulate over many configs, each of which would need its own model and noise.
+NO_FEEL_TARGETS = ("tune", "advise", "map")
 
 
 def check_feel_targets(study, command: str, feel: bool) -> None:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from sim.config import Settings, StudyConfig
 from sim.errors import SimError
+from sim.runs.chances import can_feel, feel_noise, study_feel, wants_noise
 from sim.runs.options import Request, Workers
 from sim.runs.paths import check_page, folder_stem
 from sim.runs.storage import (
@@ -144,7 +145,13 @@ def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers, fee
     }
     write_text(out_dir / "config.yaml", study_yaml(study))
     studies = sweep_studies(study)
-    questions = study_questions("sweep", studies, [point_label(p) for p in points])
+    if feel and can_feel(studies) and wants_noise(study):
+        # a feel target: every point is judged by the one model fitted for the sweep, so each
+        # point's interval adds that model's own noise (its refits), as a run's does
+        study_feel(studies, workers.quiet)  # the model fitted (or read from its cache) first
+        head["feel_noise"] = feel_noise(studies, workers.quiet)
+    labels = [point_label(p) for p in points]
+    questions = study_questions("sweep", studies, labels, head.get("feel_noise"))
     runs, meta = run_points(
         studies, out_dir, head, workers, size, plan.until(questions), plan.extra
     )

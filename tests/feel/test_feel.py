@@ -173,8 +173,8 @@ def test_the_run_page_feels_unless_told_not_to(tmp_path):
 
 def test_a_feel_target_adds_the_models_own_noise(tmp_path, capsys):
     """A run holds suspense to a target with an interval wider than its games' alone (the
-    model's refits, sim.feel.model.model_noise); commands that would judge many points by one
-    yardstick refuse a feel target in one line, as does --no-feel."""
+    model's refits, sim.feel.model.model_noise); the commands that search or screen many
+    configs refuse a feel target in one line, as does --no-feel."""
     import json
 
     from cli_helpers import cli
@@ -190,9 +190,34 @@ def test_a_feel_target_adds_the_models_own_noise(tmp_path, capsys):
     games = pd.read_parquet(tmp_path / "r" / "games.parquet")["suspense"]
     half = 1.96 * games.std() / np.sqrt(len(games))
     assert row["hi"] - row["lo"] > 2 * half
-    assert "sim sweep does not hold" in one_error(capsys, "sweep", config, "--set",
-                                                  "sweep={deck.sprayers: [2, 4]}")  # fmt: skip
+    assert "sim advise does not hold" in one_error(capsys, "advise", config)
     assert "--no-feel" in one_error(capsys, "run", config, "--no-feel")
+
+
+def test_a_sweep_holds_each_point_to_a_feel_target_with_the_models_noise(tmp_path, capsys):
+    """A sweep's feel target: one model judges every point, and each point's interval adds
+    that model's own noise (recorded in study.json), as a run's does; the verdict says so."""
+    import json
+
+    from cli_helpers import cli
+
+    config = tmp_path / "fs.yaml"
+    base = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
+    config.write_text(
+        f"extends: {base}\nname: fs\ngames: 400\nsweep: {{deck.sprayers: [2, 6]}}\n"
+        "targets: {suspense: [1.0, 4.0]}\n"
+    )
+    code, out, _ = cli(capsys, "sweep", config, "--out", tmp_path / "s", "--no-report", "--quiet")
+    assert code == 0 and "suspense add the chance model's own noise" in out
+    noise = json.loads((tmp_path / "s" / "study.json").read_text())["feel_noise"]["suspense"]
+    assert noise > 0
+    points = pd.read_csv(tmp_path / "s" / "points.csv")
+    for p, row in points.iterrows():
+        games = pd.read_parquet(tmp_path / "s" / "points" / f"p{p:02d}" / "games.parquet")
+        half = 1.96 * games["suspense"].std() / np.sqrt(len(games))
+        width = row["suspense:hi"] - row["suspense:lo"]
+        assert width > 2 * half  # the games' interval alone is narrower
+        assert width >= 2 * 1.96 * noise - 1e-9  # the model's noise is in it
 
 
 def test_a_damaged_cached_model_is_fitted_again(tmp_path, monkeypatch, base_study):
