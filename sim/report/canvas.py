@@ -43,6 +43,8 @@ class Canvas:
         self.parts.append(element)
 
     def rect(self, x, y, w, h, fill="none", stroke=None, width=0.0, opacity=1.0, cls="") -> None:
+        if not _finite(x, y, w, h):
+            return  # nothing to draw where a value is missing
         if w < 0:
             x, w = x + w, -w
         if h < 0:
@@ -56,20 +58,27 @@ class Canvas:
         )
 
     def line(self, xs, ys, stroke="#000", width=1.0, dash="", cls="", cap="") -> None:
-        points = " ".join(
-            f"{_n(x)},{_n(y)}" for x, y in zip(xs, ys, strict=True) if np.isfinite(x + y)
-        )
-        self.add(
-            f'<polyline points="{points}" fill="none"'
-            + _stroke(stroke, width)
-            + (f' stroke-dasharray="{dash}"' if dash else "")
-            + (f' stroke-linecap="{cap}"' if cap else "")
-            + (f' class="{cls}"' if cls else "")
-            + "/>"
-        )
+        """A polyline through the points, broken where a point is missing (NaN)."""
+        runs: list[list[str]] = [[]]
+        for x, y in zip(xs, ys, strict=True):
+            if _finite(x, y):
+                runs[-1].append(f"{_n(x)},{_n(y)}")
+            elif runs[-1]:
+                runs.append([])
+        for run in runs:
+            if not run:
+                continue
+            self.add(
+                f'<polyline points="{" ".join(run)}" fill="none"'
+                + _stroke(stroke, width)
+                + (f' stroke-dasharray="{dash}"' if dash else "")
+                + (f' stroke-linecap="{cap}"' if cap else "")
+                + (f' class="{cls}"' if cls else "")
+                + "/>"
+            )
 
     def polygon(self, xs, ys, fill, opacity=1.0, stroke=None, width=0.0) -> None:
-        points = " ".join(f"{_n(x)},{_n(y)}" for x, y in zip(xs, ys, strict=True))
+        points = " ".join(f"{_n(x)},{_n(y)}" for x, y in zip(xs, ys, strict=True) if _finite(x, y))
         self.add(
             f'<polygon points="{points}" fill="{fill}"'
             + _stroke(stroke, width)
@@ -78,6 +87,8 @@ class Canvas:
         )
 
     def ellipse(self, x, y, rx, ry, fill, stroke="#000", width=0.8, dash="", opacity=1.0, cls=""):
+        if not _finite(x, y, rx, ry):
+            return
         self.add(
             f'<ellipse cx="{_n(x)}" cy="{_n(y)}" rx="{_n(rx)}" ry="{_n(ry)}" fill="{fill}"'
             + _stroke(stroke, width)
@@ -93,6 +104,8 @@ class Canvas:
         """A marker `size` points across: o circle, s square, D diamond, ^ v triangles,
         > < triangles pointing right and left, X a filled cross, x a thin one, _ horizontal
         dash, | vertical dash."""
+        if not _finite(x, y):
+            return
         r = size / 2
         extra = (
             _stroke(stroke, width)
@@ -139,6 +152,8 @@ class Canvas:
         middle=False,
     ) -> None:  # fmt: skip
         """Text whose baseline is at y (its middle when `middle`)."""
+        if not _finite(x, y):
+            return
         if middle:
             y += 0.35 * size
         transform = f' transform="rotate({_n(rotate)} {_n(x)} {_n(y)})"' if rotate else ""
@@ -162,6 +177,11 @@ class Canvas:
 
     def _repr_svg_(self) -> str:
         return self.to_svg()
+
+
+def _finite(*values) -> bool:
+    """Are all these coordinates numbers (not NaN, not infinite)?"""
+    return bool(np.isfinite(np.asarray(values, float)).all())
 
 
 def _stroke(colour: str | None, width: float) -> str:

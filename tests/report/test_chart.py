@@ -115,3 +115,15 @@ def test_no_page_imports_matplotlib():
                 f"{path.relative_to(root)}: {n}" for n in names if n.split(".")[0] == "matplotlib"
             ]
     assert not found
+
+
+def test_missing_values_leave_gaps_not_nan_in_the_svg():
+    chart = Chart(6, 3, cols=2)
+    a, b = chart.panels
+    a.line([0, 1, 2, 3, 4], [1.0, 2.0, np.nan, 3.0, 4.0], "#000", marker="o")
+    a.bars([0, 1], [np.nan, 0.5], "#123456", err=[[np.nan, 0.1], [0.1, np.nan]])
+    b.points([0, np.nan, 2], [1, 2, np.inf], "#000")
+    b.label(np.nan, 1.0, "lost")
+    svg = chart.to_svg("t")
+    assert "nan" not in svg.lower() and "inf" not in svg.lower()
+    assert svg.count('stroke="#000" stroke-width="1.2"') == 2  # the line, in two runs
