@@ -295,12 +295,18 @@ class Panel:
     def label(
         self, x, y, text, colour="#000", size=FONT, dy=0.0, anchor="middle", middle=False, dx=0.0
     ):
-        """Text at a data point, `dx` points right of it and `dy` above."""
-        self.marks.append(
-            lambda sx, sy, c: c.text(
-                sx(x) + dx, sy(y) - dy, text, size, anchor, colour, middle=middle
-            )
-        )
+        """Text at a data point, `dx` points right of it and `dy` above. Anchor "beside":
+        right of the point in the panel's left half, left of it in the right half, so a
+        label never runs off the panel's edge."""
+
+        def draw(sx, sy, c: Canvas) -> None:
+            at, shift = anchor, dx
+            if anchor == "beside":
+                right_half = sx(x) > (c.left + c.right) / 2
+                at, shift = ("end", -dx) if right_half else ("start", dx)
+            c.text(sx(x) + shift, sy(y) - dy, text, size, at, colour, middle=middle)
+
+        self.marks.append(draw)
 
     def cells(
         self,
@@ -356,7 +362,8 @@ class Panel:
         left = (
             6 + max((text_width(t) for t in ylabels), default=0) + (FONT + 6 if self.y.label else 0)
         )
-        top = 4 + (sum(self.title_size + 3 for _ in self.title.split("\n")) if self.title else 0)
+        # a title's lines, and room for a tick label at the very top of the axis
+        top = 7 + (sum(self.title_size + 3 for _ in self.title.split("\n")) if self.title else 0)
         bottom = self._tick_room(width - left) + (FONT + 5 if self.x.label else 0)
         right = 8.0
         if self.legend == "below" and self.entries:

@@ -74,7 +74,7 @@ def pareto_scatter(misses: pd.DataFrame, front: list[str], names: list[str]) -> 
     ringed = misses[misses.index.isin(front)]
     p.points(ringed[a], ringed[b], "#000", 8.4, hollow=True)
     for label, row in misses.iterrows():
-        p.label(row[a], row[b], str(label), size=7, dx=3, dy=3, anchor="start")
+        p.label(row[a], row[b], str(label), size=7, dx=3, dy=3, anchor="beside")
     p.vline(1.0, width=0.8, dash="4 2")
     p.hline(1.0, width=0.8, dash="4 2")
     p.x.label, p.y.label = f"{a} miss (margins)", f"{b} miss (margins)"
