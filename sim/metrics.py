@@ -54,7 +54,7 @@ COUNT = (0.0, INF)  # the range of a per-game count (turns, points of a margin, 
 # not depend on it (a fixed offset such as 1/players); the interval is shifted by that.
 # Comparisons and sweeps give these two kinds the same intervals on the per-game paired
 # differences (Tango's for two 0/1 outcomes), the others the Poisson bootstrap.
-INTERVALS = ("mean", "wilson", "bootstrap", "joint")
+INTERVALS = ("mean", "wilson", "bootstrap", "joint", "clustered")
 
 
 class Means:
@@ -272,6 +272,16 @@ FEEL_METRICS: tuple[Metric, ...] = (
 )
 # fmt: on
 
+# Measured on a sample of a run's games after they are played (`sim run --kingmaking`,
+# `sim.table.kingmaking`): the share of low-chance seats' decisions that crown another winner,
+# a Wilson interval on the decisions' effective number (clustered by game). No game-value
+# column holds it, so no study computes it from its games: a run may hold it to a target
+# (`sim run` then measures it); the commands that compare or search configs refuse one.
+KINGMAKING = Metric("kingmaking", "kingmaking (low-chance decisions that crown another winner)",
+                    "feel", _column("kingmaking"), "share", ("kingmaking",), "clustered",
+                    target=True, within=0.02, value_range=(0.0, 1.0))  # fmt: skip
+SAMPLED_TARGETS = (KINGMAKING.name,)
+
 _CORE = {m.name: m for m in (*CORE_METRICS, *FEEL_METRICS)}
 
 # The names a config may give under `targets:`, in the order error messages list them.
@@ -304,11 +314,15 @@ def seat_edge_metric(seat: int) -> Metric:
 
 
 def is_target(name: str) -> bool:
-    """May a config name this metric under `targets:`? The core targets (TARGET_METRICS) and
-    each seat's edge (`seat_edge.seat<k>`)."""
+    """May a config name this metric under `targets:`? The core targets (TARGET_METRICS), the
+    sampled ones (SAMPLED_TARGETS: kingmaking) and each seat's edge (`seat_edge.seat<k>`)."""
     family, _, member = name.partition(".")
     seat = member.removeprefix("seat")
-    return name in TARGET_METRICS or (family == "seat_edge" and member != seat and seat.isdigit())
+    return (
+        name in TARGET_METRICS
+        or name in SAMPLED_TARGETS
+        or (family == "seat_edge" and member != seat and seat.isdigit())
+    )
 
 
 def _seat_column_metric(name: str, label: str, group: str, column: str, interval: str, **kw):
@@ -426,6 +440,8 @@ def metric(name: str) -> Metric:
     """The metric called `name`: a core metric or one of the seat, policy and card families."""
     if name in _CORE:
         return _CORE[name]
+    if name == KINGMAKING.name:
+        return KINGMAKING
     family, _, member = name.partition(".")
     if family == "win_share" and member:
         seat = member.removeprefix("seat")

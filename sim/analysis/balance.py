@@ -32,6 +32,8 @@ from sim.analysis.stats import (
 )
 from sim.analysis.values import game_values
 from sim.metrics import (
+    KINGMAKING,
+    SAMPLED_TARGETS,
     TARGET_METRICS,
     Metric,
     describe_target,
@@ -480,11 +482,15 @@ def headline(
     *,
     moments: Moments | None = None,
     noise: dict[str, float] | None = None,
+    kingmaking: dict | None = None,
+    sampled: bool = False,
 ) -> pd.DataFrame:
     """Every metric a config may target (sim.metrics.TARGET_METRICS), by its registry definition
     (from `moments` of every game when given: then games and players may be a sample).
     `noise` (a feel model's own noise: `sim.feel.model.model_noise`) widens the interval of
-    each metric it names (`with_model_noise`).
+    each metric it names (`with_model_noise`). With `kingmaking` (a run's `kingmaking.json`,
+    `sim.table.kingmaking`), or `sampled` (a target names it), a kingmaking row as well: the
+    sample's rate, or no value where it was not measured.
 
     Columns as `estimate_metrics`: metric, label, unit, interval, value, lo, hi, n.
     """
@@ -492,7 +498,39 @@ def headline(
         head = moment_metrics(moments, TARGET_METRICS)
     else:
         head = run_metrics(games, players, TARGET_METRICS)
-    return with_model_noise(head, noise or {})
+    head = with_model_noise(head, noise or {})
+    if kingmaking is not None or sampled:
+        head = pd.concat([head, pd.DataFrame([kingmaking_row(kingmaking)])], ignore_index=True)
+    return head
+
+
+def kingmaking_row(data: dict | None) -> dict:
+    """The kingmaking metric's headline row from a run's kingmaking sample (None: not
+    measured, no value). With two players there is no other seat to crown: exactly 0."""
+    m = KINGMAKING
+    row = {"metric": m.name, "label": m.label, "unit": m.unit}
+    if data is None:
+        return {
+            **row,
+            "interval": "not measured",
+            "value": np.nan,
+            "lo": np.nan,
+            "hi": np.nan,
+            "n": 0,
+        }
+    if data["players"] <= 2:
+        return {**row, "interval": "none by definition (two players)", "value": 0.0, "lo": 0.0,
+                "hi": 0.0, "n": 0}  # fmt: skip
+    nan = lambda v: np.nan if v is None else float(v)  # noqa: E731  (no such decision: None)
+    return {
+        **row,
+        "interval": f"clustered Wilson over {data['examined']} decisions in {data['games']}"
+        " sampled games",
+        "value": nan(data["rate"]),
+        "lo": nan(data["lo"]),
+        "hi": nan(data["hi"]),
+        "n": int(data["examined"]),
+    }
 
 
 def with_model_noise(head: pd.DataFrame, noise: dict[str, float]) -> pd.DataFrame:
@@ -527,8 +565,8 @@ def check_targets(head: pd.DataFrame, targets: dict) -> pd.DataFrame:
     rows = []
     measured = head.set_index("metric")
     for name, target in targets.items():
-        if name not in TARGET_METRICS:
-            valid = ", ".join(TARGET_METRICS)
+        if name not in TARGET_METRICS and name not in SAMPLED_TARGETS:
+            valid = ", ".join(TARGET_METRICS + SAMPLED_TARGETS)
             raise ValueError(f"targets.{name}: not a target metric; valid: {valid}")
         if name not in measured.index:
             raise ValueError(f"targets.{name}: not measured in this headline table")
@@ -560,6 +598,7 @@ def run_summary(
     *,
     moments: Moments | None = None,
     noise: dict[str, float] | None = None,
+    kingmaking: dict | None = None,
 ) -> dict:
     """Every headline metric with its estimate, interval, n and verdict, as plain data.
 
@@ -571,7 +610,10 @@ def run_summary(
     the one-sentence verdict of the report. With `moments` of every game, games and
     players may be a sample (see `verdict`).
     """
-    head = headline(games, players, moments=moments, noise=noise)
+    sampled = KINGMAKING.name in (targets or {})
+    head = headline(
+        games, players, moments=moments, noise=noise, kingmaking=kingmaking, sampled=sampled
+    )
     checks = check_targets(head, targets).set_index("metric") if targets else None
     metrics = []
     for row in head.itertuples():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
 from sim.errors import SimError
+from sim.metrics import KINGMAKING
 from sim.runs import pulse
 from sim.runs.paths import check_output_path
 from sim.units import plural
@@ -196,18 +197,28 @@ def run(args: argparse.Namespace) -> int:
         raise SimError("--out: a resumed run stays in its folder; leave --out out")
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
-    if args.kingmaking and study is not None:
-        check_kingmaking(study)  # before any game
+    # a target on kingmaking measures it as --kingmaking does, before summary.json's verdicts
+    wanted = study is not None and KINGMAKING.name in study.targets
+    if study is not None and (args.kingmaking or wanted):
+        check_kingmaking(study, "targets.kingmaking" if wanted else "--kingmaking")
+        if wanted and args.until is not None:
+            raise SimError(
+                "targets.kingmaking: --until decided cannot stop on it (it is measured on a"
+                " sample of the games once they are played); leave --until out"
+            )
     result = run_study(study, request, workers)
     moments, view = run_data(result)  # every game's partial results; rows of a sample
+    measured = None
+    if args.kingmaking or (_wants_kingmaking(result) and not _has_kingmaking(result)):
+        measured = kingmaking(result, args.quiet)
     summary = write_run_summary(result, moments, view)
     print(run_lines(result, moments, view, summary["headline"]))
+    if measured:
+        print(f"  {measured}")
     print("".join(f"  {line}\n" for line in stop_lines(stopped_record(result.meta))), end="")
     print(f"  the tests behind this: {Path(result.run_dir) / 'summary.json'} (verdict)")
     if args.all_chances:
         all_chances(result, args.quiet)
-    if args.kingmaking:
-        kingmaking(result, args.quiet)
     if not args.no_report:
         pulse.doing("building the page")
         feel = not args.no_feel
@@ -223,33 +234,33 @@ def check_feel_flags(args: argparse.Namespace) -> None:
             raise SimError(f"{name}: it needs the chances of winning; leave out --no-feel")
 
 
-def kingmaking(result, quiet: bool) -> None:
-    """--kingmaking: the run's kingmaking sample (`sim.table.kingmaking`), said in one line."""
+def _wants_kingmaking(result) -> bool:
+    """Does the run's config (a resumed run's as saved) hold kingmaking to a target?"""
+    return KINGMAKING.name in (result.meta["config"].get("targets") or {})
+
+
+def _has_kingmaking(result) -> bool:
+    """Has the run folder its kingmaking sample already (a resumed run measured it before)?"""
+    from sim.runs.paths import KINGMAKING_FILE
+
+    return (Path(result.run_dir) / KINGMAKING_FILE).is_file()
+
+
+def kingmaking(result, quiet: bool) -> str:
+    """The run's kingmaking sample (`sim.table.kingmaking`, for --kingmaking or a target on
+    it), in one line to print; summary.json, written after it, holds its rate."""
     from sim.table.kingmaking import run_kingmaking
 
     pulse.doing("measuring kingmaking")
     say = None if quiet else (lambda text: print(text, file=sys.stderr))
     data = run_kingmaking(result.run_dir, say)
-    add_to_summary(result, data)
     if data["players"] <= 2:
-        print("kingmaking: none with two players (no other seat to crown)")
-        return
-    print(
+        return "kingmaking: none with two players (no other seat to crown)"
+    return (
         f"kingmaking: {data['kingmaking']} of {data['examined']} decisions of seats below"
         f" {data['epsilon']:.0%} chance crown another winner, {_share(data)}"
         f" ({data['games']} games)"
     )
-
-
-def add_to_summary(result, data: dict) -> None:
-    """The kingmaking rate in the run's summary.json (beside the registry metrics)."""
-    from sim.runs.storage import read_json, write_json
-
-    path = Path(result.run_dir) / "summary.json"
-    if path.is_file():
-        summary = read_json(path)
-        summary["kingmaking"] = {k: v for k, v in data.items() if k != "decisions"}
-        write_json(path, summary)
 
 
 def _share(data: dict) -> str:
@@ -258,12 +269,12 @@ def _share(data: dict) -> str:
     return f"{data['rate']:.0%} [{data['lo']:.0%}, {data['hi']:.0%}]"
 
 
-def check_kingmaking(study) -> None:
-    """--kingmaking plays continuations with built-in policies only: one line, no games."""
+def check_kingmaking(study, why: str = "--kingmaking") -> None:
+    """Kingmaking's continuations play built-in policies only: one line, before any game."""
     from sim.specs import is_plugin
 
     if any(is_plugin(seat.policy) for seat in study.seats):
-        raise SimError("--kingmaking: the continuations play built-in policies only")
+        raise SimError(f"{why}: the continuations play built-in policies only")
 
 
 def all_chances(result, quiet: bool) -> None:
@@ -296,8 +307,8 @@ def report(args: argparse.Namespace) -> int:
     result = load_run(folder)  # read once: the page and summary.json share its partials
     if args.all_chances:
         all_chances(result, args.quiet)
-    if args.kingmaking:
-        kingmaking(result, args.quiet)
+    if args.kingmaking or (_wants_kingmaking(result) and not _has_kingmaking(result)):
+        print(kingmaking(result, args.quiet))
     print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))
     write_run_summary(result, *run_data(result))
     return 0

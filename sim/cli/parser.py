@@ -162,10 +162,20 @@ NO_FEEL_TARGETS = ("tune", "advise", "map")
 
 
 def check_feel_targets(study, command: str, feel: bool) -> None:
-    from sim.metrics import FEEL_METRICS
+    from sim.metrics import FEEL_METRICS, KINGMAKING
     from sim.specs import is_plugin
 
     targets = {**study.targets, **(study.tune.targets if study.tune else {})}
+    if KINGMAKING.name in targets:
+        if command in ("sweep", *NO_FEEL_TARGETS):  # the commands that check targets
+            raise SimError(
+                f"targets.kingmaking: it is measured on a sample of one run's games after they"
+                f" are played; sim {command} cannot hold it to a target (sim run can)"
+            )
+        if not feel:
+            raise SimError(
+                "targets.kingmaking: it reads the chances of winning; leave out --no-feel"
+            )
     named = [m.name for m in FEEL_METRICS if m.name in targets]
     if not named:
         return

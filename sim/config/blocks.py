@@ -19,7 +19,7 @@ from sim.config.calibrated import CALIBRATED, calibrated_seat
 from sim.config.limits import MAX_GAMES, MAX_LABEL, MAX_REPLAYS, MIN_LUCK
 from sim.config.messages import check_block, check_size, fail, is_int, is_number, show, unknown
 from sim.config.models import Frozen, GameConfig, SeatSpec, Target, ablation_cards, ban_options
-from sim.metrics import TARGET_METRICS, is_target
+from sim.metrics import SAMPLED_TARGETS, TARGET_METRICS, is_target
 from sim.metrics import metric as registry_metric
 from sim.specs import check_seat, is_plugin
 
@@ -194,7 +194,7 @@ def parse_targets(
     for metric, target in raw.items():
         at = (*root, metric)
         if not is_target(str(metric)):
-            fail(where, at, unknown(metric, TARGET_METRICS, "metric"))
+            fail(where, at, unknown(metric, TARGET_METRICS + SAMPLED_TARGETS, "metric"))
         seat = str(metric).removeprefix("seat_edge.seat")
         if players is not None and seat != metric and int(seat) >= players:
             fail(where, at, f"there are seats 0 to {players - 1} only")

@@ -244,7 +244,14 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments)
         ),
         ("Run folder", str(run.run_dir)),
     ]
-    head = A.headline(run.games, players, moments=moments, noise=meta.get("feel_noise"))
+    head = A.headline(
+        run.games,
+        players,
+        moments=moments,
+        noise=meta.get("feel_noise"),
+        kingmaking=_kingmaking(run),
+        sampled="kingmaking" in study.targets,
+    )
     targets = None
     if study.targets:
         checks = A.check_targets(head, study.targets)

@@ -27,8 +27,8 @@ from sim.analysis.stopping import annotate_summary, stopped_record
 from sim.config import parse_study
 from sim.config.yamlio import dump_yaml
 from sim.metrics import metric as registry_metric
-from sim.runs.paths import RUN_FILE, slug
-from sim.runs.storage import RunResult, study_yaml, write_json, write_text
+from sim.runs.paths import KINGMAKING_FILE, RUN_FILE, slug
+from sim.runs.storage import RunResult, read_json, study_yaml, write_json, write_text
 from sim.studies.leads import ladder_lead, luck_lead, tune_lead, value_lead
 
 if TYPE_CHECKING:  # the study modules only for their result types: `sim run` imports none
@@ -64,6 +64,8 @@ def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict
     (`sim.analysis.stopping.annotate_summary`); return it."""
     study = parse_study(run.meta["config"], str(Path(run.run_dir) / RUN_FILE), plugins=False)
     answer = seat_answer(view.players, moments, view.games)
+    sample = Path(run.run_dir) / KINGMAKING_FILE  # `sim run --kingmaking`, or a target on it
+    kingmaking = read_json(sample) if sample.is_file() else None
     labels = [seat.label for seat in study.seats]
     summary = {
         "name": study.name,
@@ -76,9 +78,12 @@ def write_run_summary(run: RunResult, moments: Moments, view: RunResult) -> dict
             study.targets,
             moments=moments,
             noise=run.meta.get("feel_noise"),
+            kingmaking=kingmaking,
         ),
         "answer": answer.to_json(),
     }
+    if kingmaking is not None:  # the sample's rate and situations (its decisions stay in its file)
+        summary["kingmaking"] = {k: v for k, v in kingmaking.items() if k != "decisions"}
     annotate_summary(summary, stopped_record(run.meta))  # a run stopped when decided
     write_json(Path(run.run_dir) / SUMMARY_FILE, summary)
     return summary

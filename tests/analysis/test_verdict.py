@@ -106,3 +106,23 @@ def test_two_seats_have_one_test():
     said = seat_verdict(players)
     assert said.joint_p is None and said.agree and "joint" not in said.text
     assert said.call == "advantage" and "seat 0's 95% interval" in said.text
+
+
+def test_a_kingmaking_sample_is_judged_by_its_interval():
+    """The kingmaking row of the headline (a run's kingmaking.json) meets, misses or leaves
+    unclear a target by its interval, like any metric; two players have none by definition,
+    and a sample that was not measured has no value (unclear)."""
+    from sim.analysis.balance import check_targets, kingmaking_row
+
+    def status(data, band):
+        head = pd.DataFrame([kingmaking_row(data)])
+        return check_targets(head, {"kingmaking": band})["status"].item()
+
+    sample = {"players": 4, "examined": 80, "games": 100, "rate": 0.3, "lo": 0.2, "hi": 0.4}
+    assert status(sample, [0.0, 0.1]) == "missed"
+    assert status(sample, [0.1, 0.5]) == "met"
+    assert status(sample, [0.0, 0.3]) == "unclear"
+    assert status({"players": 2}, [0.0, 0.01]) == "met"  # exactly zero: no seat to crown
+    assert status(None, [0.0, 1.0]) == "unclear"
+    none_examined = {**sample, "examined": 0, "rate": None, "lo": None, "hi": None}
+    assert status(none_examined, [0.0, 1.0]) == "unclear"

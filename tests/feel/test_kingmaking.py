@@ -115,3 +115,29 @@ def test_an_action_that_crowns_another_seat_is_found():
     for coupled in (0.0, 0.5):
         shares = _decisions([one, two, one, one, one, one], coupled, 300, seed=7)
         assert np.mean([crowns_clearly(s, mover=0) for s in shares]) >= 0.95
+
+
+def test_a_kingmaking_target_is_measured_and_judged_like_any_other(tmp_path, capsys):
+    """A config's target on kingmaking: sim run measures the sample (as --kingmaking does)
+    before summary.json, whose row is the sample's rate with its verdict; the commands that
+    compare or search configs, --until decided and --no-feel refuse it in one line."""
+    config = tmp_path / "kt.yaml"
+    config.write_text(f"extends: {BASE}\nname: kt\ngames: 8\ntargets: {{kingmaking: [0.0, 1.0]}}\n")
+    code, out, _ = cli(capsys, "run", config, "--out", tmp_path / "r", "--no-report", "--quiet")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("kt: 8 games")  # the sample is said with the run's lines
+    assert any(line.startswith("  kingmaking:") for line in lines[1:])
+    data = json.loads((tmp_path / "r" / "kingmaking.json").read_text())
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    row = next(m for m in summary["metrics"] if m["metric"] == "kingmaking")
+    assert row["n"] == data["examined"] and row["band"] == [0.0, 1.0]
+    if data["examined"]:
+        assert (row["value"], row["lo"], row["hi"]) == (data["rate"], data["lo"], data["hi"])
+        assert row["verdict"] == "met"  # any rate's interval lies in [0, 1]
+    else:
+        assert row["value"] is None and row["verdict"] == "unclear"
+    sweep = one_error(capsys, "sweep", config, "--set", "sweep={deck.sprayers: [2, 4]}")
+    assert "targets.kingmaking" in sweep and "sim run can" in sweep
+    assert "--until" in one_error(capsys, "run", config, "--until", "decided")
+    assert "--no-feel" in one_error(capsys, "run", config, "--no-feel")
