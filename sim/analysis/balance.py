@@ -519,8 +519,8 @@ def kingmaking_row(data: dict | None) -> dict:
             "n": 0,
         }
     if data["players"] <= 2:
-        return {**row, "interval": "exact: no other seat to crown with two players", "value": 0.0, "lo": 0.0,
-                "hi": 0.0, "n": 0}  # fmt: skip
+        exact = "exact: no other seat to crown with two players"
+        return {**row, "interval": exact, "value": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
     nan = lambda v: np.nan if v is None else float(v)  # noqa: E731  (no such decision: None)
     return {
         **row,
