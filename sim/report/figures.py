@@ -43,6 +43,17 @@ def _categories(p: Panel, labels: list[str], axis: str = "x") -> np.ndarray:
     return at
 
 
+def _card_bars(table: pd.DataFrame, value: str, lo: str, hi: str) -> Chart:
+    """One bar per card kind (coloured by kind), sorted by `value`, with its interval."""
+    d = table.sort_values(value)
+    chart = Chart(5.6, 0.8 + 0.24 * len(d))
+    p = chart.panel
+    y = _categories(p, [card_label(c) for c in d["card"]], "y")
+    colours = [KIND_COLOURS.get(k, "#777") for k in d["kind"]]
+    p.bars(y, d[value], colours, err=_err(d[value], d[lo], d[hi]), horizontal=True, cap=2)
+    return chart
+
+
 def _distribution_bars(p: Panel, values: pd.Series, name: str, colour: str, width=0.8) -> None:
     """Shares of games at each whole value, as bars."""
     d = distribution(values, name)
@@ -159,13 +170,8 @@ def flow_panels(games: pd.DataFrame, triggers: pd.DataFrame) -> Chart:
 
 def card_impact_bars(impact: pd.DataFrame) -> Chart:
     """Improvement in win rate when a card was held, with 95% intervals, sorted."""
-    d = impact.sort_values("improvement")
-    chart = Chart(5.6, 0.8 + 0.24 * len(d))
+    chart = _card_bars(impact, "improvement", "lo", "hi")
     p = chart.panel
-    y = _categories(p, [card_label(c) for c in d["card"]], "y")
-    err = _err(d["improvement"], d["lo"], d["hi"])
-    colours = [KIND_COLOURS.get(k, "#777") for k in d["kind"]]
-    p.bars(y, d["improvement"], colours, err=err, horizontal=True, cap=2)
     p.vline(0, width=0.8)
     p.x.fmt = pp_ticks
     p.x.label = "win rate when held − when never held, pp (association, not cause)"
@@ -274,13 +280,8 @@ def tension_panels(
 def dead_card_bars(usage: pd.DataFrame) -> Chart:
     """Per card kind: the share of seat-games holding it in which a copy died (discarded
     unplayed, or for items wasted), with 95% intervals."""
-    d = usage.sort_values("dead_games")
-    chart = Chart(5.6, 0.8 + 0.24 * len(d))
+    chart = _card_bars(usage, "dead_games", "dg_lo", "dg_hi")
     p = chart.panel
-    y = _categories(p, [card_label(c) for c in d["card"]], "y")
-    err = _err(d["dead_games"], d["dg_lo"], d["dg_hi"])
-    colours = [KIND_COLOURS.get(k, "#777") for k in d["kind"]]
-    p.bars(y, d["dead_games"], colours, err=err, horizontal=True, cap=2)
     p.x.fmt = percent()
     p.x.label = "share of the seat-games holding the card in which a copy did nothing"
     p.title = "Dead cards and wasted items (95% intervals, clustered by game)"
