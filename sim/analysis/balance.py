@@ -20,6 +20,7 @@ import pandas as pd
 
 from sim.analysis.intervals import Z95
 from sim.analysis.moments import Moments, estimate_from_moments, mean_estimate, share_estimate
+from sim.analysis.sampled import kingmaking_row
 from sim.analysis.seats import (
     balance_from_moments,
     fairness_from_moments,
@@ -32,7 +33,6 @@ from sim.analysis.stats import (
 )
 from sim.analysis.values import game_values
 from sim.metrics import (
-    KINGMAKING,
     SAMPLED_TARGETS,
     TARGET_METRICS,
     Metric,
@@ -504,35 +504,6 @@ def headline(
     return head
 
 
-def kingmaking_row(data: dict | None) -> dict:
-    """The kingmaking metric's headline row from a run's kingmaking sample (None: not
-    measured, no value). With two players there is no other seat to crown: exactly 0."""
-    m = KINGMAKING
-    row = {"metric": m.name, "label": m.label, "unit": m.unit}
-    if data is None:
-        return {
-            **row,
-            "interval": "not measured",
-            "value": np.nan,
-            "lo": np.nan,
-            "hi": np.nan,
-            "n": 0,
-        }
-    if data["players"] <= 2:
-        exact = "exact: no other seat to crown with two players"
-        return {**row, "interval": exact, "value": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
-    nan = lambda v: np.nan if v is None else float(v)  # noqa: E731  (no such decision: None)
-    return {
-        **row,
-        "interval": f"clustered Wilson over {data['examined']} decisions in {data['games']}"
-        " sampled games",
-        "value": nan(data["rate"]),
-        "lo": nan(data["lo"]),
-        "hi": nan(data["hi"]),
-        "n": int(data["examined"]),
-    }
-
-
 def with_model_noise(head: pd.DataFrame, noise: dict[str, float]) -> pd.DataFrame:
     """The rows of metrics measured with a fitted yardstick (the feel: each game's chances
     come from a model), their interval widened by the yardstick's own noise: each side's
@@ -610,7 +581,7 @@ def run_summary(
     the one-sentence verdict of the report. With `moments` of every game, games and
     players may be a sample (see `verdict`).
     """
-    sampled = KINGMAKING.name in (targets or {})
+    sampled = bool(set(SAMPLED_TARGETS) & set(targets or {}))  # a target on kingmaking
     head = headline(
         games, players, moments=moments, noise=noise, kingmaking=kingmaking, sampled=sampled
     )

@@ -112,7 +112,8 @@ def test_a_kingmaking_sample_is_judged_by_its_interval():
     """The kingmaking row of the headline (a run's kingmaking.json) meets, misses or leaves
     unclear a target by its interval, like any metric; two players have none by definition,
     and a sample that was not measured has no value (unclear)."""
-    from sim.analysis.balance import check_targets, kingmaking_row
+    from sim.analysis.balance import check_targets
+    from sim.analysis.sampled import kingmaking_row
 
     def status(data, band):
         head = pd.DataFrame([kingmaking_row(data)])
