@@ -39,3 +39,36 @@ def test_null_comparisons_flag_no_feel_metric():
         f" {flagged} with one model for both sides, in {apart} with a model per side"
     )
     assert flagged <= 1
+
+
+@pytest.mark.slow
+def test_null_sweeps_with_a_feel_target_keep_both_points_and_judge_them_alike():
+    """A sweep of two points that play the same game (yarn renamed wool), held to a suspense
+    target with the sweep's one model and its own noise (as `sim sweep` does): both points
+    stay in the best set, a band around the truth is met at both, one beside it missed."""
+    from sim.analysis.paired import sweep_stats
+    from sim.runs.chances import feel_noise
+
+    study = load_study(BASE)
+    renamed = study.with_overrides(**{"deck.toys": RENAMED})
+    shared = feel_model([study, renamed])
+    noise = feel_noise([study, renamed], quiet=True)
+    both = met = missed = 0
+    for seed in range(SEEDS):
+        a, b = study.with_overrides(seed=seed), renamed.with_overrides(seed=seed)
+        runs = [run_chunk(a, 0, GAMES, shared), run_chunk(b, 0, GAMES, shared)]
+        for band in ([2.0, 3.0], [3.0, 3.5]):
+            stats = sweep_stats(runs, ["yarn", "wool"], targets={"suspense": band},
+                                resamples=400, seed=seed, noise=noise)  # fmt: skip
+            ranking = stats.verdict.ranking
+            status = set(ranking["suspense:status"])
+            if band == [2.0, 3.0]:
+                both += len(stats.verdict.best_set) == 2
+                met += status == {"met"}
+            else:
+                missed += status == {"missed"}
+    print(
+        f"\n{SEEDS} null sweeps of {GAMES:,} games a point, suspense targets: both points in"
+        f" the best set {both}, both met in [2, 3] {met}, both missed in [3, 3.5] {missed}"
+    )
+    assert both >= SEEDS - 1 and met >= SEEDS - 1 and missed >= SEEDS - 1
