@@ -36,6 +36,7 @@ class Canvas:
     def __init__(self, width: float, height: float):
         self.width, self.height = width, height
         self.parts: list[str] = []
+        self.name = ""  # what the drawing shows, for screen readers and tooltips
         # the plot area of the panel being drawn (lines across a panel reach its edges)
         self.left, self.top, self.right, self.bottom = 0.0, 0.0, width, height
 
@@ -166,13 +167,18 @@ class Canvas:
         )
 
     def to_svg(self, key: str = "") -> str:
-        """The drawing as an `<svg>` element (no ids, so `key` is only for the caller's
-        figure; it is accepted for the same signature as the other figures)."""
+        """The drawing as an `<svg>` element, named by its `<title>` (no ids, so `key` is only
+        for the caller's figure; it is accepted for the same signature as the other figures)."""
+        name = html.escape(self.name)
         return (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(self.width)}pt"'
             f' height="{_n(self.height)}pt" viewBox="0 0 {_n(self.width)} {_n(self.height)}"'
-            f' font-family="{FAMILY}">'
-            f'<rect width="100%" height="100%" fill="#fff"/>' + "".join(self.parts) + "</svg>"
+            f' font-family="{FAMILY}" role="img"'
+            + (f' aria-label="{name}">' if name else ">")
+            + (f"<title>{name}</title>" if name else "")
+            + '<rect width="100%" height="100%" fill="#fff"/>'
+            + "".join(self.parts)
+            + "</svg>"
         )
 
     def _repr_svg_(self) -> str:

@@ -508,6 +508,8 @@ class Chart(Canvas):
 
     def to_svg(self, key: str = "") -> str:
         self.parts = []
+        titles = [self.title] + [p.title for p in self.panels]
+        self.name = self.name or "; ".join(t.replace("\n", " ") for t in titles if t)
         head = FONT + 8 if self.title else 0
         if self.title:
             self.text(6, FONT + 3, self.title, FONT + 1)

@@ -165,6 +165,7 @@ def draw_position(pos: Position, title: str = "") -> Canvas:
         max(width * unit + 12 + LEGEND_W, text_width(title, 9) + 16),
         max(height * unit + head + 8, head + 25 + 11 * legend_rows),
     )
+    canvas.name = title or "the final table"
     if title:
         canvas.text(6, FONT + 4, title, 9)
     t = _Table(canvas, 6, head, unit, min(rows), min(cols))

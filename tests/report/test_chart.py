@@ -127,3 +127,11 @@ def test_missing_values_leave_gaps_not_nan_in_the_svg():
     svg = chart.to_svg("t")
     assert "nan" not in svg.lower() and "inf" not in svg.lower()
     assert svg.count('stroke="#000" stroke-width="1.2"') == 2  # the line, in two runs
+
+
+def test_a_chart_is_named_by_its_titles():
+    chart = Chart(6, 3, cols=2, title="Game flow")
+    chart.panels[0].title, chart.panels[1].title = "turns", "boxes <per game>"
+    svg = chart.to_svg("t")
+    name = "Game flow; turns; boxes &lt;per game&gt;"
+    assert f'role="img" aria-label="{name}"><title>{name}</title>' in svg
