@@ -101,6 +101,7 @@ class Axis:
         return new_lo, new_hi
 
     def tick_marks(self, length: float) -> tuple[list[float], list[str]]:
+        """The ticks and their labels: as set, or about one per 30 points of `length`."""
         if self.ticks is not None:
             return self.ticks
         lo, hi = self.span()
@@ -478,7 +479,10 @@ class Panel:
         c.text(x + 16, y, label, size, middle=True)
 
     def _draw_colourbar(self, c: Canvas, right: float, top: float, bottom: float) -> None:
+        """The colour scale beside a grid of `cells`, with a few ticks."""
         colour, lo, hi, fmt = self.colourbar
+        if not hi > lo:  # every cell alike (a constant metric): one colour, its value marked
+            lo, hi = lo - 0.5, hi + 0.5
         x, steps = right + 8, 24
         h = (bottom - top) / steps
         for k in range(steps):
@@ -507,6 +511,7 @@ class Chart(Canvas):
         return self.panels[0]
 
     def to_svg(self, key: str = "") -> str:
+        """Lay the panels out and write them (again from scratch on every call)."""
         self.parts = []
         titles = [self.title] + [p.title for p in self.panels]
         self.name = self.name or "; ".join(t.replace("\n", " ") for t in titles if t)
