@@ -270,8 +270,6 @@ FEEL_METRICS: tuple[Metric, ...] = (
            _column("decisive_moment"), "share", ("decisive_moment",), "mean", target=True,
            within=0.02, value_range=(0.0, 1.0)),
 )
-# fmt: on
-
 # Measured on a sample of a run's games after they are played (`sim run --kingmaking`,
 # `sim.table.kingmaking`): the share of low-chance seats' decisions that crown another winner,
 # a Wilson interval on the decisions' effective number (clustered by game). No game-value
@@ -279,7 +277,9 @@ FEEL_METRICS: tuple[Metric, ...] = (
 # (`sim run` then measures it); the commands that compare or search configs refuse one.
 KINGMAKING = Metric("kingmaking", "kingmaking (low-chance decisions that crown another winner)",
                     "feel", _column("kingmaking"), "share", ("kingmaking",), "clustered",
-                    target=True, within=0.02, value_range=(0.0, 1.0))  # fmt: skip
+                    target=True, within=0.02, value_range=(0.0, 1.0))
+# fmt: on
+
 SAMPLED_TARGETS = (KINGMAKING.name,)
 
 _CORE = {m.name: m for m in (*CORE_METRICS, *FEEL_METRICS)}

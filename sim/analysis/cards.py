@@ -116,8 +116,11 @@ def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFram
     width = int(players["seat"].max()) + 1
     key = players["game"].to_numpy(np.int64) * width + players["seat"].to_numpy(np.int64)
     order = np.argsort(key, kind="stable")
-    row = order[np.searchsorted(key[order], data["game"].to_numpy(np.int64) * width
-                                + data["seat"].to_numpy(np.int64))]  # fmt: skip
+    row = order[
+        np.searchsorted(
+            key[order], data["game"].to_numpy(np.int64) * width + data["seat"].to_numpy(np.int64)
+        )
+    ]
     seen_key = cards["game"].to_numpy(np.int64) * width + cards["seat"].to_numpy(np.int64)
     seen = pd.Series((cards["dealt"] + cards["drawn"]).to_numpy(float)).groupby(seen_key).sum()
     columns: dict[str, np.ndarray] = {"const": np.ones(len(data))}

@@ -15,6 +15,35 @@ FONT = 8.0  # points
 FAMILY = "DejaVu Sans, Helvetica, Arial, sans-serif"
 
 
+def _plus(w: float, turn: float = 0.0) -> list[tuple[float, float]]:
+    """The 12 corners of a plus sign whose arms, 2w wide, reach 1 from its middle, turned by
+    `turn` radians (pi/4: a cross): one arm's three corners, turned a quarter four times."""
+    arm = [(-w, -1.0), (w, -1.0), (w, -w)]
+    corners = [(a, b) for q in range(4) for a, b in (_quarter(c, q) for c in arm)]
+    cos, sin = np.cos(turn), np.sin(turn)
+    return [(a * cos - b * sin, a * sin + b * cos) for a, b in corners]
+
+
+def _quarter(corner: tuple[float, float], times: int) -> tuple[float, float]:
+    a, b = corner
+    for _ in range(times):
+        a, b = -b, a
+    return a, b
+
+
+# polygon markers' corners, in half-sizes from the middle (Canvas.marker)
+SHAPES = {
+    "s": [(-1, -1), (1, -1), (1, 1), (-1, 1)],
+    "D": [(0, -1.2), (1.2, 0), (0, 1.2), (-1.2, 0)],
+    "^": [(0, -1.2), (1.1, 0.9), (-1.1, 0.9)],
+    "v": [(0, 1.2), (1.1, -0.9), (-1.1, -0.9)],
+    ">": [(1.2, 0), (-0.9, 1.1), (-0.9, -1.1)],
+    "<": [(-1.2, 0), (0.9, 1.1), (0.9, -1.1)],
+    "X": [(1.2 * a, 1.2 * b) for a, b in _plus(0.3, np.pi / 4)],
+    "P": _plus(0.35),
+}
+
+
 WIDE = set("%MWmw@")  # about 0.95 em in DejaVu Sans
 
 
@@ -131,27 +160,22 @@ class Canvas:
                 + "/>"
             )
         else:
-            shapes = {
-                "s": [(-1, -1), (1, -1), (1, 1), (-1, 1)],
-                "D": [(0, -1.2), (1.2, 0), (0, 1.2), (-1.2, 0)],
-                "^": [(0, -1.2), (1.1, 0.9), (-1.1, 0.9)],
-                "v": [(0, 1.2), (1.1, -0.9), (-1.1, -0.9)],
-                ">": [(1.2, 0), (-0.9, 1.1), (-0.9, -1.1)],
-                "<": [(-1.2, 0), (0.9, 1.1), (0.9, -1.1)],
-                "X": [(-1, -0.6), (-0.6, -1), (0, -0.4), (0.6, -1), (1, -0.6), (0.4, 0),
-                      (1, 0.6), (0.6, 1), (0, 0.4), (-0.6, 1), (-1, 0.6), (-0.4, 0)],
-                "P": [(-0.35, -1), (0.35, -1), (0.35, -0.35), (1, -0.35), (1, 0.35),
-                      (0.35, 0.35), (0.35, 1), (-0.35, 1), (-0.35, 0.35), (-1, 0.35),
-                      (-1, -0.35), (-0.35, -0.35)],
-            }  # fmt: skip
-            corners = shapes.get(shape, shapes["s"])
+            corners = SHAPES.get(shape, SHAPES["s"])
             points = " ".join(f"{_n(x + a * r)},{_n(y + b * r)}" for a, b in corners)
             self.add(f'<polygon points="{points}" fill="{fill}"{extra}/>')
 
     def text(
-        self, x, y, text, size=FONT, anchor="start", colour="#000", rotate=0.0, bold=False,
+        self,
+        x,
+        y,
+        text,
+        size=FONT,
+        anchor="start",
+        colour="#000",
+        rotate=0.0,
+        bold=False,
         middle=False,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Text whose baseline is at y (its middle when `middle`)."""
         if not _finite(x, y):
             return

@@ -497,8 +497,15 @@ class Chart(Canvas):
     """Panels in a grid (`rows` x `cols`, optional `width_ratios`) under an optional title;
     `width` and `height` in inches, as matplotlib's figsize."""
 
-    def __init__(self, width: float, height: float, rows: int = 1, cols: int = 1,
-                 width_ratios: Sequence[float] | None = None, title: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        width: float,
+        height: float,
+        rows: int = 1,
+        cols: int = 1,
+        width_ratios: Sequence[float] | None = None,
+        title: str = "",
+    ) -> None:
         super().__init__(width * PT, height * PT)
         self.grid_shape = (rows, cols)
         self.ratios = list(width_ratios or [1.0] * cols)
@@ -527,29 +534,25 @@ class Chart(Canvas):
         return super().to_svg(key)
 
 
-VIRIDIS = (
-    (68, 1, 84), (72, 40, 120), (62, 74, 137), (49, 104, 142), (38, 130, 142),
-    (31, 158, 137), (53, 183, 121), (109, 205, 89), (180, 222, 44), (253, 231, 37),
-)  # fmt: skip
+VIRIDIS = "440154 482878 3e4a89 31688e 26828e 1f9e89 35b779 6dcd59 b4de2c fde725".split()
 
 
 def sequential(lo: float, hi: float) -> Callable[[float], str]:
     """Dark purple at lo to yellow at hi (viridis)."""
-    return _ramp(np.array(VIRIDIS, float), lo, hi)
+    return _ramp(VIRIDIS, lo, hi)
 
 
 def diverging(lo: float, hi: float) -> Callable[[float], str]:
     """Red below the middle of [lo, hi], white at it, blue above (ColorBrewer's RdBu)."""
-    return _ramp(np.array(RDBU, float), lo, hi)
+    return _ramp(RDBU, lo, hi)
 
 
-RDBU = ((103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219, 199),
-        (247, 247, 247), (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172),
-        (5, 48, 97))  # fmt: skip
+RDBU = "67001f b2182b d6604d f4a582 fddbc7 f7f7f7 d1e5f0 92c5de 4393c3 2166ac 053061".split()
 
 
-def _ramp(anchors: np.ndarray, lo: float, hi: float) -> Callable[[float], str]:
-    """Colours interpolated between evenly spaced anchors from lo to hi (clipped)."""
+def _ramp(colours: list[str], lo: float, hi: float) -> Callable[[float], str]:
+    """Colours interpolated between evenly spaced anchors ('rrggbb') from lo to hi (clipped)."""
+    anchors = np.array([[int(c[k : k + 2], 16) for k in (0, 2, 4)] for c in colours], float)
 
     def colour(v: float) -> str:
         t = 0.5 if hi == lo else min(max((v - lo) / (hi - lo), 0.0), 1.0)

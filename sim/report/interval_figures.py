@@ -54,11 +54,23 @@ def compare_forest(table: pd.DataFrame, title: str) -> Chart:
     y = np.arange(len(d), dtype=float)
     chart = Chart(6.4, 0.9 + 0.2 * len(d))
     p = chart.panel
-    p.segments((d["unpaired_lo"] - diff) / half, (d["unpaired_hi"] - diff) / half, y,
-               "#bbbbbb", 5, label="unpaired")  # fmt: skip
+    p.segments(
+        (d["unpaired_lo"] - diff) / half,
+        (d["unpaired_hi"] - diff) / half,
+        y,
+        "#bbbbbb",
+        5,
+        label="unpaired",
+    )
     colours = np.where(d["real"].to_numpy(), BEST, "#1f5fa8")
-    p.segments((d["lo"] - diff) / half, (d["hi"] - diff) / half, y, list(colours), 2,
-               label="paired (red: real)")  # fmt: skip
+    p.segments(
+        (d["lo"] - diff) / half,
+        (d["hi"] - diff) / half,
+        y,
+        list(colours),
+        2,
+        label="paired (red: real)",
+    )
     edge = 3.6
     zero = -diff / half
     inside = np.abs(zero) <= edge

@@ -124,8 +124,15 @@ def sweep_heatmaps(
         finite = grid[np.isfinite(grid)]
         lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
         colour = sequential(lo, hi)
-        p.cells(grid, colour, texts, (lo, hi), lambda v: f"{v:.3g}", size=6,
-                light=lambda v, lo=lo, hi=hi: v < lo + 0.6 * (hi - lo))  # fmt: skip
+        p.cells(
+            grid,
+            colour,
+            texts,
+            (lo, hi),
+            lambda v: f"{v:.3g}",
+            size=6,
+            light=lambda v, lo=lo, hi=hi: v < lo + 0.6 * (hi - lo),
+        )
         if best is not None:
             b = points.set_index("point").loc[best]
             p.outline(cols_v.index(b[p2]), rows_v.index(b[p1]), BEST)
@@ -149,8 +156,15 @@ def card_impact_grid(table: pd.DataFrame, labels: list[str]) -> Chart:
     p = chart.panel
     spread = max(float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0, 0.02)
     texts = [["–" if np.isnan(v) else f"{v * 100:+.1f}" for v in row] for row in grid]
-    p.cells(grid, diverging(-spread, spread), texts, (-spread, spread), None, size=6,
-            light=lambda v: abs(v) > 0.6 * spread)  # fmt: skip
+    p.cells(
+        grid,
+        diverging(-spread, spread),
+        texts,
+        (-spread, spread),
+        None,
+        size=6,
+        light=lambda v: abs(v) > 0.6 * spread,
+    )
     p.y.ticks = (
         list(range(len(kinds))),
         [card_label(k.removeprefix("card_impact.")) for k in kinds],

@@ -29,8 +29,9 @@ def search_trace(trace: pd.DataFrame) -> Chart:
     p = chart.panel
     for k, (games, rows) in enumerate(trace.groupby("rung_games")):
         colour = PALETTE[k % len(PALETTE)]
-        p.points(rows["games"], rows["distance"], colour, 3.2, opacity=0.6,
-                 label=f"{games:,} games each")  # fmt: skip
+        p.points(
+            rows["games"], rows["distance"], colour, 3.2, opacity=0.6, label=f"{games:,} games each"
+        )
     best = trace["distance"].cummin().to_numpy(float)
     games = trace["games"].to_numpy(float)
     xs = np.repeat(games, 2)[1:]  # a step after each evaluation ('post')

@@ -18,8 +18,19 @@ def test_lead_is_score_minus_the_best_other_seat():
         }
     ).sample(frac=1, random_state=2)
     lead = seat_outcomes(games).set_index(["game", "seat"])["lead"]
-    expected = {(5, 0): 0, (5, 1): 0, (9, 0): -4, (9, 1): 0, (9, 2): 0, (2, 0): -2,
-                (2, 1): 2, (7, 0): 0, (7, 1): 0, (7, 2): 0, (7, 3): -3}  # fmt: skip
+    expected = {
+        (5, 0): 0,
+        (5, 1): 0,
+        (9, 0): -4,
+        (9, 1): 0,
+        (9, 2): 0,
+        (2, 0): -2,
+        (2, 1): 2,
+        (7, 0): 0,
+        (7, 1): 0,
+        (7, 2): 0,
+        (7, 3): -3,
+    }
     assert {k: int(v) for k, v in lead.items()} == expected
 
 

@@ -58,8 +58,14 @@ def test_null_sweeps_with_a_feel_target_keep_both_points_and_judge_them_alike():
         a, b = study.with_overrides(seed=seed), renamed.with_overrides(seed=seed)
         runs = [run_chunk(a, 0, GAMES, shared), run_chunk(b, 0, GAMES, shared)]
         for band in ([2.0, 3.0], [3.0, 3.5]):
-            stats = sweep_stats(runs, ["yarn", "wool"], targets={"suspense": band},
-                                resamples=400, seed=seed, noise=noise)  # fmt: skip
+            stats = sweep_stats(
+                runs,
+                ["yarn", "wool"],
+                targets={"suspense": band},
+                resamples=400,
+                seed=seed,
+                noise=noise,
+            )
             ranking = stats.verdict.ranking
             status = set(ranking["suspense:status"])
             if band == [2.0, 3.0]:

@@ -141,8 +141,13 @@ def test_a_constant_grid_and_a_constant_line_still_draw():
     """Edges: every cell of a sweep's grid alike (a metric that does not move), one point."""
     chart = Chart(6, 3, cols=2)
     a, b = chart.panels
-    a.cells(np.full((2, 2), 1.0), sequential(1.0, 1.0), [["1", "1"], ["1", "1"]], (1.0, 1.0),
-            lambda v: f"{v:g}")  # fmt: skip
+    a.cells(
+        np.full((2, 2), 1.0),
+        sequential(1.0, 1.0),
+        [["1", "1"], ["1", "1"]],
+        (1.0, 1.0),
+        lambda v: f"{v:g}",
+    )
     b.line([3.0], [0.25], "#000", marker="o")
     svg = chart.to_svg("t")
     assert svg.count("<rect") > 4 and "nan" not in svg.lower()
