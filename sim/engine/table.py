@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.inliner import share_scope_copies
 from sim.engine.state import (
     DIR_E,
     DIR_S,
@@ -30,6 +31,7 @@ from sim.engine.state import (
     SLEEP_BASE,
 )
 
+share_scope_copies()  # before anything here compiles: a faster first compile, same code
 INLINE = {"cache": True, "inline": "always"}
 # A card, an item or a cat is laid a few dozen times a game: these are compiled once and
 # called (numba inlines an "always" function's code anew at every call site, which costs
