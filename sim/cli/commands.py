@@ -323,6 +323,7 @@ def publish(
 
     from sim.report.publish import publish_run_report
     from sim.report.run_report import progress
+    from sim.runs.parallel import side_process
     from sim.runs.partials import run_data
     from sim.runs.paths import check_report_path, page_path
     from sim.runs.storage import saved_study
@@ -334,9 +335,12 @@ def publish(
     say = progress(run, time.perf_counter(), quiet)
     _, view = run_data(run, say)
     say("playing the page's parts: turns against deck size, the representative game")
-    plays = page_plays(run, view)
-    lines = publish_run_report(run, plays, out, force=force, fresh=fresh, quiet=quiet, feel=feel)
-    return [lines[0], representative_replay(run), *lines[1:]]
+    with side_process() as ahead:  # played on the other core while this one writes the page
+        plays, replay = ahead(page_plays, run, view), ahead(representative_replay, run)
+        lines = publish_run_report(
+            run, plays, out, force=force, fresh=fresh, quiet=quiet, feel=feel
+        )
+        return [lines[0], replay.result(), *lines[1:]]
 
 
 def run_lines(result, moments, view, headline: str = "") -> str:

@@ -3,6 +3,7 @@ another run's newer page silently."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from pathlib import Path
 
 from sim.config import parse_study
@@ -16,7 +17,7 @@ RUN_REPORT_FILE = "report.html"  # every run keeps its own report in its folder
 
 def publish_run_report(
     run: RunResult,
-    plays: PagePlays,
+    plays: PagePlays | Future,
     out_path: str | Path | None = None,
     force: bool = False,
     fresh: bool = True,

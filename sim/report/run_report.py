@@ -11,6 +11,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import datetime
 from pathlib import Path
 
@@ -86,7 +87,7 @@ POLICY_FIGURES = ("policies", "matchup-share", "matchup-beats")
 
 def write_report(
     run: RunResult,
-    plays: PagePlays,
+    plays: PagePlays | Future,
     out_path: str | Path | None = None,
     force: bool = False,
     *,
@@ -168,13 +169,14 @@ def report_context(
     run: RunResult,
     study: StudyConfig,
     moments: Moments | None,
-    plays: PagePlays,
+    plays: PagePlays | Future,
     feel: bool = True,
     felt: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> dict:
     """Every table, figure and sentence of the page, keyed by section. `moments` are those
     of every game's values; `run` may then hold a sample of the games (see `write_report`);
-    `plays` are the page's played parts (the deck scan, the representative game); `felt`
+    `plays` are the page's played parts (the deck scan, the representative game), or the
+    Future of them (`sim.runs.parallel.side_process`), waited for last; `felt`
     the feel columns of its games and the chances of some (`sim.runs.chances.page_feel`)."""
     games, players = run.games, run.players
     if moments is None:
@@ -190,13 +192,12 @@ def report_context(
             " games (evenly spaced chunks of consecutive game indices), so its intervals are"
             " those of that many games."
         )
-    return {
+    sections = {
         "title": f"{study.name}: balance report",
         "sets": list(run.meta.get("sets") or ()),
         "sample_note": note,
         "summary": _summary(run, study, metrics, moments),
         "seats": _seats(players, metrics, moments),
-        "turns": turns_section(games, players, study, plays),
         "policies": _policies(players),
         "scores": _scores(games, players),
         "flow": _flow(games),
@@ -204,8 +205,14 @@ def report_context(
         "feel": feel_section(felt, run.turns, _kingmaking(run)) if feel else None,
         "cards": _cards(run.cards, players),
         "usage": usage_section(run.cards, games, players),
-        "game": _game(run, plays),
         "config": dump_yaml(run.meta["config"]),
+    }
+    # last: the played parts may still be on their way from a side process
+    plays = plays.result() if isinstance(plays, Future) else plays
+    return {
+        **sections,
+        "turns": turns_section(games, players, study, plays),
+        "game": _game(run, plays),
     }
 
 

@@ -20,8 +20,10 @@ import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 
 from joblib import Parallel, parallel_config, register_parallel_backend
 from joblib.parallel import ParallelBackendBase
@@ -203,6 +205,50 @@ def parallel_results(
         if type(exc).__name__ == "TerminatedWorkerError":  # loky's word for the same
             raise WorkerDied() from None
         raise
+
+
+@contextmanager
+def side_process() -> Iterator[Callable[..., Future]]:
+    """One forked process for work whose result is wanted later (a page's played parts while
+    the page's tables are written): yields `ahead(func, *args) -> Future`; what is handed to it
+    runs there, in turn, while this process goes on. A process that dies on the way (killed)
+    is not an error: its work is done here when its result is asked for. Without fork (not
+    Linux) or a second core, each runs here, when it is handed over."""
+    if DEFAULT_BACKEND != "fork" or (os.cpu_count() or 1) < 2:
+        yield _here
+        return
+    pool = ProcessPoolExecutor(
+        1, mp_context=mp.get_context("fork"), initializer=_fork_worker_init, initargs=(os.getpid(),)
+    )
+    try:
+        yield lambda func, *args: _Ahead(pool.submit(func, *args), func, args)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _here(func, *args) -> Future:
+    """func(*args) run now, as a finished Future (its exception, if it raised, inside)."""
+    done: Future = Future()
+    try:
+        done.set_result(func(*args))
+    except Exception as exc:
+        done.set_exception(exc)
+    return done
+
+
+class _Ahead(Future):
+    """A side process's Future whose work is redone here if that process died."""
+
+    def __init__(self, future: Future, func, args: tuple) -> None:
+        super().__init__()
+        self._future, self._work = future, (func, args)
+
+    def result(self, timeout: float | None = None):
+        try:
+            return self._future.result(timeout)
+        except BrokenProcessPool:
+            func, args = self._work
+            return func(*args)
 
 
 def interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
