@@ -13,7 +13,14 @@ import json
 import sys
 from pathlib import Path
 
-from sim.cli.parser import MAX_GAME_INDEX, check_resume, load_config, options
+from sim.cli.parser import (
+    MAX_GAME_INDEX,
+    check_feel_flags,
+    check_kingmaking,
+    check_resume,
+    load_config,
+    options,
+)
 from sim.errors import SimError
 from sim.metrics import KINGMAKING
 from sim.runs import pulse
@@ -226,14 +233,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_feel_flags(args: argparse.Namespace) -> None:
-    """--all-chances needs the feel: one line before any game when --no-feel comes with it."""
-    for flag in ("all_chances", "kingmaking"):
-        if getattr(args, flag) and args.no_feel:
-            name = "--" + flag.replace("_", "-")
-            raise SimError(f"{name}: it needs the chances of winning; leave out --no-feel")
-
-
 def _wants_kingmaking(result) -> bool:
     """Does the run's config (a resumed run's as saved) hold kingmaking to a target?"""
     return KINGMAKING.name in (result.meta["config"].get("targets") or {})
@@ -267,14 +266,6 @@ def _share(data: dict) -> str:
     if data["rate"] is None:
         return "no such decision"
     return f"{data['rate']:.0%} [{data['lo']:.0%}, {data['hi']:.0%}]"
-
-
-def check_kingmaking(study, why: str = "--kingmaking") -> None:
-    """Kingmaking's continuations play built-in policies only: one line, before any game."""
-    from sim.specs import is_plugin
-
-    if any(is_plugin(seat.policy) for seat in study.seats):
-        raise SimError(f"{why}: the continuations play built-in policies only")
 
 
 def all_chances(result, quiet: bool) -> None:

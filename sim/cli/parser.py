@@ -193,6 +193,22 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
         )
 
 
+def check_feel_flags(args: argparse.Namespace) -> None:
+    """--all-chances needs the feel: one line before any game when --no-feel comes with it."""
+    for flag in ("all_chances", "kingmaking"):
+        if getattr(args, flag, False) and args.no_feel:
+            name = "--" + flag.replace("_", "-")
+            raise SimError(f"{name}: it needs the chances of winning; leave out --no-feel")
+
+
+def check_kingmaking(study, why: str = "--kingmaking") -> None:
+    """Kingmaking's continuations play built-in policies only: one line, before any game."""
+    from sim.specs import is_plugin
+
+    if any(is_plugin(seat.policy) for seat in study.seats):
+        raise SimError(f"{why}: the continuations play built-in policies only")
+
+
 def check_count(flag: str, value: int | None, lo: int, hi: int) -> None:
     """A count given on the command line (--games, --budget, --deals, ...) is a whole number
     from `lo` to `hi`, else one error line before any game; None (not given) passes."""
@@ -324,7 +340,8 @@ def _plain_study(name: str, help: str, feel: tuple[str, ...] = ()):
 FEEL_FLAGS = {
     "--no-feel": "do not measure how the game feels (chances of winning, suspense, surprise)",
     "--all-chances": "winprob.parquet with every game's chances (default: 2,000 games')",
-    "--kingmaking": "measure kingmaking (3-5 players) on 100 of the run's games: a minute or so",
+    "--kingmaking": "measure kingmaking (3-5 players) on 100 of the games (of each side, in a"
+    " comparison): a minute or so each",
 }
 
 
@@ -385,7 +402,7 @@ def _compare(sub) -> None:
         help="play B on other seeds than A (unpaired; a calibration for identical configs)",
     )
     add_study_options(p, "compare")
-    add_no_feel(p)
+    add_feel_options(p, ("--no-feel", "--kingmaking"))
 
 
 def _advise(sub) -> None:

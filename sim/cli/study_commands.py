@@ -5,11 +5,19 @@ print. Like `sim.cli.commands`, heavy modules are imported inside each command."
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from sim.cli.parser import check_count, check_resume, load_config, options
+from sim.cli.parser import (
+    check_count,
+    check_feel_flags,
+    check_kingmaking,
+    check_resume,
+    load_config,
+    options,
+)
 from sim.config.limits import MAX_GAMES, MAX_REPLAYS, MAX_SCAN_GAMES, MIN_LUCK
 from sim.errors import SimError
 from sim.runs import pulse
@@ -68,6 +76,7 @@ def compare(args: argparse.Namespace) -> int:
     from sim.studies.compare import run_compare
 
     _games_ok(args.games)
+    check_feel_flags(args)
     request, workers = options(args)
     if request.resume is not None:
         given = [args.a, args.b, args.set, args.b_set, args.labels, args.independent]
@@ -84,6 +93,9 @@ def compare(args: argparse.Namespace) -> int:
         raise SimError("sim compare: give B's config, or --b-set KEY=VALUE to change A into B")
     a = load_study(args.a, args.set)
     b = load_study(args.b or args.a, [*args.set, *args.b_set])
+    if args.kingmaking:  # before any game: the continuations play built-in policies only
+        for study in (a, b):
+            check_kingmaking(study)
     if args.labels:
         if any(not label.strip() for label in args.labels):
             raise SimError("--labels: give each side a name (an empty label names nothing)")
@@ -123,9 +135,21 @@ def _compared(result, request, args: argparse.Namespace) -> int:
         *stop_lines(stopped_record(result.meta)),
         summarize_compare(table),
     ]
+    if args.kingmaking:
+        lines.append(_compared_kingmaking(result, args.quiet))
     return _said(
         lines, args, lambda: build_compare_report(result, request.report, table, args.force)
     )
+
+
+def _compared_kingmaking(result, quiet: bool) -> str:
+    """--kingmaking: each side's sample (measured once per run folder), B − A, in a line."""
+    from sim.analysis.sampled import kingmaking_change_words
+    from sim.table.kingmaking import compare_kingmaking
+
+    pulse.doing("measuring kingmaking on both sides")
+    say = None if quiet else (lambda text: print(text, file=sys.stderr))
+    return kingmaking_change_words(compare_kingmaking(result, say))
 
 
 def tune(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ from sim.analysis.paired import (
     headline_count,
     sweep_result_stats,
 )
+from sim.analysis.sampled import kingmaking_change_words
 from sim.analysis.stopping import page_lines
 from sim.config import dump_yaml
 from sim.errors import SimError
@@ -34,7 +35,7 @@ from sim.report.html import keep_together, svg_markup, table, text, write_page
 from sim.report.interval_figures import compare_forest
 from sim.report.run_report import runtime
 from sim.runs.partials import stream_runs
-from sim.runs.paths import STUDY_FILE, page_path
+from sim.runs.paths import KINGMAKING_FILE, STUDY_FILE, page_path
 from sim.runs.storage import read_json
 from sim.studies.compare import CompareResult, load_compare
 from sim.studies.leads import compare_lead, sweep_lead
@@ -257,6 +258,12 @@ def build_compare_report(
     return write_page(where, force, "study_compare.html.j2", context)
 
 
+def _compared_kingmaking(out_dir: Path) -> str | None:
+    """The comparison's kingmaking sentence (`sim compare --kingmaking`), if it measured it."""
+    path = Path(out_dir) / KINGMAKING_FILE
+    return kingmaking_change_words(read_json(path)) if path.is_file() else None
+
+
 def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
     """Every table, figure and sentence of the comparison page."""
     la, lb = result.labels
@@ -315,6 +322,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         "facts": facts,
         "notes": result.meta.get("notes", []),
         "summary": compare_findings(t),
+        "kingmaking": _compared_kingmaking(result.out_dir),
         "n_real": real,
         "n_metrics": tested,
         "headline_family": families.get("headline", ""),

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.intervals import Z95
+from sim.analysis.sampled import kingmaking_difference
 from sim.analysis.stats import Estimate, clustered_mean_ci, wilson
 from sim.config import StudyConfig
 from sim.engine.game import Game
@@ -45,6 +46,7 @@ from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
 from sim.runs.storage import read_json, saved_study, write_json
 from sim.specs import chunk_games, is_plugin
+from sim.studies.compare import CompareResult
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
 from sim.table.whatif import Kit, win_shares
@@ -258,6 +260,18 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
     return out
 
 
+def is_quick(study: StudyConfig) -> bool:
+    """Is every seat quick enough for SAMPLE_GAMES games' continuations (no search player)?"""
+    return all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in study.seats)
+
+
+def sampled_games(study: StudyConfig, games: int) -> list[int]:
+    """The indices of the games a run of `games` games examines: evenly spaced, SAMPLE_GAMES
+    of them (SLOW_SAMPLE_GAMES with a search player at the table), all when fewer."""
+    sample = SAMPLE_GAMES if is_quick(study) else SLOW_SAMPLE_GAMES
+    return sorted({int(i) for i in np.linspace(0, games - 1, min(sample, games)).astype(int)})
+
+
 def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
     """Kingmaking in SAMPLE_GAMES evenly spaced games of a run folder, written to its
     `kingmaking.json` (what the run page shows); returns what was written."""
@@ -267,11 +281,8 @@ def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
     if any(is_plugin(seat.policy) for seat in study.seats):
         raise SimError("--kingmaking: the continuations play built-in policies only")
     model = load_model(folder / MODEL_FILE) or feel_model([study])
-    games = int(meta.get("games", 0))
-    quick = all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in study.seats)
-    sample = SAMPLE_GAMES if quick else SLOW_SAMPLE_GAMES  # a search player's continuations
-    indices = sorted(set(np.linspace(0, games - 1, min(sample, games)).astype(int)))
-    if say and not quick:
+    indices = sampled_games(study, int(meta.get("games", 0)))
+    if say and not is_quick(study):
         say(f"kingmaking: {len(indices)} games (a search player's continuations are slow)")
     step = max(1, len(indices) // 10)
 
@@ -279,7 +290,31 @@ def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
         if say and (done % step == 0 or done == len(indices)):
             say(f"kingmaking: {done} of {len(indices)} games examined")
 
-    result = measure(study, int(meta["seed"]), [int(i) for i in indices], model, progress)
-    data = result.to_json()
+    result = measure(study, int(meta["seed"]), indices, model, progress)
+    data = {**result.to_json(), "sampled": indices}  # games, for comparisons
     write_json(folder / KINGMAKING_FILE, data)
     return data
+
+
+def compare_kingmaking(result: CompareResult, say: Callable[[str], None] | None = None) -> dict:
+    """Kingmaking on each side's sampled games (`sim.table.kingmaking`; each side's run folder
+    keeps its sample, measured once for its number of games) and B − A with its interval
+    (`sim.analysis.sampled.kingmaking_difference`: paired on common random numbers, both
+    sides examining the same games). Written to the comparison's `kingmaking.json`."""
+    sides = []
+    for label, run, study in zip(result.labels, (result.a, result.b), result.studies, strict=True):
+        path = Path(run.run_dir) / KINGMAKING_FILE
+        data = read_json(path) if path.is_file() else None
+        if data is None or data.get("sampled") != sampled_games(study, run.meta["games"]):
+            if say:
+                say(f"kingmaking: measuring {label}'s sampled games")
+            data = run_kingmaking(run.run_dir, say)
+        sides.append(data)
+    paired = not result.meta.get("independent", False)
+    out = {
+        "labels": list(result.labels),
+        "sides": [{k: v for k, v in d.items() if k != "decisions"} for d in sides],
+        "difference": kingmaking_difference(*sides, paired=paired),
+    }
+    write_json(result.out_dir / KINGMAKING_FILE, out)
+    return out

@@ -12,7 +12,8 @@ from cli_helpers import cli, one_error
 
 from sim.config import load_study
 from sim.runs.chances import feel_model
-from sim.table.kingmaking import _continuations, measure
+from sim.studies.compare import load_compare
+from sim.table.kingmaking import _continuations, compare_kingmaking, measure
 from sim.table.record import play_recorded
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
@@ -57,6 +58,51 @@ def test_sim_run_kingmaking_writes_its_sample_and_the_page_says_it(tmp_path, cap
     assert kingmaking_text(data).startswith("Kingmaking:")  # the page's sentence
     assert "sim report RUN_DIR --kingmaking" in kingmaking_text(None)
     line = one_error(capsys, "run", config, "--kingmaking", "--no-feel")
+    assert "--kingmaking" in line and "--no-feel" in line
+
+
+def test_sim_compare_kingmaking_measures_both_sides_and_their_difference(
+    tmp_path, capsys, monkeypatch
+):
+    """`sim compare --kingmaking`: each side's sample in its run folder, B − A with its
+    paired interval in the comparison's kingmaking.json, the line and the page; measured once
+    (a page rebuilt reads it); refused in one line before any game with --no-feel."""
+    config = tmp_path / "k.yaml"
+    config.write_text(f"extends: {BASE}\nname: k\ngames: 10\n")
+    out_dir, page = tmp_path / "c", tmp_path / "c.html"
+    code, out, _ = cli(
+        capsys,
+        "compare",
+        config,
+        "--b-set",
+        "deck.princesses=0",
+        "--kingmaking",
+        "--out",
+        out_dir,
+        "--report",
+        page,
+        "--quiet",
+    )
+    assert code == 0 and "Kingmaking (decisions of seats below a 10% chance" in out
+    data = json.loads((out_dir / "kingmaking.json").read_text())
+    a, b = data["sides"]
+    assert a["sampled"] == b["sampled"] == list(range(10))
+    diff = data["difference"]
+    assert diff["paired"] and diff["resamples"] == 4000
+    if diff["diff"] is not None:
+        assert diff["lo"] <= diff["diff"] <= diff["hi"]
+        assert "a family of its own, one test at 95%" in out
+    html = page.read_text(encoding="utf-8")
+    assert '<p id="kingmaking">Kingmaking' in html
+    code, _, _ = cli(capsys, "report", out_dir, "--out", tmp_path / "again.html")
+    assert code == 0 and '<p id="kingmaking">' in (tmp_path / "again.html").read_text("utf-8")
+    import sim.table.kingmaking as king
+
+    monkeypatch.setattr(king, "run_kingmaking", lambda *a: pytest.fail("measured again"))
+    assert compare_kingmaking(load_compare(out_dir)) == data  # the sides' samples are kept
+    line = one_error(
+        capsys, "compare", config, "--b-set", "deck.princesses=0", "--kingmaking", "--no-feel"
+    )
     assert "--kingmaking" in line and "--no-feel" in line
 
 
