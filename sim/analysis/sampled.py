@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.metrics import KINGMAKING
-from sim.units import interval
+from sim.units import interval, plural
 
 
 def kingmaking_row(data: dict | None) -> dict:
@@ -146,3 +146,57 @@ def kingmaking_change_words(data: dict) -> str:
         f" {a['games']} sampled games, {d['resamples']:,} draws; a family of its own, one test"
         f" at {d['level']:.0%}, outside the table's Holm and BH families)."
     )
+
+
+def kingmaking_by_point(samples: list[dict], labels: list[str], paired: bool = True) -> dict:
+    """A sweep's kingmaking: each point's sample (its `kingmaking.json`) and each later point
+    against the first, B − first with an interval at 1 − 5%/m (Bonferroni over the m later
+    points: one family, real when its interval leaves out 0, so the words match the table)."""
+    m = max(len(samples) - 1, 1)
+    level = 1 - 0.05 / m
+    points = [
+        {"label": label, **{k: s[k] for k in ("rate", "lo", "hi", "examined", "games")}}
+        for label, s in zip(labels, samples, strict=True)
+    ]
+    against = [
+        {"label": label, **kingmaking_difference(samples[0], s, paired, level)}
+        for label, s in zip(labels[1:], samples[1:], strict=True)
+    ]
+    family = (
+        f"each point against {labels[0]}, {plural(len(against), 'test')}, Bonferroni: each"
+        " interval at"
+        f" {level:.2%}, a point differs when its interval leaves out 0"
+    )
+    return {
+        "points": points,
+        "against": against,
+        "family": family,
+        "players": samples[0]["players"],
+    }
+
+
+def kingmaking_sweep_words(data: dict) -> list[str]:
+    """A sweep's kingmaking (its `kingmaking.json`) in a few lines: the rate of each point
+    and, for each later point, its change from the first, with the family behind them."""
+    if data["players"] <= 2:
+        return ["Kingmaking: none at any point (no other seat to crown with two players)."]
+    first = data["points"][0]["label"]
+    lines = [f"Kingmaking by point ({data['family']}):"]
+    changes = {d["label"]: d for d in data["against"]}
+    for p in data["points"]:
+        rate = (
+            "no such decision"
+            if p["rate"] is None
+            else f"{interval(p['rate'], p['lo'], p['hi'], 'share')} of {p['examined']} decisions"
+        )
+        d = changes.get(p["label"])
+        if d is None:
+            change = ""
+        elif d["diff"] is None:
+            change = f"; no change to give ({d['why']})"
+        else:
+            word = "a clear change" if d["real"] else "no clear change"
+            change = interval(d["diff"], d["lo"], d["hi"], "share", diff=True)
+            change = f"; {change} against {first}, {word}"
+        lines.append(f"  {p['label']}: {rate}{change}")
+    return lines

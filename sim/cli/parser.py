@@ -528,7 +528,11 @@ COMMANDS = (
     _replay,
     _plain_study("run", "play a study's games in parallel and save the results", tuple(FEEL_FLAGS)),
     _report,
-    _plain_study("sweep", "run every point of the config's sweep on shared seeds", ("--no-feel",)),
+    _plain_study(
+        "sweep",
+        "run every point of the config's sweep on shared seeds",
+        ("--no-feel", "--kingmaking"),
+    ),
     _plain_study("value", "what each option and card is worth: restricted play, ablation"),
     _plain_study("ladder", "skill ladder of policies: matches, ratings and depth"),
     _luck,

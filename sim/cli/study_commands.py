@@ -49,8 +49,11 @@ def sweep(args: argparse.Namespace) -> int:
 
     check_resume(args, "sweep", "SWEEP_DIR")
     _games_ok(args.games)
+    check_feel_flags(args)
     request, workers = options(args)
     study = load_config(args, args.config) if args.config is not None else None
+    if args.kingmaking and study is not None:  # before any game
+        check_kingmaking(study)
     result = run_sweep(study, request, workers)
     pulse.doing("summarising every point")
     stats = sweep_result_stats(result, streamed=stream_runs(result.runs))  # chunk by chunk
@@ -64,6 +67,8 @@ def sweep(args: argparse.Namespace) -> int:
     if stats.verdict is not None:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats.table)
+    if args.kingmaking:
+        lines += _swept_kingmaking(result, args.quiet)
     return _said(lines, args, lambda: build_sweep_report(result, request.report, stats, args.force))
 
 
@@ -140,6 +145,17 @@ def _compared(result, request, args: argparse.Namespace) -> int:
     return _said(
         lines, args, lambda: build_compare_report(result, request.report, table, args.force)
     )
+
+
+def _swept_kingmaking(result, quiet: bool) -> list[str]:
+    """--kingmaking: each point's sample (measured once per point folder), each later point
+    against the first, in a few lines."""
+    from sim.analysis.sampled import kingmaking_sweep_words
+    from sim.table.kingmaking import sweep_kingmaking
+
+    pulse.doing("measuring kingmaking at every point")
+    say = None if quiet else (lambda text: print(text, file=sys.stderr))
+    return kingmaking_sweep_words(sweep_kingmaking(result, say))
 
 
 def _compared_kingmaking(result, quiet: bool) -> str:

@@ -27,7 +27,7 @@ from sim.analysis.paired import (
     headline_count,
     sweep_result_stats,
 )
-from sim.analysis.sampled import kingmaking_change_words
+from sim.analysis.sampled import kingmaking_change_words, kingmaking_sweep_words
 from sim.analysis.stopping import page_lines
 from sim.config import dump_yaml
 from sim.errors import SimError
@@ -129,6 +129,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "verdict": stats.verdict.text if stats.verdict else None,
         "ranking": _ranking(stats) if stats.verdict else None,
         "findings": sweep_findings(stats.table),
+        "kingmaking": _swept_kingmaking(result.out_dir),
         "sections": sections,
         "cards": cards,
         "values": _wide(t, result.labels, "value"),
@@ -256,6 +257,12 @@ def build_compare_report(
 
     where = page_path("compare", given=out_path, labels=result.labels)
     return write_page(where, force, "study_compare.html.j2", context)
+
+
+def _swept_kingmaking(out_dir: Path) -> list[str] | None:
+    """The sweep's kingmaking lines (`sim sweep --kingmaking`), if it measured it."""
+    path = Path(out_dir) / KINGMAKING_FILE
+    return kingmaking_sweep_words(read_json(path)) if path.is_file() else None
 
 
 def _compared_kingmaking(out_dir: Path) -> str | None:

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.intervals import Z95
-from sim.analysis.sampled import kingmaking_difference
+from sim.analysis.sampled import kingmaking_by_point, kingmaking_difference
 from sim.analysis.stats import Estimate, clustered_mean_ci, wilson
 from sim.config import StudyConfig
 from sim.engine.game import Game
@@ -47,6 +47,7 @@ from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
 from sim.runs.storage import read_json, saved_study, write_json
 from sim.specs import chunk_games, is_plugin
 from sim.studies.compare import CompareResult
+from sim.studies.sweep import SweepResult
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
 from sim.table.whatif import Kit, win_shares
@@ -296,25 +297,49 @@ def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
     return data
 
 
+def kept_sample(run, label: str, say: Callable[[str], None] | None = None) -> dict:
+    """A run folder's kingmaking sample: the one it keeps if it examined the games a run of its
+    size examines (`sampled_games`), else measured now (and kept)."""
+    folder = Path(run.run_dir)
+    path = folder / KINGMAKING_FILE
+    data = read_json(path) if path.is_file() else None
+    study = saved_study(run.meta, folder / RUN_FILE, plugins=False)
+    if data is None or data.get("sampled") != sampled_games(study, run.meta["games"]):
+        if say:
+            say(f"kingmaking: measuring {label}'s sampled games")
+        data = run_kingmaking(folder, say)
+    return data
+
+
+def _without_decisions(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k != "decisions"}
+
+
 def compare_kingmaking(result: CompareResult, say: Callable[[str], None] | None = None) -> dict:
-    """Kingmaking on each side's sampled games (`sim.table.kingmaking`; each side's run folder
-    keeps its sample, measured once for its number of games) and B − A with its interval
+    """Kingmaking on each side's sampled games (`kept_sample`) and B − A with its interval
     (`sim.analysis.sampled.kingmaking_difference`: paired on common random numbers, both
     sides examining the same games). Written to the comparison's `kingmaking.json`."""
-    sides = []
-    for label, run, study in zip(result.labels, (result.a, result.b), result.studies, strict=True):
-        path = Path(run.run_dir) / KINGMAKING_FILE
-        data = read_json(path) if path.is_file() else None
-        if data is None or data.get("sampled") != sampled_games(study, run.meta["games"]):
-            if say:
-                say(f"kingmaking: measuring {label}'s sampled games")
-            data = run_kingmaking(run.run_dir, say)
-        sides.append(data)
+    sides = [
+        kept_sample(run, label, say)
+        for label, run in zip(result.labels, (result.a, result.b), strict=True)
+    ]
     paired = not result.meta.get("independent", False)
     out = {
         "labels": list(result.labels),
-        "sides": [{k: v for k, v in d.items() if k != "decisions"} for d in sides],
+        "sides": [_without_decisions(d) for d in sides],
         "difference": kingmaking_difference(*sides, paired=paired),
     }
+    write_json(result.out_dir / KINGMAKING_FILE, out)
+    return out
+
+
+def sweep_kingmaking(result: SweepResult, say: Callable[[str], None] | None = None) -> dict:
+    """Kingmaking at every point of a sweep (`kept_sample`; the points play the same game
+    indices on shared seeds, so each later point is paired with the first:
+    `sim.analysis.sampled.kingmaking_by_point`). Written to the sweep's `kingmaking.json`."""
+    samples = [
+        kept_sample(run, label, say) for label, run in zip(result.labels, result.runs, strict=True)
+    ]
+    out = kingmaking_by_point(samples, list(result.labels))
     write_json(result.out_dir / KINGMAKING_FILE, out)
     return out

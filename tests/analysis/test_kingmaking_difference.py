@@ -5,7 +5,11 @@ change found, and the edges (two players, no examined decision, a rare event).""
 import numpy as np
 import pytest
 
-from sim.analysis.sampled import kingmaking_difference
+from sim.analysis.sampled import (
+    kingmaking_by_point,
+    kingmaking_difference,
+    kingmaking_sweep_words,
+)
 
 
 def _sample(per_game: list[tuple[int, int]], players: int = 4) -> dict:
@@ -81,3 +85,31 @@ def test_paired_samples_must_be_of_the_same_games():
     b = _sample([(1, 0)] * 5)
     with pytest.raises(ValueError, match="same games"):
         kingmaking_difference(a, b)
+
+
+def _rated(per_game: list[tuple[int, int]], players: int = 4) -> dict:
+    """A kingmaking.json with its rate (as run_kingmaking writes it; the interval a stand-in)."""
+    data = _sample(per_game, players)
+    n = sum(g[0] for g in per_game)
+    rate = sum(g[1] for g in per_game) / n if n else None
+    lo, hi = (None, None) if rate is None else (max(rate - 0.05, 0), min(rate + 0.05, 1))
+    extra = {"rate": rate, "lo": lo, "hi": hi, "examined": n, "games": len(per_game)}
+    return {**data, **extra, "epsilon": 0.1}
+
+
+def test_a_sweep_compares_each_later_point_with_the_first_at_a_bonferroni_level():
+    same = [(4, 1), (2, 0), (3, 0), (1, 0)] * 25
+    more = [(4, 3), (2, 2), (3, 1), (1, 1)] * 25
+    samples = [_rated(same), _rated(same), _rated(more)]
+    out = kingmaking_by_point(samples, ["p=0", "p=1", "p=2"])
+    assert [d["label"] for d in out["against"]] == ["p=1", "p=2"]
+    assert all(d["level"] == pytest.approx(0.975) for d in out["against"])
+    assert out["against"][0]["diff"] == 0 and not out["against"][0]["real"]
+    assert out["against"][1]["real"] and "2 tests, Bonferroni" in out["family"]
+    lines = kingmaking_sweep_words(out)
+    assert lines[0].startswith("Kingmaking by point (each point against p=0, 2 tests")
+    assert "against p=0, a clear change" in lines[3] and "no clear change" in lines[2]
+    two = kingmaking_by_point([_rated([(0, 0)], 2)] * 2, ["a", "b"])
+    assert kingmaking_sweep_words(two) == [
+        "Kingmaking: none at any point (no other seat to crown with two players)."
+    ]

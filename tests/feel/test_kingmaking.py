@@ -106,6 +106,27 @@ def test_sim_compare_kingmaking_measures_both_sides_and_their_difference(
     assert "--kingmaking" in line and "--no-feel" in line
 
 
+def test_sim_sweep_kingmaking_measures_every_point_against_the_first(tmp_path, capsys):
+    """`sim sweep --kingmaking`: each point's sample in its folder, each later point against
+    the first (one family, Bonferroni), in the sweep's kingmaking.json, the lines and the
+    page; refused in one line before any game with --no-feel."""
+    config = tmp_path / "s.yaml"
+    config.write_text(f"extends: {BASE}\nname: s\ngames: 10\nsweep: {{deck.sprayers: [0, 3]}}\n")
+    out_dir, page = tmp_path / "s", tmp_path / "s.html"
+    code, out, _ = cli(
+        capsys, "sweep", config, "--kingmaking", "--out", out_dir, "--report", page, "--quiet"
+    )
+    assert code == 0 and "Kingmaking by point (each point against deck.sprayers=0, 1 test," in out
+    data = json.loads((out_dir / "kingmaking.json").read_text())
+    assert [p["label"] for p in data["points"]] == ["deck.sprayers=0", "deck.sprayers=3"]
+    assert [d["label"] for d in data["against"]] == ["deck.sprayers=3"]
+    for point in sorted((out_dir / "points").iterdir()):
+        assert json.loads((point / "kingmaking.json").read_text())["sampled"] == list(range(10))
+    assert '<div id="kingmaking"><p>Kingmaking by point' in page.read_text(encoding="utf-8")
+    line = one_error(capsys, "sweep", config, "--kingmaking", "--no-feel")
+    assert "--kingmaking" in line and "--no-feel" in line
+
+
 def test_a_rare_kingmaking_rate_keeps_an_honest_interval():
     """No kingmaking in eight decisions of two games: 0%, but the interval is not a point
     (each game counts as one decision when the clustered variance says nothing)."""
