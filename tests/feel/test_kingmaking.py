@@ -68,7 +68,7 @@ def test_sim_compare_kingmaking_measures_both_sides_and_their_difference(
     paired interval in the comparison's kingmaking.json, the line and the page; measured once
     (a page rebuilt reads it); refused in one line before any game with --no-feel."""
     config = tmp_path / "k.yaml"
-    config.write_text(f"extends: {BASE}\nname: k\ngames: 10\n")
+    config.write_text(f"extends: {BASE}\nname: k\ngames: 6\n")
     out_dir, page = tmp_path / "c", tmp_path / "c.html"
     code, out, _ = cli(
         capsys,
@@ -86,7 +86,7 @@ def test_sim_compare_kingmaking_measures_both_sides_and_their_difference(
     assert code == 0 and "Kingmaking (decisions of seats below a 10% chance" in out
     data = json.loads((out_dir / "kingmaking.json").read_text())
     a, b = data["sides"]
-    assert a["sampled"] == b["sampled"] == list(range(10))
+    assert a["sampled"] == b["sampled"] == list(range(6))
     diff = data["difference"]
     assert diff["paired"] and diff["resamples"] == 4000
     if diff["diff"] is not None:
@@ -111,7 +111,7 @@ def test_sim_sweep_kingmaking_measures_every_point_against_the_first(tmp_path, c
     the first (one family, Bonferroni), in the sweep's kingmaking.json, the lines and the
     page; refused in one line before any game with --no-feel."""
     config = tmp_path / "s.yaml"
-    config.write_text(f"extends: {BASE}\nname: s\ngames: 10\nsweep: {{deck.sprayers: [0, 3]}}\n")
+    config.write_text(f"extends: {BASE}\nname: s\ngames: 6\nsweep: {{deck.sprayers: [0, 3]}}\n")
     out_dir, page = tmp_path / "s", tmp_path / "s.html"
     code, out, _ = cli(
         capsys, "sweep", config, "--kingmaking", "--out", out_dir, "--report", page, "--quiet"
@@ -121,7 +121,7 @@ def test_sim_sweep_kingmaking_measures_every_point_against_the_first(tmp_path, c
     assert [p["label"] for p in data["points"]] == ["deck.sprayers=0", "deck.sprayers=3"]
     assert [d["label"] for d in data["against"]] == ["deck.sprayers=3"]
     for point in sorted((out_dir / "points").iterdir()):
-        assert json.loads((point / "kingmaking.json").read_text())["sampled"] == list(range(10))
+        assert json.loads((point / "kingmaking.json").read_text())["sampled"] == list(range(6))
     assert '<div id="kingmaking"><p>Kingmaking by point' in page.read_text(encoding="utf-8")
     line = one_error(capsys, "sweep", config, "--kingmaking", "--no-feel")
     assert "--kingmaking" in line and "--no-feel" in line
