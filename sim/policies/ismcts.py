@@ -166,7 +166,8 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
                 break
             if node == 0:
                 m = k0
-                buf2[:m] = buf[:m]
+                for i in range(m):  # not buf2[:m] = buf[:m]: its shape check's error message
+                    buf2[i] = buf[i]  # alone compiled for about 2.5 s
             else:
                 mover = s2[SC_SEAT]
                 m = allowed_actions(s2, pr, buf2, ban if mover == me else np.int64(0))
