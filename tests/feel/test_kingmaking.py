@@ -123,6 +123,7 @@ def test_sim_sweep_kingmaking_measures_every_point_against_the_first(tmp_path, c
     for point in sorted((out_dir / "points").iterdir()):
         assert json.loads((point / "kingmaking.json").read_text())["sampled"] == list(range(6))
     assert '<div id="kingmaking"><p>Kingmaking by point' in page.read_text(encoding="utf-8")
+    assert "sim sweep --resume SWEEP_DIR --kingmaking" not in page.read_text(encoding="utf-8")
     line = one_error(capsys, "sweep", config, "--kingmaking", "--no-feel")
     assert "--kingmaking" in line and "--no-feel" in line
 

@@ -202,6 +202,7 @@ def test_sweep_report_is_self_contained(sprayer_sweep, tmp_path):
     assert not re.search(r"(src|href)=[\"']https?:", html)  # nothing fetched from a network
     for part in ("Balance", "Scores", "Game flow", "Card impact", "box points per box led"):
         assert part in html
+    assert "sim sweep --resume SWEEP_DIR --kingmaking" in html  # not measured: how to ask
 
 
 def test_two_d_sweep_report_and_verdict(base, tmp_path):
@@ -227,6 +228,8 @@ def test_compare_report(sprayer_compare, tmp_path):
     # one vocabulary (issue 50): no bare "noise", no "implied" as a verdict
     assert ">noise<" not in html and ">implied<" not in html
     assert "Glossary: every verdict word" in html
+    # kingmaking was not asked for: the page says how to ask (a finished comparison resumes)
+    assert "sim compare --resume COMPARE_DIR --kingmaking" in html
 
 
 @pytest.mark.parametrize("backend", ["fork", "loky"])
