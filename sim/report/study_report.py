@@ -130,6 +130,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "ranking": _ranking(stats) if stats.verdict else None,
         "findings": sweep_findings(stats.table),
         "kingmaking": _swept_kingmaking(result.out_dir),
+        "kingmaking_ask": any(run.meta["config"]["players"] > 2 for run in result.runs),
         "sections": sections,
         "cards": cards,
         "values": _wide(t, result.labels, "value"),
@@ -330,6 +331,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         "notes": result.meta.get("notes", []),
         "summary": compare_findings(t),
         "kingmaking": _compared_kingmaking(result.out_dir),
+        "kingmaking_ask": max(a.game.players, b.game.players) > 2,  # none to crown with two
         "n_real": real,
         "n_metrics": tested,
         "headline_family": families.get("headline", ""),
