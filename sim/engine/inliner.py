@@ -6,9 +6,9 @@ every block copies the whole scope (every variable of the callee) anew: work tha
 blocks times variables. The engine inlines a few hundred calls of large functions, and that
 copying was a fifth of a cold compile (profiled on the base study's loop). `share_scope_copies`
 makes the copies of one inlining share one copy of each scope, as the blocks of the IR they
-copy share one scope: the same IR, copied once. The machine code is the same (the games of a
-study compiled with and without it are identical, checked by `tests/engine/test_inliner.py`);
-only the compile is faster (docs/dev/performance-log.md).
+copy share one scope: the same IR, copied once. The games are the same (a study compiled with
+and without it plays identical games, checked by `tests/engine/test_inliner.py`); only the
+compile is faster (docs/dev/performance-log.md).
 
 Applied once, by `sim.engine.table` (which every module that inlines imports) and only where
 numba has the two pieces as this was written against; otherwise numba runs unchanged.
