@@ -162,10 +162,10 @@ def kingmaking_by_point(samples: list[dict], labels: list[str], paired: bool = T
         {"label": label, **kingmaking_difference(samples[0], s, paired, level)}
         for label, s in zip(labels[1:], samples[1:], strict=True)
     ]
+    tests = plural(len(against), "test")
     family = (
-        f"each point against {labels[0]}, {plural(len(against), 'test')}, Bonferroni: each"
-        " interval at"
-        f" {level:.2%}, a point differs when its interval leaves out 0"
+        f"each point against {labels[0]}, {tests}, Bonferroni: each interval at {level:.2%},"
+        " a point differs when its interval leaves out 0"
     )
     return {
         "points": points,

@@ -20,6 +20,7 @@ from sim.cli.parser import (
     check_resume,
     load_config,
     options,
+    stderr_lines,
 )
 from sim.errors import SimError
 from sim.metrics import KINGMAKING
@@ -251,8 +252,7 @@ def kingmaking(result, quiet: bool) -> str:
     from sim.table.kingmaking import run_kingmaking
 
     pulse.doing("measuring kingmaking")
-    say = None if quiet else (lambda text: print(text, file=sys.stderr))
-    data = run_kingmaking(result.run_dir, say)
+    data = run_kingmaking(result.run_dir, stderr_lines(quiet))
     if data["players"] <= 2:
         return "kingmaking: none with two players (no other seat to crown)"
     return (
@@ -273,8 +273,7 @@ def all_chances(result, quiet: bool) -> None:
     from sim.runs.chances import write_all_chances
 
     pulse.doing("writing every game's chances")
-    say = None if quiet else (lambda text: print(text, file=sys.stderr))
-    path = write_all_chances(result, say)
+    path = write_all_chances(result, stderr_lines(quiet))
     if path is None:
         raise SimError("--all-chances: this run did not measure the feel (it ran with --no-feel)")
     print(f"chances: {path}")

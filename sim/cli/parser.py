@@ -8,6 +8,7 @@ studies take, a `Request` and `Workers`.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from sim.errors import SimError
@@ -191,6 +192,11 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
             f"targets.{named[0]}: the feel is not measured with a designer's own policy at the"
             " table (its pilot games would call it from Python thousands of times)"
         )
+
+
+def stderr_lines(quiet: bool):
+    """What a long step says as it goes, one line at a time on stderr (None when --quiet)."""
+    return None if quiet else (lambda text: print(text, file=sys.stderr))
 
 
 def check_feel_flags(args: argparse.Namespace) -> None:

@@ -5,7 +5,6 @@ print. Like `sim.cli.commands`, heavy modules are imported inside each command."
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from sim.cli.parser import (
     check_resume,
     load_config,
     options,
+    stderr_lines,
 )
 from sim.config.limits import MAX_GAMES, MAX_REPLAYS, MAX_SCAN_GAMES, MIN_LUCK
 from sim.errors import SimError
@@ -68,7 +68,7 @@ def sweep(args: argparse.Namespace) -> int:
         lines.append(stats.verdict.text)
     lines += sweep_findings(stats.table)
     if args.kingmaking:
-        lines += _swept_kingmaking(result, args.quiet)
+        lines += _kingmaking_of(result, args.quiet, "sweep")
     return _said(lines, args, lambda: build_sweep_report(result, request.report, stats, args.force))
 
 
@@ -141,31 +141,24 @@ def _compared(result, request, args: argparse.Namespace) -> int:
         summarize_compare(table),
     ]
     if args.kingmaking:
-        lines.append(_compared_kingmaking(result, args.quiet))
+        lines.append(_kingmaking_of(result, args.quiet, "compare"))
     return _said(
         lines, args, lambda: build_compare_report(result, request.report, table, args.force)
     )
 
 
-def _swept_kingmaking(result, quiet: bool) -> list[str]:
-    """--kingmaking: each point's sample (measured once per point folder), each later point
-    against the first, in a few lines."""
-    from sim.analysis.sampled import kingmaking_sweep_words
-    from sim.table.kingmaking import sweep_kingmaking
+def _kingmaking_of(result, quiet: bool, what: str):
+    """--kingmaking of a sweep or comparison: each run folder's sample (measured once), the
+    changes between them (`sim.table.kingmaking`), in their words (`sim.analysis.sampled`)."""
+    from sim.analysis.sampled import kingmaking_change_words, kingmaking_sweep_words
+    from sim.table.kingmaking import compare_kingmaking, sweep_kingmaking
 
-    pulse.doing("measuring kingmaking at every point")
-    say = None if quiet else (lambda text: print(text, file=sys.stderr))
-    return kingmaking_sweep_words(sweep_kingmaking(result, say))
-
-
-def _compared_kingmaking(result, quiet: bool) -> str:
-    """--kingmaking: each side's sample (measured once per run folder), B − A, in a line."""
-    from sim.analysis.sampled import kingmaking_change_words
-    from sim.table.kingmaking import compare_kingmaking
-
-    pulse.doing("measuring kingmaking on both sides")
-    say = None if quiet else (lambda text: print(text, file=sys.stderr))
-    return kingmaking_change_words(compare_kingmaking(result, say))
+    measure, words = {
+        "sweep": (sweep_kingmaking, kingmaking_sweep_words),
+        "compare": (compare_kingmaking, kingmaking_change_words),
+    }[what]
+    pulse.doing(f"measuring kingmaking ({what})")
+    return words(measure(result, stderr_lines(quiet)))
 
 
 def tune(args: argparse.Namespace) -> int:

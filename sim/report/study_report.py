@@ -129,7 +129,7 @@ def sweep_context(result: SweepResult, stats: SweepStats) -> dict:
         "verdict": stats.verdict.text if stats.verdict else None,
         "ranking": _ranking(stats) if stats.verdict else None,
         "findings": sweep_findings(stats.table),
-        "kingmaking": _swept_kingmaking(result.out_dir),
+        "kingmaking": _kingmaking_words(result.out_dir, kingmaking_sweep_words),
         "kingmaking_ask": any(run.meta["config"]["players"] > 2 for run in result.runs),
         "sections": sections,
         "cards": cards,
@@ -260,16 +260,11 @@ def build_compare_report(
     return write_page(where, force, "study_compare.html.j2", context)
 
 
-def _swept_kingmaking(out_dir: Path) -> list[str] | None:
-    """The sweep's kingmaking lines (`sim sweep --kingmaking`), if it measured it."""
+def _kingmaking_words(out_dir: Path, words: Callable[[dict], object]):
+    """A sweep's or comparison's kingmaking in `words` (`sim sweep|compare --kingmaking`), or
+    None if it was not measured."""
     path = Path(out_dir) / KINGMAKING_FILE
-    return kingmaking_sweep_words(read_json(path)) if path.is_file() else None
-
-
-def _compared_kingmaking(out_dir: Path) -> str | None:
-    """The comparison's kingmaking sentence (`sim compare --kingmaking`), if it measured it."""
-    path = Path(out_dir) / KINGMAKING_FILE
-    return kingmaking_change_words(read_json(path)) if path.is_file() else None
+    return words(read_json(path)) if path.is_file() else None
 
 
 def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
@@ -330,7 +325,7 @@ def compare_context(result: CompareResult, t: pd.DataFrame) -> dict:
         "facts": facts,
         "notes": result.meta.get("notes", []),
         "summary": compare_findings(t),
-        "kingmaking": _compared_kingmaking(result.out_dir),
+        "kingmaking": _kingmaking_words(result.out_dir, kingmaking_change_words),
         "kingmaking_ask": max(a.game.players, b.game.players) > 2,  # none to crown with two
         "n_real": real,
         "n_metrics": tested,
