@@ -157,9 +157,10 @@ def load_config(args: argparse.Namespace, path: str | None):
 
 # The commands that check targets but cannot yet hold a feel metric (sim.metrics.FEEL_METRICS)
 # to one. `sim run` and `sim sweep` can: each point's interval adds the feel model's own noise
-# (sim.runs.chances.feel_noise), the sweep's one model judging every point. These search,
-# screen or emulate over many configs, each of which would need its own model and noise.
-NO_FEEL_TARGETS = ("tune", "advise", "map")
+# (sim.runs.chances.feel_noise), the sweep's one model judging every point; so can `sim tune`
+# (its search judges every candidate by the start's model, each check a config by its own).
+# These screen or emulate over many configs, each of which would need its own model and noise.
+NO_FEEL_TARGETS = ("advise", "map")
 
 
 def check_feel_targets(study, command: str, feel: bool) -> None:
@@ -168,7 +169,7 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
 
     targets = {**study.targets, **(study.tune.targets if study.tune else {})}
     if KINGMAKING.name in targets:
-        if command in ("sweep", *NO_FEEL_TARGETS):  # the commands that check targets
+        if command in ("sweep", "tune", *NO_FEEL_TARGETS):  # the commands that check targets
             raise SimError(
                 f"targets.kingmaking: it is measured on a sample of one run's games after they"
                 f" are played; sim {command} cannot hold it to a target (sim run can)"

@@ -112,7 +112,9 @@ def tune_context(folder: Path, meta: dict, verdict: dict) -> dict:
         "diff": config_diff(start, chosen) or "no change",
         "targets": _targets_table(verdict, targets),
         "finalists": _finalists_table(checked, targets, params),
-        "family": verdict["family"][:1].upper() + verdict["family"][1:],
+        "family": ". ".join(
+            t[:1].upper() + t[1:] for t in (verdict["family"], verdict.get("feel")) if t
+        ),
         "trace": svg_markup(TF.search_trace(trace), "tt") if len(trace) else None,
         "slices": svg_markup(TF.parameter_slices(frame, params), "ts") if len(frame) else None,
         "effects": table(

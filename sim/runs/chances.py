@@ -150,6 +150,19 @@ def run_feel(studies: list[StudyConfig], folders: list[Path], quiet: bool = Fals
     return model
 
 
+def config_feel(
+    study: StudyConfig, folder: Path, quiet: bool, why: str
+) -> tuple[FeelModel | None, dict[str, float] | None]:
+    """One config's own feel model (the one its run folder started with, else fitted on
+    pilot games and cached: `run_feel`, the model `sim run` of that config reads) and that
+    model's own noise (`feel_noise`, cached beside it, measured saying `why`): what a check
+    of that config on fresh games needs for honest intervals. None, None with a designer's
+    own policy at the table (`can_feel`)."""
+    if not can_feel([study]):
+        return None, None
+    return run_feel([study], [folder], quiet), feel_noise([study], quiet, why=why)
+
+
 def study_feel(studies: list[StudyConfig], quiet: bool = False) -> FeelModel:
     """`feel_model`, saying on stderr when it fits (unless `quiet`)."""
     pulse.doing("fitting the chances of winning")

@@ -66,9 +66,8 @@ from sim.config.blocks import ADVISE_NEIGHBOURS as NEIGHBOURS
 from sim.config.blocks import ADVISE_SET as SET_SIZE
 from sim.config.blocks import ADVISE_SHARPEN as SHARPEN
 from sim.errors import SimError
-from sim.feel.model import FeelModel
 from sim.metrics import FEEL_PLAY, PLAY_METRICS
-from sim.runs.chances import can_feel, feel_noise, run_feel
+from sim.runs.chances import config_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
@@ -264,7 +263,8 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
             (level_study(state, levels[i], {}, n, seed, ""), _folder(state, "diagnose", 0, i))
             for i in at
         ]
-        feel = [_level_feel(study, folder, workers.quiet) for study, folder in points]
+        why = "how it plays says how tense the game is"
+        feel = [config_feel(study, folder, workers.quiet, why) for study, folder in points]
         models = [f[0] for f in feel]
         checked = check_all(points, state.targets, state.chunk, workers, _hint(state), models)
         for i, row, (_, noise) in zip(at, checked, feel, strict=True):
@@ -275,19 +275,6 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
             why = _why(run)
             play = _play(run, state.study, noise)
             rows[i] = LevelRow(levels[i].label, row, play, why, tuple(cells))
-
-
-def _level_feel(
-    study: StudyConfig, folder: Path, quiet: bool
-) -> tuple[FeelModel | None, dict | None]:
-    """A level's feel model (the one its folder started with, else fitted on pilot games and
-    cached, `run_feel`) and the model's own noise (`feel_noise`, cached beside it), so that
-    how it plays says how tense the game is with honest intervals; none with a designer's
-    own policy at the table (`can_feel`)."""
-    if not can_feel([study]):
-        return None, None
-    model = run_feel([study], [folder], quiet)
-    return model, feel_noise([study], quiet, why="how it plays says how tense the game is")
 
 
 def _play(run, study: StudyConfig, noise: dict | None = None) -> dict[str, dict]:

@@ -39,6 +39,8 @@ def verdicts(
             "verdict": target_status(lo, hi, band),
             "band": list(band),
         }
+        if name in (noise or {}):  # the sd between models fitted alike, which lo and hi hold
+            out[name]["model_noise"] = float(noise[name])
     return out
 
 
@@ -69,9 +71,12 @@ def check(
     chunk: int,
     workers: Workers,
     hint: str,
+    feel: FeelModel | None = None,
+    noise: dict[str, float] | None = None,
 ) -> Checked:
-    """Play `study` (its games and seed as given) into `folder`, resumably, and check it."""
-    return check_all([(study, folder)], targets, chunk, workers, hint)[0]
+    """Play `study` (its games and seed as given) into `folder`, resumably, and check it
+    (its games judged by `feel` when given, a feel target's interval widened by `noise`)."""
+    return check_all([(study, folder)], targets, chunk, workers, hint, [feel], [noise])[0]
 
 
 def check_all(
@@ -81,10 +86,13 @@ def check_all(
     workers: Workers,
     hint: str,
     feel: list[FeelModel | None] | None = None,
+    noise: list[dict[str, float] | None] | None = None,
 ) -> list[Checked]:
     """`check` for several studies of one game count, played together in one pool (each
-    with its feel model, when given one: its games then hold the feel columns)."""
+    with its feel model, when given one: its games then hold the feel columns, and a feel
+    target's interval adds that model's own `noise`)."""
     models = feel or [None] * len(points)
+    noises = noise or [None] * len(points)
     execute(
         [Point(study, folder, m) for (study, folder), m in zip(points, models, strict=True)],
         chunk,
@@ -92,8 +100,8 @@ def check_all(
         died_hint=hint,
     )
     out = []
-    for study, folder in points:
-        est = verdicts(load_run(folder), targets)
+    for (study, folder), sd in zip(points, noises, strict=True):
+        est = verdicts(load_run(folder), targets, sd)
         values = {n: e["estimate"] for n, e in est.items()}
         met = sum(e["verdict"] == "met" for e in est.values())
         distance = target_distance(values, targets)

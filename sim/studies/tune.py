@@ -43,6 +43,9 @@ from typing import Any
 
 from sim.config import Settings, StudyConfig, TuneBlock, parse_study, tune_game_problem
 from sim.errors import SimError
+from sim.feel.model import FeelModel
+from sim.metrics import FEEL_METRICS
+from sim.runs.chances import config_feel, run_feel
 from sim.runs.options import Workers
 from sim.runs.orchestrate import chunk_games
 from sim.runs.parallel import resolve_jobs
@@ -88,6 +91,22 @@ class TuneState:
     @property
     def tune(self) -> TuneBlock:
         return self.study.tune
+
+    @property
+    def feel_targets(self) -> list[str]:
+        """The targets on how the game feels (`sim.metrics.FEEL_METRICS`), in their order."""
+        return [m.name for m in FEEL_METRICS if m.name in self.tune.targets]
+
+    def search_model(self, folders: list[Path], quiet: bool) -> FeelModel | None:
+        """The one feel model that judges every candidate of the search, saved in each of
+        their `folders` (None without a feel target): the start's own (the first folder,
+        c0000, keeps it), so candidates on common random numbers differ by their games, not
+        by their yardsticks (two models fitted alike differ by several standard errors of a
+        long run, docs/guide/feel.md). The checks judge each config by its own (`_check`)."""
+        if not self.feel_targets:
+            return None
+        start = S.apply_point(self.study, self.start_point())
+        return run_feel([start], [self.candidate_dir(0), *folders], quiet)
 
     @property
     def budget(self):
@@ -285,7 +304,12 @@ def _check(
         games=games, seed=seed, name=f"{state.study.name}[{label}]"
     )
     hint = f"finish it with sim tune --resume {state.out_dir}"
-    checked = check(study, state.tune.targets, folder, state.check_chunk, workers, hint)
+    model, noise = None, None
+    if state.feel_targets:  # judged by its own model, as `sim run` of this config would be
+        why = f"a target on {state.feel_targets[0]}; each config checked is judged by its own"
+        model, noise = config_feel(study, folder, workers.quiet, why)
+    targets = state.tune.targets
+    checked = check(study, targets, folder, state.check_chunk, workers, hint, model, noise)
     return TuneRow(label, params, S.changes(params, state.start_point()), checked)
 
 

@@ -165,7 +165,9 @@ def evaluate(state, ids: list[int], games: int, workers) -> None:
     if not todo:
         return
     targets = state.tune.targets
-    points = [Point(_study(state, i, games), state.candidate_dir(i)) for i in todo]
+    folders = [state.candidate_dir(i) for i in todo]
+    model = state.search_model(folders, workers.quiet)  # None without a feel target
+    points = [Point(_study(state, i, games), f, model) for i, f in zip(todo, folders, strict=True)]
     execute(
         points, state.chunk, workers, died_hint=f"finish it with sim tune --resume {state.out_dir}"
     )

@@ -28,6 +28,14 @@ FAMILY = (
     " test, so no correction over targets); one candidate is confirmed, on games that played"
     " no part in choosing it, so none over candidates either"
 )
+FEEL_FAMILY = "; a feel target's interval adds its chance model's own noise"
+# How a feel target is judged (sim.studies.tune: `search_model`, `_check`), said where it is.
+FEEL_JUDGING = (
+    "the search ranked every candidate by the start's chance model (one yardstick for games"
+    " on common random numbers); each check (the start, the finalists, the confirmation)"
+    " judged its config by that config's own model, the one sim run of it reads, its"
+    " interval widened by that model's own noise"
+)
 
 
 @dataclass(frozen=True)
@@ -149,6 +157,8 @@ def verdict_of(state: TuneState) -> Verdict:
         was = metric_interval(name, start.targets[name])
         tail = "" if shown is start else f"   (start: {was})"
         lines.append(f"  {_target_line(name, targets[name], after)}{tail}")
+    if state.feel_targets:
+        lines.append(f"  {', '.join(state.feel_targets)}: {FEEL_JUDGING}")
     spent = f"{state.spent:,} games in all ({_by_phase(state)}); budget {state.budget.games:,}"
     lines.append(f"  {spent}")
     recommended = shown.changes if status == "recommended" else {}
@@ -168,7 +178,8 @@ def verdict_of(state: TuneState) -> Verdict:
         "finalists": [r.to_json() for r in (*res.selection, confirmed) if r is not None],
         "pareto": _pareto(rows, targets),
         "inert": state.inert,
-        "family": FAMILY,
+        "family": FAMILY + (FEEL_FAMILY if state.feel_targets else ""),
+        "feel": FEEL_JUDGING if state.feel_targets else None,
         "distance": "sqrt(sum over targets of (|estimate - band centre| / band half-width)^2)",
         "search": {
             "candidates": len(state.candidates),
@@ -188,7 +199,8 @@ def verdict_of(state: TuneState) -> Verdict:
 
 
 def _pareto(rows: list[TuneRow], targets: dict) -> list[str]:
-    """The checked configs no other is closer to on every target (two targets or more)."""
+    """The checked configs no other is closer to on every target (two targets or more), each
+    named once (a finalist and its confirmation are two checks of one config)."""
     if len(targets) < 2 or not rows:
         return []
     misses = np.array(
@@ -200,7 +212,7 @@ def _pareto(rows: list[TuneRow], targets: dict) -> list[str]:
             for r in rows
         ]
     )
-    return [rows[i].label for i in pareto_front(misses)]
+    return list(dict.fromkeys(rows[i].label for i in pareto_front(misses)))
 
 
 def _target_line(name: str, target: Any, est: dict) -> str:
