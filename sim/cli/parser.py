@@ -158,9 +158,10 @@ def load_config(args: argparse.Namespace, path: str | None):
 # The commands that check targets but cannot yet hold a feel metric (sim.metrics.FEEL_METRICS)
 # to one. `sim run` and `sim sweep` can: each point's interval adds the feel model's own noise
 # (sim.runs.chances.feel_noise), the sweep's one model judging every point; so can `sim tune`
-# (its search judges every candidate by the start's model, each check a config by its own).
-# These screen or emulate over many configs, each of which would need its own model and noise.
-NO_FEEL_TARGETS = ("advise", "map")
+# and `sim map` (their search or design judges every config by the start's model, each check
+# a config by its own). Advise screens many changes at every level, each of which would need
+# its own model and noise.
+NO_FEEL_TARGETS = ("advise",)
 
 
 def check_feel_targets(study, command: str, feel: bool) -> None:
@@ -169,7 +170,7 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
 
     targets = {**study.targets, **(study.tune.targets if study.tune else {})}
     if KINGMAKING.name in targets:
-        if command in ("sweep", "tune", *NO_FEEL_TARGETS):  # the commands that check targets
+        if command in ("sweep", "tune", "map", *NO_FEEL_TARGETS):  # those that check targets
             raise SimError(
                 f"targets.kingmaking: it is measured on a sample of one run's games after they"
                 f" are played; sim {command} cannot hold it to a target (sim run can)"
@@ -188,6 +189,11 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
         )
     if not feel:
         raise SimError(f"targets.{named[0]}: --no-feel leaves the feel unmeasured; leave it out")
+    if command == "map" and study.map and "players" in (study.map.space or {}):
+        raise SimError(
+            f"targets.{named[0]}: sim map judges the feel with a model of one player count, and"
+            " map.space moves it; leave players out of the space, or map each count"
+        )
     if any(is_plugin(seat.policy) for seat in study.seats):
         raise SimError(
             f"targets.{named[0]}: the feel is not measured with a designer's own policy at the"

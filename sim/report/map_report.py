@@ -73,7 +73,14 @@ def _drivers(data: dict, metric: str) -> list[tuple[str, float]]:
 
 def answer(data: dict) -> str:
     """The page's first paragraph: what drives the edge, whether the config meets the
-    targets, and the smallest move that does, confirmed or not."""
+    targets, and the smallest move that does, confirmed or not; how a feel target was
+    judged, where the config has one."""
+    feel = data.get("feel")
+    said = _answer(data)
+    return f"{said} {feel[:1].upper()}{feel[1:]}." if feel else said
+
+
+def _answer(data: dict) -> str:
     reg = data["region"]
     edge = _worst_edge(data)
     drivers = [(k, v) for k, v in _drivers(data, edge)[:TOP] if v >= MATTERS]

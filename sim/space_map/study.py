@@ -12,20 +12,23 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from sim import units
-from sim.analysis.balance import run_metrics
+from sim.analysis.balance import run_metrics, with_model_noise
 from sim.analysis.intervals import z_of
 from sim.analysis.whole_game import level_cells
 from sim.config import StudyConfig
 from sim.config.blocks import NO_BLOCKS
 from sim.errors import SimError
-from sim.metrics import FAIR_BAND, PLAY_METRICS, target_band
+from sim.feel.model import FeelModel
+from sim.metrics import FAIR_BAND, FEEL_METRICS, PLAY_METRICS, target_band
 from sim.runs import pulse
+from sim.runs.chances import config_feel, run_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
@@ -140,25 +143,54 @@ def point_study(study: StudyConfig, point: dict, level: Level | None, games: int
     )
 
 
+# How a point's games at the config's own line-up are judged for a feel target: its run
+# folder's study and folder -> the feel model and that model's own noise (None, None: none).
+Judge = Callable[[StudyConfig, Path], tuple[FeelModel | None, dict | None]]
+
+
+# How a feel target is judged (`_design_judge`, `_confirm_judge`), as map.json and the page say.
+FEEL_JUDGING = (
+    "{}: the design judged every point by the start's chance model (one yardstick for games"
+    " on common random numbers); each confirmed point by its own model, the one sim run of it"
+    " reads, its interval widened by that model's own noise"
+)
+
+
+def feel_targets(study: StudyConfig) -> list[str]:
+    """The config's targets on how the game feels (`sim.metrics.FEEL_METRICS`)."""
+    return [m.name for m in FEEL_METRICS if m.name in study.targets]
+
+
 def _play(
-    study: StudyConfig, points: list[dict], levels, games: int, seed: int, folder: Path, workers
+    study: StudyConfig,
+    points: list[dict],
+    levels,
+    games: int,
+    seed: int,
+    folder: Path,
+    workers,
+    judge: Judge | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[tuple[int, str], Path]]:
     """Play every point at every level: emulator name -> (points, 3) of value, lo, hi, and
-    (point, level label) -> its run folder."""
+    (point, level label) -> its run folder. With `judge` (a feel target), the line-up's
+    games hold the feel by its model and their intervals add its noise."""
     plan = []
     for i, point in enumerate(points):
         for j, level in enumerate(levels):
             s = point_study(study, point, level, games, seed)
-            plan.append((i, level, Point(s, folder / f"p{i:03d}-l{j}")))
-    studies = [p.study for _, _, p in plan]
+            where = folder / f"p{i:03d}-l{j}"
+            model, noise = judge(s, where) if judge and level is None else (None, None)
+            plan.append((i, level, Point(s, where, model), noise))
+    studies = [p.study for _, _, p, _ in plan]
     size = chunk_games(studies, resolve_jobs(workers.jobs, games * len(studies)))
-    execute([p for _, _, p in plan], size, workers, died_hint=f"the map's games are in {folder}")
+    execute([p for _, _, p, _ in plan], size, workers, died_hint=f"the map's games are in {folder}")
     out: dict[str, np.ndarray] = {}
-    folders = {(i, level_name(level)): p.folder for i, level, p in plan}
-    for i, level, p in plan:
+    folders = {(i, level_name(level)): p.folder for i, level, p, _ in plan}
+    for i, level, p, noise in plan:
         run = load_run(p.folder)
         names = metric_names(study, level)
-        table = run_metrics(run.games, run.players, names).set_index("metric")
+        table = run_metrics(run.games, run.players, names)
+        table = with_model_noise(table, noise or {}).set_index("metric")
         for name in names:
             row = table.loc[name]
             cell = out.setdefault(emulated(name, level), np.full((len(points), 3), np.nan))
@@ -358,6 +390,9 @@ def _chart(study: StudyConfig, axes, games: Plan, out_dir: Path, workers) -> dic
         "held_out": {n: c.__dict__ for n, c in emulators.checks().items()},
         "sensitivity": sens,
         "region": {**reg, "confirmed": confirmed},
+        "feel": FEEL_JUDGING.format(", ".join(feel_targets(study)))
+        if feel_targets(study)
+        else None,
     }
 
 
@@ -376,7 +411,10 @@ def _design(study: StudyConfig, axes, start: dict, games: int, out_dir: Path, wo
         f" (seed {study.seed}, common random numbers)",
         flush=True,
     )
-    sims, folders = _play(study, points, levels, games, study.seed, out_dir / "points", workers)
+    judge = _design_judge(study, start, workers.quiet)
+    sims, folders = _play(
+        study, points, levels, games, study.seed, out_dir / "points", workers, judge
+    )
     runs = _runs(folders, len(points), out_dir)
     # the first fit only chooses where to refine: one start of the optimiser is enough
     emulators = Emulators(study, axes, points, sims, runs, restarts=0)
@@ -388,10 +426,33 @@ def _design(study: StudyConfig, axes, start: dict, games: int, out_dir: Path, wo
     if not more:  # the final fit, with every start of the optimiser
         return Emulators(study, axes, points, sims, runs), bands
     print(f"map: {len(more)} more points where the first fit is least sure near a band", flush=True)
-    extra, folders = _play(study, more, levels, games, study.seed, out_dir / "refine", workers)
+    extra, folders = _play(
+        study, more, levels, games, study.seed, out_dir / "refine", workers, judge
+    )
     sims = {n: np.vstack([sims[n], extra[n]]) for n in sims}
     runs += _runs(folders, len(more), out_dir)
     return Emulators(study, axes, points + more, sims, runs), bands
+
+
+def _design_judge(study: StudyConfig, start: dict, quiet: bool) -> Judge | None:
+    """With a feel target, the design's judge: every point's games by one model, the start's
+    (saved in each run folder), so the emulator fits differences that come from the points'
+    games, not from their yardsticks (two models fitted alike differ by several standard
+    errors of a long run, docs/guide/feel.md). That one model's own noise moves every point
+    alike, so it is left to the confirmation, where each point is judged by its own."""
+    if not feel_targets(study):
+        return None
+    own = point_study(study, start, None, study.games, study.seed)
+    return lambda _study, folder: (run_feel([own], [folder], quiet), None)
+
+
+def _confirm_judge(study: StudyConfig, quiet: bool) -> Judge | None:
+    """With a feel target, the confirmation's judge: each point by its own model (the one
+    `sim run` of it reads) and that model's own noise."""
+    if not feel_targets(study):
+        return None
+    why = f"a target on {feel_targets(study)[0]}; each confirmed point is judged by its own"
+    return lambda point, folder: config_feel(point, folder, quiet, why)
 
 
 def _runs(folders: dict, n: int, out_dir: Path) -> list[dict[str, str]]:
@@ -424,7 +485,8 @@ def _confirm(study, reg: dict, bands, games: int, out_dir: Path, workers) -> lis
     confirmed when every target's interval at 1 - 0.05/m lies inside its band (Bonferroni
     over the m points; each point an intersection-union test over its targets). A seat's
     edge at a level is advise's very cell (`level_cells`); a config target at the line-up
-    is the registry's interval, widened from 95% to that level."""
+    is the registry's interval (a feel target's widened by its model's own noise, each point
+    judged by its own model), widened from 95% to that level."""
     m, levels = study.map, map_levels(study)
     nearest = [n["point"] for n in reg["nearest"][: m.nearest]]
     if not nearest or not bands:
@@ -435,7 +497,8 @@ def _confirm(study, reg: dict, bands, games: int, out_dir: Path, workers) -> lis
         f" {games:,} fresh games each (seed {seed})",
         flush=True,
     )
-    sims, folders = _play(study, nearest, levels, games, seed, out_dir / "confirm", workers)
+    judge = _confirm_judge(study, workers.quiet)
+    sims, folders = _play(study, nearest, levels, games, seed, out_dir / "confirm", workers, judge)
     alpha = 0.05 / len(nearest)
     wanted = {b.name for b in bands}
     out = []
@@ -480,4 +543,6 @@ def map_lines(data: dict) -> list[str]:
     for c in reg.get("confirmed", []):
         moved = ", ".join(f"{k}={v}" for k, v in c["point"].items())
         out.append(f"  {'confirmed' if c['met'] else 'not confirmed'}: {moved}")
+    if data.get("feel"):
+        out.append(f"  {data['feel']}")
     return out
