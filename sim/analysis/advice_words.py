@@ -10,7 +10,7 @@ on), its worst seat-level edge on fresh games, and how many others are as good.
 from __future__ import annotations
 
 from sim import units
-from sim.analysis.findings import metric_text
+from sim.analysis.findings import metric_interval, metric_text
 from sim.analysis.turn_split import from_turns
 from sim.metrics import metric as registry_metric
 
@@ -204,6 +204,8 @@ def advice_lines(data: dict) -> list[str]:
             f" ({lo:.1f}-{hi:.1f}) at {f['worst_at']['level']} seat"
             f" {f['worst_at']['seat']}, {f['inside']} of {f['cells']} ✓; {word}"
         )
+        if f.get("feel"):
+            lines.append(f"    how it feels after it: {feel_after_text(f['feel'])}")
         if f["offered"]:
             lines.append(f"    see it: {f['command']}")
         if i and f.get("as_good_as_lead"):
@@ -211,6 +213,27 @@ def advice_lines(data: dict) -> list[str]:
     for level in data["levels"]:
         lines.append(f"  how it plays ({level}): {play_text(data['play'][level])}")
     return lines
+
+
+def feel_after_text(feel: dict[str, dict[str, dict]]) -> str:
+    """A fix's feel targets after it, level by level ({level: {metric: entry}}): 'suspense
+    on target at every level', else each level's interval and verdict."""
+    words = {"met": "on target", "missed": "off target", "unclear": "unclear"}
+    names = list(dict.fromkeys(n for at in feel.values() for n in at))
+    out = []
+    for name in names:
+        label = name
+        at = {lv: e[name] for lv, e in feel.items() if name in e}
+        if all(e["verdict"] == "met" for e in at.values()):
+            out.append(f"{label} on target at every level")
+            continue
+        out.append(
+            f"{label} "
+            + ", ".join(
+                f"{metric_interval(name, e)} {words[e['verdict']]} at {lv}" for lv, e in at.items()
+            )
+        )
+    return "; ".join(out)
 
 
 def level_verdicts(targets: dict[str, dict], play: dict[str, dict]) -> dict[str, str]:

@@ -155,22 +155,18 @@ def load_config(args: argparse.Namespace, path: str | None):
     return study
 
 
-# The commands that check targets but cannot yet hold a feel metric (sim.metrics.FEEL_METRICS)
-# to one. `sim run` and `sim sweep` can: each point's interval adds the feel model's own noise
-# (sim.runs.chances.feel_noise), the sweep's one model judging every point; so can `sim tune`
-# and `sim map` (their search or design judges every config by the start's model, each check
-# a config by its own). Advise screens many changes at every level, each of which would need
-# its own model and noise.
-NO_FEEL_TARGETS = ("advise",)
-
-
+# Every command that checks targets holds a feel metric (sim.metrics.FEEL_METRICS) to one,
+# its interval widened by the judging model's own noise (sim.runs.chances.feel_noise): `sim
+# run` and `sim sweep` by one model for every point; `sim tune` and `sim map` search or fit
+# with the start's model and check each config by its own; `sim advise` judges the feel at the
+# diagnosis and the confirmation, each level by its own model.
 def check_feel_targets(study, command: str, feel: bool) -> None:
     from sim.metrics import FEEL_METRICS, KINGMAKING
     from sim.specs import is_plugin
 
     targets = {**study.targets, **(study.tune.targets if study.tune else {})}
     if KINGMAKING.name in targets:
-        if command in ("sweep", "tune", "map", *NO_FEEL_TARGETS):  # those that check targets
+        if command in ("sweep", "tune", "map", "advise"):  # the commands that check targets
             raise SimError(
                 f"targets.kingmaking: it is measured on a sample of one run's games after they"
                 f" are played; sim {command} cannot hold it to a target (sim run can)"
@@ -182,11 +178,6 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
     named = [m.name for m in FEEL_METRICS if m.name in targets]
     if not named:
         return
-    if command in NO_FEEL_TARGETS:
-        raise SimError(
-            f"targets.{named[0]}: sim {command} does not hold how the game feels to a target"
-            " yet; check it with sim run, or see it change with sim compare"
-        )
     if not feel:
         raise SimError(f"targets.{named[0]}: --no-feel leaves the feel unmeasured; leave it out")
     if command == "map" and study.map and "players" in (study.map.space or {}):

@@ -10,7 +10,7 @@ import yaml
 from markupsafe import Markup
 
 from sim import units
-from sim.analysis.advice_words import advice_summary, people_line, play_text
+from sim.analysis.advice_words import advice_summary, feel_after_text, people_line, play_text
 from sim.feel.chances import DECIDED
 from sim.report.html import words_table, write_page
 from sim.runs.paths import page_path
@@ -73,6 +73,7 @@ def _fix_table(data: dict) -> Markup | None:
                 "✓": f"{f['inside']} of {f['cells']}",
                 "verdict": state,
                 "every seat-level after it": after,
+                **({"how it feels after it": feel_after_text(f["feel"])} if f.get("feel") else {}),
             }
         )
     return words_table(rows)

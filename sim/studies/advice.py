@@ -77,6 +77,7 @@ def fixes_of(state: AdviseState) -> list[dict]:
                 "command": compare_command(state.study, r.change.changes),
                 "size": r.change.size,
                 "rank": order.index(r.id) if r.id in order else 99,
+                **_feel_after(state, r),
             }
         )
     out = lead_order(out)
@@ -85,20 +86,43 @@ def fixes_of(state: AdviseState) -> list[dict]:
     return out
 
 
+def _feel_after(state: AdviseState, row) -> dict:
+    """With a target on the feel: each feel target at every level after the change (its
+    estimate, interval with the model's noise and verdict) and whether any is missed there,
+    which a fix must not do (a game made fair but flat is no fix)."""
+    if not state.feel_targets:
+        return {}
+    feel = {
+        level: {n: checked["targets"][n] for n in state.feel_targets if n in checked["targets"]}
+        for level, checked in row.levels.items()
+    }
+    missed = any(e["verdict"] == "missed" for at in feel.values() for e in at.values())
+    return {"feel": feel, "feel_missed": missed}
+
+
 def lead_order(fixes: list[dict]) -> list[dict]:
-    """The set's order: the offered first, then the confirmed (every seat-level inside),
+    """The set's order: the offered first, then those that miss no target on the feel (a game
+    made fair but flat is no fix), then the confirmed (every seat-level inside),
     then the selection's rank (the confirmation only checks); then a smaller change leads
     the first when its worst edge on the confirmation lies inside the first's interval (the
     ranking's last key, fewest cards moved, among changes as good: the lead no seed's noise
     picks). The selection's tie, overlapping intervals, is too loose for that: one E box
     card fewer (3.5 pp) once led one Princess fewer (1.8 pp) by it."""
-    out = sorted(fixes, key=lambda f: (not f["offered"], not f["confirmed"], f["rank"]))
+
+    def order(f: dict) -> tuple:
+        return (not f["offered"], f.get("feel_missed", False), not f["confirmed"], f["rank"])
+
+    out = sorted(fixes, key=order)
     if not out:
         return out
     best = out[0]
 
     def as_good(f: dict) -> bool:
-        same = (f["offered"], f["confirmed"]) == (best["offered"], best["confirmed"])
+        same = (f["offered"], f["confirmed"], f.get("feel_missed")) == (
+            best["offered"],
+            best["confirmed"],
+            best.get("feel_missed"),
+        )
         return same and abs(f["worst_edge_pp"]) <= best["worst_abs_pp"][1]
 
     keys = [(not as_good(f), f["size"] if as_good(f) else 0, i) for i, f in enumerate(out)]

@@ -265,8 +265,10 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
         ]
         why = "how it plays says how tense the game is"
         feel = [config_feel(study, folder, workers.quiet, why) for study, folder in points]
-        models = [f[0] for f in feel]
-        checked = check_all(points, state.targets, state.chunk, workers, _hint(state), models)
+        models, noises = [f[0] for f in feel], [f[1] for f in feel]
+        checked = check_all(
+            points, state.targets, state.chunk, workers, _hint(state), models, noises
+        )
         for i, row, (_, noise) in zip(at, checked, feel, strict=True):
             had = rows[i].games if rows[i] else 0
             state.spend("diagnose", n - had)
@@ -550,7 +552,9 @@ def _check(
     state, cands: list[Candidate], phase: str, games: int, seed: int, alpha: float, workers
 ) -> list[ChangeRow]:
     """Candidates at every level on `games` fresh games of `seed`, in one pool: each one's
-    cells (intervals at 1 − alpha) and the config's other targets."""
+    cells (intervals at 1 − alpha) and the config's other targets. A target on the feel is
+    judged at the confirmation only, each change at each level by its own model with that
+    model's noise (as `sim run` of it would; the selection's many changes go without)."""
     levels, bands = state.levels, seat_bands(state.study)
     points, keys = [], []
     for c in cands:
@@ -558,7 +562,14 @@ def _check(
             study = level_study(state, lv, c.change.changes, games, seed, c.change.label)
             points.append((study, _folder(state, phase, c.id, i)))
             keys.append((c, i))
-    rows = check_all(points, state.targets, state.chunk, workers, _hint(state))
+    targets, models, noises = state.targets, None, None
+    if phase == "confirm" and state.feel_targets:
+        why = f"a target on {state.feel_targets[0]}; each change confirmed is judged by its own"
+        judged = [config_feel(study, folder, workers.quiet, why) for study, folder in points]
+        models, noises = [m for m, _ in judged], [n for _, n in judged]
+    else:
+        targets = {n: t for n, t in targets.items() if n not in state.feel_targets}
+    rows = check_all(points, targets, state.chunk, workers, _hint(state), models, noises)
     state.spend(phase, games * len(points))
     by_level: dict[int, dict[str, dict]] = {}
     cells: dict[int, list[Cell]] = {}

@@ -13,7 +13,7 @@ from typing import Any
 from sim.analysis.turn_split import from_turns
 from sim.analysis.whole_game import Cell, WholeGame
 from sim.config import NO_BLOCKS, Json, Settings, StudyConfig, Targets, rung_label, rung_seat
-from sim.metrics import FAIR_BAND, target_band
+from sim.metrics import FAIR_BAND, FEEL_METRICS, target_band
 from sim.runs.paths import STUDY_FILE
 from sim.runs.storage import write_json
 from sim.studies.checks import Checked
@@ -280,6 +280,13 @@ class AdviseState:
     @property
     def targets(self) -> Targets:
         return {**fairness_targets(self.study), **play_targets(self.study)}
+
+    @property
+    def feel_targets(self) -> list[str]:
+        """The config's targets on how the game feels (`sim.metrics.FEEL_METRICS`): judged
+        where the games hold the feel, the diagnosis and the confirmation, each level by its
+        own model with that model's noise."""
+        return [m.name for m in FEEL_METRICS if m.name in self.study.targets]
 
     def save(self) -> None:
         write_json(

@@ -207,5 +207,7 @@ def test_a_kingmaking_target_is_measured_and_judged_like_any_other(tmp_path, cap
         assert row["value"] is None and row["verdict"] == "unclear"
     sweep = one_error(capsys, "sweep", config, "--set", "sweep={deck.sprayers: [2, 4]}")
     assert "targets.kingmaking" in sweep and "sim run can" in sweep
+    for command in ("advise", "map", "tune"):  # they check targets on games, not on a sample
+        assert "targets.kingmaking" in one_error(capsys, command, config)
     assert "--until" in one_error(capsys, "run", config, "--until", "decided")
     assert "--no-feel" in one_error(capsys, "run", config, "--no-feel")
