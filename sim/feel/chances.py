@@ -54,6 +54,34 @@ def public_states(
     which (game, step) cells they are (a mask over [game, step], rows in game, step, seat
     order). `player` [game, seat] is each seat's player as a number; `usual` the line-up's
     usual rounds a game (the step is read against it)."""
+    columns, _, live = _public_columns(trace, rounds, player, usual)
+    return _stack(columns), live
+
+
+def distinct_states(
+    trace: np.ndarray, rounds: np.ndarray, player: np.ndarray, usual: float
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """`public_states` with each distinct row once: the distinct rows, the index of every
+    row's among them (None: the rows as they are, when no exact key fits in 62 bits), and
+    the live mask. Few rows are distinct (about 2% on the base game: every game starts from
+    the same table, and scores are small), so a model evaluates each once and gathers."""
+    columns, ints, live = _public_columns(trace, rounds, player, usual)
+    key = np.zeros(len(columns[0]), np.int64)
+    room = 1
+    for c in ints:  # an exact mixed-radix key of the integers every input is made of
+        lo = int(c.min(initial=0))
+        span = int(c.max(initial=0)) - lo + 1
+        room *= span
+        if room >= 2**62:
+            return _stack(columns), None, live
+        key = key * span + (c - lo)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return _stack([np.broadcast_to(c, key.shape)[first] for c in columns]), inverse, live
+
+
+def _public_columns(trace, rounds, player, usual):
+    """INPUTS as one array each over the live rows (a scalar where every row has the same),
+    the integers they are computed from (each over the live rows), and the live mask."""
     s = scores_by_step(trace, rounds)
     count, steps, seats = s.shape
     top = s.max(axis=2, keepdims=True)
@@ -65,9 +93,19 @@ def public_states(
     step = np.broadcast_to(np.arange(steps)[None, :, None], s.shape)
     seat = np.broadcast_to(np.arange(seats)[None, None, :], s.shape)
     who = np.broadcast_to(player[:, None, :], s.shape)
-    columns = (s, best_other, s - best_other, rank, step / max(usual, 1.0), seat, seats, who)
-    x = np.stack([np.broadcast_to(c, s.shape)[live] for c in columns], axis=-1)
-    return x.reshape(-1, len(INPUTS)).astype(np.float64), live
+    score, other, rank, step, seat, who = (
+        np.broadcast_to(c, s.shape)[live].reshape(-1)
+        for c in (s, best_other, rank, step, seat, who)
+    )
+    columns = (score, other, score - other, rank, step / max(usual, 1.0), seat, seats, who)
+    ints = tuple(c.astype(np.int64) for c in (score, other, rank, step, seat, who))
+    return columns, ints, live
+
+
+def _stack(columns) -> np.ndarray:
+    """The input columns as rows x INPUTS, float64."""
+    n = len(columns[0])
+    return np.stack([np.broadcast_to(c, (n,)) for c in columns], axis=-1).astype(np.float64)
 
 
 def chances(

@@ -23,6 +23,7 @@ import numpy as np
 
 from sim.feel.chances import (
     chances,
+    distinct_states,
     move_inputs,
     move_states,
     next_moves,
@@ -52,8 +53,11 @@ class FeelModel:
     def chances(self, trace, rounds, player, won) -> tuple[np.ndarray, np.ndarray]:
         """[game, step, seat] chances of the games given by their arrays (`sim.feel.chances`)
         and the mask of their live steps."""
-        x, live = public_states(trace, rounds, player, self.usual)
-        return chances(self.chance.predict(x), live, rounds, won), live
+        x, inverse, live = distinct_states(trace, rounds, player, self.usual)
+        predicted = self.chance.predict(x)
+        if inverse is not None:  # each distinct state evaluated once, then gathered
+            predicted = predicted[inverse]
+        return chances(predicted, live, rounds, won), live
 
     def per_game(self, trace, rounds, player, won) -> dict[str, np.ndarray]:
         """FEEL_COLUMNS of the games given by their arrays, one value per game."""

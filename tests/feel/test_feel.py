@@ -55,6 +55,24 @@ def test_the_compiled_trees_predict_what_scikit_learn_predicts():
     assert np.allclose(Forest.of(model).predict(fresh), model.predict(fresh), atol=1e-9)
 
 
+def test_each_distinct_state_is_evaluated_once_and_gathered_exactly():
+    """`distinct_states` gives the very rows of `public_states`, each distinct one once (the
+    model evaluates those and gathers); a key too wide for 62 bits keeps every row."""
+    from sim.feel.chances import distinct_states, public_states
+
+    rng = np.random.default_rng(3)
+    trace = np.cumsum(rng.integers(0, 3, (300, 12, 4)), axis=1).astype(np.int16)
+    rounds = rng.integers(6, 13, 300)
+    player = rng.integers(0, 2, (300, 4))
+    x, live = public_states(trace, rounds, player, 11.0)
+    rows, inverse, live2 = distinct_states(trace, rounds, player, 11.0)
+    assert np.array_equal(live, live2) and len(rows) < len(x) / 2
+    assert np.array_equal(rows[inverse], x)  # bit for bit
+    huge = player * 2**55  # player numbers no key can hold: every row as it is
+    rows, inverse, _ = distinct_states(trace, rounds, huge, 11.0)
+    assert inverse is None and np.array_equal(rows, public_states(trace, rounds, huge, 11.0)[0])
+
+
 def test_every_game_gets_its_feel_columns_and_the_run_keeps_its_model(played):
     result, _ = played
     games = result.games
