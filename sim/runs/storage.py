@@ -1,19 +1,17 @@
 """Run folders on disk: Parquet parts, metadata files, resume bookkeeping, loading.
 
-A run folder holds `run.json` (metadata and status), `config.yaml` (the
-resolved study) and the four tables, each a Parquet dataset folder with one
-part per chunk of games. A sweep or comparison folder holds `study.json`,
-`config.yaml` and one run folder per point under `points/`. Every file is
-written atomically (a hidden temporary file, then a rename), so an interrupted
-run keeps everything it finished and never a half-written part.
+A run folder holds `run.json` (metadata and status), `config.yaml` (the resolved study)
+and the four tables, each a Parquet dataset folder with one part per chunk of games. A
+sweep or comparison folder holds `study.json`, `config.yaml` and one run folder per point
+under `points/`. Every file is written atomically (a hidden temporary file, then a
+rename), so an interrupted run keeps everything it finished and never a half-written part.
 
 Each chunk's three parts are recorded, once written, in a small manifest
-(`chunks/chunk-<first>.json`: rows, bytes and sha256 of each part). A chunk
-counts as done only when its parts match their manifest; one that does not is
-moved to `set_aside/` (kept, for a look) and played again. A `.lock` file held
-by the working process keeps a second one out of the folder; `run.json` says
-`running`, `failed` or `interrupted` (with the reason) until the run is
-`complete`.
+(`chunks/chunk-<first>.json`: rows, bytes and sha256 of each part). A chunk counts as done
+only when its parts match their manifest; one that does not is moved to `set_aside/`
+(kept, for a look) and played again. A `.lock` file held by the working process keeps a
+second one out of the folder; `run.json` says `running`, `failed` or `interrupted` (with
+the reason) until the run is `complete`.
 """
 
 from __future__ import annotations
@@ -275,8 +273,12 @@ def read_table(run_dir: Path, name: str, firsts: list[int] | None = None) -> pd.
         parts = sorted(folder.glob("part-*.parquet"))
     else:
         parts = [_part_path(Path(run_dir), name, first) for first in firsts]
-    try:
-        frame = pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True)
+    try:  # one Arrow table made a DataFrame once (a search study keeps hundreds of parts)
+        tables = [pq.read_table(part) for part in parts]
+        if tables and all(t.schema.equals(tables[0].schema) for t in tables):
+            frame = pa.concat_tables(tables).to_pandas()
+        else:  # none, or parts that differ (written by another version): pandas' concat
+            frame = pd.concat([t.to_pandas() for t in tables], ignore_index=True)
     except (OSError, pa.ArrowException) as exc:
         raise SimError(
             f"{run_dir}: a part of {name} is unreadable ({one_line(exc, 80)});"
@@ -405,7 +407,7 @@ def new_folder(out: Path | str | None, stem: str, hint: str, resume: str | None 
         raise SimError(f"{folder}: is a file, not a folder")
     if folder.exists() and any(p.name != LOCK_FILE for p in folder.iterdir()):
         for name in (RUN_FILE, STUDY_FILE):
-            meta = _status_of(folder / name)
+            meta = read_status(folder / name)
             if meta is not None and meta.get("status") not in ("complete", "done"):
                 holder = lock_holder(folder)
                 if holder is not None:
@@ -442,12 +444,8 @@ def make_folder(folder: Path) -> None:
 
 def read_status(path: Path) -> dict | None:
     """A run.json or study.json as it stands, None when it is missing or unreadable."""
-    return _status_of(Path(path))
-
-
-def _status_of(path: Path) -> dict | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
