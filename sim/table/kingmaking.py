@@ -45,12 +45,12 @@ from sim.runs.chances import MODEL_FILE, feel_model, load_model
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
 from sim.runs.storage import read_json, saved_study, write_json
-from sim.specs import chunk_games, is_plugin
+from sim.specs import is_plugin
 from sim.studies.compare import CompareResult
 from sim.studies.sweep import SweepResult
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
-from sim.table.whatif import Kit, win_shares
+from sim.table.whatif import Kit, quick_to_play_on, win_shares
 
 EPSILON = 0.10  # a seat whose chance is below this can no longer win, practically
 CONTINUATIONS = 32  # per action: 16 choose the favourites, 16 test them
@@ -58,7 +58,6 @@ ACTIONS = 6  # legal actions played on per decision, the one taken among them
 DECISIONS = 4  # examined decisions per game at most
 SAMPLE_GAMES = 100  # games examined per run
 SLOW_SAMPLE_GAMES = 10  # ... with a search player at the table (look-ahead, ISMCTS)
-QUICK_CHUNK = 100  # chunk games (sim.specs.chunk_games) of a player quick enough for 100
 KING_KEY = 0x4B494E47  # the continuations' own spawn key ("KING")
 ALPHA = 0.05  # of the clear-difference test, shared by a decision's pairs of actions
 
@@ -261,15 +260,10 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
     return out
 
 
-def is_quick(study: StudyConfig) -> bool:
-    """Is every seat quick enough for SAMPLE_GAMES games' continuations (no search player)?"""
-    return all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in study.seats)
-
-
 def sampled_games(study: StudyConfig, games: int) -> list[int]:
     """The indices of the games a run of `games` games examines: evenly spaced, SAMPLE_GAMES
     of them (SLOW_SAMPLE_GAMES with a search player at the table), all when fewer."""
-    sample = SAMPLE_GAMES if is_quick(study) else SLOW_SAMPLE_GAMES
+    sample = SAMPLE_GAMES if quick_to_play_on(study) else SLOW_SAMPLE_GAMES
     return sorted({int(i) for i in np.linspace(0, games - 1, min(sample, games)).astype(int)})
 
 
@@ -283,7 +277,7 @@ def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
         raise SimError("--kingmaking: the continuations play built-in policies only")
     model = load_model(folder / MODEL_FILE) or feel_model([study])
     indices = sampled_games(study, int(meta.get("games", 0)))
-    if say and not is_quick(study):
+    if say and not quick_to_play_on(study):
         say(f"kingmaking: {len(indices)} games (a search player's continuations are slow)")
     step = max(1, len(indices) // 10)
 

@@ -19,15 +19,13 @@ from sim.report.replay_page import write_replay
 from sim.runs.partials import run_data
 from sim.runs.paths import check_report_path, replay_file
 from sim.runs.storage import RunResult
-from sim.specs import chunk_games
 from sim.studies.run_page import representative_game
 from sim.table import rollout
 from sim.table.replay import ReplayGame, default_marks, from_log, from_run, page_data
-from sim.table.whatif import MAX_CONTINUATIONS, WhatIf, whatif
+from sim.table.whatif import MAX_CONTINUATIONS, WhatIf, quick_to_play_on, whatif
 
 DEFAULT_CONTINUATIONS = 200
 RUN_PAGE_CONTINUATIONS = 100  # the run report's page: its marked steps, a few seconds
-QUICK_CHUNK = 100  # games per chunk (sim.specs.chunk_games) of a policy quick enough for that
 SAY_AFTER_S = 5.0  # a batch longer than this says how far it is
 
 
@@ -173,8 +171,7 @@ def run_replay_page(run_dir: Path, index: int) -> Path:
     """The run report's link target: the page of game `index`, with continuations at its
     marked steps when the line-up is quick (the built-in policies but the searching ones)."""
     replay = from_run(run_dir, index)
-    quick = all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in replay.study.seats)
-    marks = default_marks(replay) if quick else []
+    marks = default_marks(replay) if quick_to_play_on(replay.study) else []
     whatifs = continuations(replay, marks, RUN_PAGE_CONTINUATIONS, quiet=True)
     return write_replay(page_data(replay, whatifs), Path(run_dir) / replay_file(index))
 

@@ -6,8 +6,10 @@ run's study) and checks its final scores against the run's `players` table;
 gives a `ReplayGame`: the study, the seed and index, the actions taken. Its
 `page_data` is every step's table, every hand (the omniscient view), supplies,
 scores so far, the decision there (seat, kind, the action chosen and its
-alternatives), what the previous action caused, and the continuations computed
-for the marked steps (`sim.table.whatif`). `sim.report.replay_page` renders it.
+alternatives), what the previous action caused, the continuations computed for the
+marked steps (`sim.table.whatif`), each seat's chance at every round end (`sim.feel`) and
+at every turn's start by re-dealt continuations (`sim.table.spectator`).
+`sim.report.replay_page` renders it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from sim.runs.storage import read_json, saved_study
 from sim.specs import is_plugin
 from sim.table.logfile import check_log
 from sim.table.record import play_recorded
+from sim.table.spectator import page_moves
 from sim.table.views import event_text, group_actions, highlight_of
 from sim.table.whatif import WhatIf, win_shares
 from sim.version import ENGINE_VERSION
@@ -200,6 +203,7 @@ def page_data(replay: ReplayGame, whatifs: dict[int, WhatIf]) -> dict:
         },
         "whatif": {str(k): w.to_dict() for k, w in sorted(whatifs.items())},
         "chances": step_chances(replay, steps),
+        "moves": page_moves(replay, steps),
     }
 
 

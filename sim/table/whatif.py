@@ -40,10 +40,18 @@ from sim.policies.dispatch import PolicyScratch
 from sim.policies.lookahead import determinize
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.play import Seat
+from sim.specs import chunk_games
 from sim.table.rollout import play_on
 
 WHATIF_KEY = 27  # a spawn-key word no run's games use: (i,) and (i, r) are theirs
 MAX_CONTINUATIONS = 100_000
+QUICK_CHUNK = 100  # games per chunk (sim.specs.chunk_games) of a player quick to play on
+
+
+def quick_to_play_on(study: StudyConfig) -> bool:
+    """Is every seat quick enough to play on from many positions in a second or so (the
+    built-in policies but the searching ones, whose games take a second or more each)?"""
+    return all(chunk_games(seat.policy) >= QUICK_CHUNK for seat in study.seats)
 
 
 @dataclass(frozen=True)

@@ -195,5 +195,8 @@ def test_the_replay_page_steps_through_a_runs_game(browser, small_run, tmp_path)
     assert shown == scores
     pg.click("#first")
     assert pg.evaluate("document.body.dataset.step") == "0"
+    # move by move: a curve and each seat's chance at the start of the turn shown
+    assert pg.locator("#moves svg path.trace-seat").count() == 4
+    assert "continuations, every hand and the deck re-dealt" in pg.inner_text("#moves-note")
     assert w.errors == [] and all(u.startswith("file://") for u in w.requests)
     print(f"\n  replay page: {out.stat().st_size:,} bytes, loaded in {load:.2f} s")

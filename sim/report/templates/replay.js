@@ -31,6 +31,7 @@
     BOARD.draw($("board"), s.t, {kinds: D.kinds, highlight: s.hl, maxWidth: 860, maxScale: 1.4, id: "r"});
     BOARD.trace($("trace"), series, now, {marks, onPick: show});
     chances();
+    moves();
     scores(s);
     decision(s);
     $("did").innerHTML = s.did.length ? s.did.map((t) => `<li>${esc(t)}</li>`).join("") : "<li>nothing yet: the game has just been set up</li>";
@@ -53,6 +54,29 @@
     $("chance-note").innerHTML = [...Array(D.players).keys()].map((p) => `${swatch(p)}seat ${p} ${pct(c[p])}`).join(" · ") +
       ". From every seat's score, the round and who sits where, never a hand; the chances move when a round ends" +
       (D.finished ? ", and the last step is the outcome." : ".");
+  }
+
+  // Each seat's chance at every turn's start by re-dealt continuations (sim.table.spectator):
+  // a step between two turn starts shows the chances at the start of its turn.
+  function moves() {
+    if (!D.moves) {
+      $("moves-panel").hidden = true;
+      return;
+    }
+    const at = D.moves.at, rows = D.moves.p, idx = [];
+    for (let k = 0, j = 0; k <= last; k++) {
+      while (j + 1 < at.length && at[j + 1] <= k) j++;
+      idx.push(j);
+    }
+    const bySeat = [...Array(D.players).keys()].map((p) => idx.map((i) => rows[i][p]));
+    BOARD.trace($("moves"), bySeat, now, {onPick: show, label: "chance of winning, move by move"});
+    const c = rows[idx[now]];
+    $("moves-note").innerHTML = [...Array(D.players).keys()].map((p) => `${swatch(p)}seat ${p} ${pct(c[p])}`).join(" · ") +
+      `. At the start of every turn: ${D.moves.n} continuations, every hand and the deck re-dealt from the cards a` +
+      ` spectator has not seen and played on by the game's own seats (each chance within ±${Math.round(100 * D.moves.half)} pp` +
+      " at 95%). They read the whole public table (boxes, cats, the cards left) but know nothing the players' choices" +
+      " reveal about their hands; the round chances above read only the scores, the round and who sits where, and" +
+      " learnt from games' outcomes.";
   }
 
   function scores(s) {
