@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sim.engine.scoring import final_scores
 from sim.engine.state import SC_LOG
 from sim.policies.lookahead import hand_out, shuffle_unseen, unseen_counts
 from sim.runs.lineup import seat_lineup
@@ -52,7 +53,8 @@ def spectator_redeal(game, word: int, counts: np.ndarray, pool: np.ndarray) -> N
     """Re-deal every hand and the deck from the cards a spectator has not seen (sizes kept)."""
     s, pr = game.s, game.pr
     unseen_counts(s, pr, 0, counts)  # what seat 0 has not seen, then seat 0's hand as well
-    counts += s[pr.o_hands : pr.o_hands + pr.ntypes]
+    hands = pr.o_hands
+    counts += s[hands : hands + len(counts)]
     n = shuffle_unseen(counts, np.array([word], np.uint64), pool)
     hand_out(s, pr, -1, pool, n)  # no seat keeps its hand
 
@@ -73,25 +75,29 @@ def move_chances(
     out = np.zeros((len(steps), players))
     start = position_at(study, seed, index, actions, steps[0] if steps else 0)
     kit = Kit.of(study, start, seed, index, seats)
-    counts = np.zeros(kit.game.pr.ntypes, np.int64)
-    pool = np.zeros(kit.game.pr.ntypes + kit.game.pr.ndeck, np.int64)
+    s, pr = kit.game.s, kit.game.pr
+    size = pr.state_size
+    counts = np.zeros(pr.ntypes, np.int64)
+    pool = np.zeros(pr.ntypes + pr.ndeck, np.int64)
     done = steps[0] if steps else 0
     for row, step in enumerate(steps):
         for a in actions[done:step]:  # walk the game on to this step
             start.apply(a)
         done = step
         if start.over:
-            out[row] = win_shares(list(start.outcome().scores))
+            out[row] = win_shares(list(final_scores(start.s, start.pr)))
             continue
         shares = np.zeros(players)
         for j in range(n):
             words = np.random.SeedSequence(seed, spawn_key=(index, SPECTATOR_KEY, step, j))
             words = words.generate_state(players + 1, np.uint64)
-            kit.game.s[:] = start.s[: kit.game.pr.state_size]
-            kit.game.s[SC_LOG] = 0
+            s[:] = start.s[:size]
+            s[SC_LOG] = 0
             spectator_redeal(kit.game, words[0], counts, pool)
             kit.play_on(words[1:])
-            shares += win_shares(list(kit.game.outcome().scores))
+            scores = final_scores(s, pr)
+            best = scores == scores.max()
+            shares += best / best.sum()  # a tie shares the win (R8.6)
         out[row] = shares / n
         if progress is not None:
             progress(row + 1)
