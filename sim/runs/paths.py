@@ -21,6 +21,7 @@ from sim.errors import SimError
 RUN_FILE = "run.json"
 STUDY_FILE = "study.json"
 KINGMAKING_FILE = "kingmaking.json"  # a run's kingmaking sample (sim.table.kingmaking)
+KINGMAKING_GAMES = "kingmaking.parquet"  # ... per sampled game: one row each, pandas-readable
 # Every report page carries this line in its <head>; a file without it is not ours.
 REPORT_MARK = '<meta name="generator" content="ifitfits-sim">'
 # Every figure file (`sim turns --figure`) starts with this comment.

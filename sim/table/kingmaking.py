@@ -43,8 +43,8 @@ from sim.errors import SimError
 from sim.feel.model import FeelModel
 from sim.runs.chances import MODEL_FILE, feel_model, load_model
 from sim.runs.lineup import engine_for, seat_lineup
-from sim.runs.paths import KINGMAKING_FILE, RUN_FILE
-from sim.runs.storage import read_json, saved_study, write_json
+from sim.runs.paths import KINGMAKING_FILE, KINGMAKING_GAMES, RUN_FILE
+from sim.runs.storage import read_json, saved_study, write_bytes, write_json
 from sim.specs import is_plugin
 from sim.studies.compare import CompareResult
 from sim.studies.sweep import SweepResult
@@ -288,7 +288,25 @@ def run_kingmaking(run_dir, say: Callable[[str], None] | None = None) -> dict:
     result = measure(study, int(meta["seed"]), indices, model, progress)
     data = {**result.to_json(), "sampled": indices}  # games, for comparisons
     write_json(folder / KINGMAKING_FILE, data)
+    write_bytes(folder / KINGMAKING_GAMES, per_game(data).to_parquet(index=False))
     return data
+
+
+def per_game(data: dict) -> pd.DataFrame:
+    """A kingmaking sample per game (`kingmaking.parquet`): every sampled game, the low-chance
+    decisions it examined, how many were kingmaking and their share (NaN where none was
+    examined: the game had no seat below EPSILON with a choice; 0 with two players, by
+    definition)."""
+    games = pd.Index(data.get("sampled") or [], name="game")
+    rows = pd.DataFrame(data.get("decisions") or [], columns=["game", "kingmaking"])
+    counts = rows.groupby("game")["kingmaking"].agg(["size", "sum"]).reindex(games, fill_value=0)
+    examined, kings = counts["size"].astype(np.int16), counts["sum"].astype(np.int16)
+    share = (kings / examined.where(examined > 0)).astype(np.float64)
+    if data.get("players", 3) <= 2:
+        share[:] = 0.0  # no other seat to crown: zero by definition
+    return pd.DataFrame(
+        {"examined": examined, "kingmaking": kings, "share": share}, index=games
+    ).reset_index()
 
 
 def kept_sample(run, label: str, say: Callable[[str], None] | None = None) -> dict:

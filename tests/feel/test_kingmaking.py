@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from cli_helpers import cli, one_error
 
@@ -46,8 +47,9 @@ def test_sim_run_kingmaking_writes_its_sample_and_the_page_says_it(tmp_path, cap
 
     config = tmp_path / "k.yaml"
     config.write_text(f"extends: {BASE}\nname: k\ngames: 12\n")
-    code, out, _ = cli(capsys, "run", config, "--out", tmp_path / "r", "--kingmaking",
-                       "--no-report", "--quiet")  # fmt: skip
+    code, out, _ = cli(
+        capsys, "run", config, "--out", tmp_path / "r", "--kingmaking", "--no-report", "--quiet"
+    )
     assert code == 0 and "kingmaking:" in out
     data = json.loads((tmp_path / "r" / "kingmaking.json").read_text())
     assert data["games"] == 12 and len(data["decisions"]) == data["examined"] <= 4 * 12
@@ -55,6 +57,13 @@ def test_sim_run_kingmaking_writes_its_sample_and_the_page_says_it(tmp_path, cap
         assert 0 <= data["lo"] <= data["rate"] <= data["hi"] <= 1
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["kingmaking"]["examined"] == data["examined"]
+    games = pd.read_parquet(tmp_path / "r" / "kingmaking.parquet")  # one row a sampled game
+    assert games["game"].tolist() == data["sampled"] == list(range(12))
+    assert games["examined"].sum() == data["examined"]
+    assert games["kingmaking"].sum() == data["kingmaking"]
+    some = games["examined"] > 0
+    assert games["share"][~some].isna().all()
+    assert np.allclose(games["share"][some], games["kingmaking"][some] / games["examined"][some])
     assert kingmaking_text(data).startswith("Kingmaking:")  # the page's sentence
     assert "sim report RUN_DIR --kingmaking" in kingmaking_text(None)
     line = one_error(capsys, "run", config, "--kingmaking", "--no-feel")
@@ -211,3 +220,22 @@ def test_a_kingmaking_target_is_measured_and_judged_like_any_other(tmp_path, cap
         assert "targets.kingmaking" in one_error(capsys, command, config)
     assert "--until" in one_error(capsys, "run", config, "--until", "decided")
     assert "--no-feel" in one_error(capsys, "run", config, "--no-feel")
+
+
+def test_per_game_kingmaking_is_zero_with_two_players_and_nan_where_none_was_examined():
+    from sim.table.kingmaking import per_game
+
+    data = {
+        "players": 4,
+        "sampled": [0, 5, 9],
+        "decisions": [
+            {"game": 5, "kingmaking": True},
+            {"game": 5, "kingmaking": False},
+            {"game": 9, "kingmaking": False},
+        ],
+    }
+    games = per_game(data).set_index("game")
+    assert games["examined"].tolist() == [0, 2, 1] and games["kingmaking"].tolist() == [0, 1, 0]
+    assert np.isnan(games.at[0, "share"]) and games.at[5, "share"] == 0.5
+    two = per_game({"players": 2, "sampled": [0, 1], "decisions": []})
+    assert two["share"].tolist() == [0.0, 0.0] and two["examined"].tolist() == [0, 0]
