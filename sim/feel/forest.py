@@ -4,8 +4,9 @@ scikit-learn's `HistGradientBoostingRegressor` fits the chances (`sim.feel.model
 then evaluates them for every round of every game in its workers, where importing
 scikit-learn and building its inputs as DataFrames would cost more than the games. So the
 fitted trees are copied into five flat arrays (`Forest.of`) and walked by a small compiled
-loop (`predict`). The copy reads the predictor's node table, which is not public API:
-`tests/feel/test_forest.py` checks the copy against `model.predict` on fresh inputs, so a
+loop (`predict`), or by numpy for a few rows (a page's sample, in a process that loads no
+compiled code otherwise). The copy reads the predictor's node table, which is not public API:
+`tests/feel/test_feel.py` checks the copy against `model.predict` on fresh inputs, so a
 scikit-learn that changes it fails a test rather than a run.
 """
 
@@ -53,7 +54,12 @@ class Forest:
         )
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """The regression at every row of x (rows x the inputs the model was fitted on)."""
+        """The regression at every row of x (rows x the inputs the model was fitted on): a
+        few rows (a page's sample of distinct states) walked by numpy, so a process that
+        plays no game never loads compiled code for them; many by the compiled loop. Both
+        add the same leaves in the same order: the same predictions, bit for bit."""
+        if len(x) <= NUMPY_ROWS:
+            return _predict_numpy(np.asarray(x, np.float64), self)
         return _predict(
             np.ascontiguousarray(x, np.float64),
             self.feature,
@@ -82,6 +88,25 @@ class Forest:
         """`arrays`' inverse."""
         names = ("feature", "threshold", "left", "right", "value", "roots")
         return cls(*(np.asarray(arrays[n]) for n in names), float(arrays["baseline"][0]))
+
+
+NUMPY_ROWS = 50_000  # rows up to which numpy walks the trees (about 0.1 s at most)
+
+
+def _predict_numpy(x: np.ndarray, forest: Forest) -> np.ndarray:
+    """`_predict` in numpy: every row walks each tree level by level, the leaves added tree
+    by tree in the compiled loop's order."""
+    total = np.zeros(len(x))
+    for root in forest.roots:
+        node = np.full(len(x), root, np.int64)
+        inner = np.flatnonzero(forest.feature[node] >= 0)
+        while len(inner):
+            at = node[inner]
+            left = x[inner, forest.feature[at]] <= forest.threshold[at]
+            node[inner] = np.where(left, forest.left[at], forest.right[at])
+            inner = inner[forest.feature[node[inner]] >= 0]
+        total += forest.value[node]
+    return forest.baseline + total
 
 
 @njit(cache=True, nogil=True)

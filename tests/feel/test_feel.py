@@ -43,7 +43,7 @@ def felt(played):
 
 def test_the_compiled_trees_predict_what_scikit_learn_predicts():
     """The copy of the fitted trees reads scikit-learn's node table (not public API): on
-    fresh inputs it must give model.predict's values."""
+    fresh inputs it must give model.predict's values, by numpy's walk and the compiled one."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     rng = np.random.default_rng(1)
@@ -53,6 +53,15 @@ def test_the_compiled_trees_predict_what_scikit_learn_predicts():
     model.fit(x, y)
     fresh = rng.normal(size=(2000, 5))
     assert np.allclose(Forest.of(model).predict(fresh), model.predict(fresh), atol=1e-9)
+    # a few rows are walked by numpy, many by the compiled loop: the same values, bit for bit
+    from sim.feel.forest import NUMPY_ROWS, _predict
+
+    forest = Forest.of(model)
+    many = rng.normal(size=(NUMPY_ROWS + 1, 5))
+    compiled = forest.predict(many)
+    arrays = (forest.feature, forest.threshold, forest.left, forest.right, forest.value)
+    assert np.array_equal(compiled[:2000], forest.predict(many[:2000]))
+    assert np.array_equal(compiled, _predict(many, *arrays, forest.roots, forest.baseline))
 
 
 def test_each_distinct_state_is_evaluated_once_and_gathered_exactly():
