@@ -180,10 +180,12 @@ def check_feel_targets(study, command: str, feel: bool) -> None:
         return
     if not feel:
         raise SimError(f"targets.{named[0]}: --no-feel leaves the feel unmeasured; leave it out")
-    if command == "map" and study.map and "players" in (study.map.space or {}):
+    block = {"map": study.map, "tune": study.tune}.get(command)
+    if block and "players" in (block.space or {}):
         raise SimError(
-            f"targets.{named[0]}: sim map judges the feel with a model of one player count, and"
-            " map.space moves it; leave players out of the space, or map each count"
+            f"targets.{named[0]}: sim {command} judges the feel with a model of one player"
+            f" count, and {command}.space moves it; leave players out of the space, or"
+            f" {command} each count"
         )
     if any(is_plugin(seat.policy) for seat in study.seats):
         raise SimError(

@@ -82,6 +82,18 @@ def test_each_check_judges_its_config_by_its_own_model_and_noise(tuned):
     assert "own model" in data["feel"] and "noise" in data["family"]
 
 
+def test_a_space_that_moves_the_player_count_is_refused(tmp_path, capsys):
+    from sim.cli import main
+
+    raw = {**TUNE, "tune": {**TUNE["tune"], "space": {"players": [3, 4]}}}
+    config = tmp_path / "p.yaml"
+    config.write_text(yaml.safe_dump(raw, sort_keys=False))
+    assert main(["tune", str(config), "--out", str(tmp_path / "t"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: targets.suspense") and "tune.space moves it" in err
+    assert "\n" not in err and not (tmp_path / "t").exists()
+
+
 def test_kingmaking_is_refused_before_any_game(tmp_path, capsys):
     from sim.cli import main
 
