@@ -111,16 +111,26 @@ def _sizes(pairs: list[pd.DataFrame]) -> list[int]:
     return out
 
 
-def _counts(pairs: list[pd.DataFrame], k: int, weights: list[np.ndarray] | None = None):
-    """The wins matrix C[i, j] (times rung i beat rung j) of all matches, optionally with
-    per-pair bootstrap weights."""
-    c = np.zeros((k, k))
+def _counts(pairs: list, k: int, weights: list[np.ndarray] | None = None):
+    """The wins matrix C[i, j] (times rung i beat rung j) of all matches (frames, or their
+    `_columns`), optionally with per-pair bootstrap weights. Wins are whole or halves and
+    weights whole, so every sum is exact: bincount adds the same numbers as np.add.at."""
+    c = np.zeros(k * k)
     for m, frame in enumerate(pairs):
-        w = np.ones(len(frame)) if weights is None else weights[m]
-        a, b, win = frame["a"].to_numpy(), frame["b"].to_numpy(), frame["win"].to_numpy()
-        np.add.at(c, (a, b), w * win)
-        np.add.at(c, (b, a), w * (1 - win))
-    return c
+        a, b, win = frame if isinstance(frame, tuple) else _columns(frame)
+        w = np.ones(len(a)) if weights is None else weights[m]
+        c += np.bincount(a * k + b, w * win, k * k)
+        c += np.bincount(b * k + a, w * (1 - win), k * k)
+    return c.reshape(k, k)
+
+
+def _columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A match's pairs as arrays (rung a, rung b, a's win), read once for many fits."""
+    return (
+        frame["a"].to_numpy(np.int64),
+        frame["b"].to_numpy(np.int64),
+        frame["win"].to_numpy(np.float64),
+    )
 
 
 def bt_fit(counts: np.ndarray) -> np.ndarray:
@@ -163,8 +173,8 @@ def bt_fit_sizes(counts: dict[int, np.ndarray]) -> tuple[np.ndarray, dict[int, f
     return theta, scale
 
 
-def _fit(pairs: list[pd.DataFrame], sizes: list[int], k: int, weights=None):
-    """(log-strengths, factor per table size) of some matches' pairs."""
+def _fit(pairs: list, sizes: list[int], k: int, weights=None):
+    """(log-strengths, factor per table size) of some matches' pairs (frames or `_columns`)."""
     if len(set(sizes)) == 1:
         return bt_fit(_counts(pairs, k, weights)), {sizes[0]: 1.0}
     counts = {}
@@ -184,7 +194,8 @@ def ratings(
     (RESAMPLES x rungs)."""
     k = len(labels)
     sizes = _sizes(pairs)
-    theta, scale = _fit(pairs, sizes, k)
+    columns = [_columns(f) for f in pairs]  # read once: the bootstrap fits them 200 times
+    theta, scale = _fit(columns, sizes, k)
     rng = np.random.default_rng(seed)
     draws = np.empty((RESAMPLES, k))
     codes = [pd.factorize(f["game"])[0] for f in pairs]
@@ -194,7 +205,7 @@ def ratings(
             n_games = code.max() + 1 if len(code) else 0
             times = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games)
             weights.append(times[code].astype(float))
-        draws[r] = _fit(pairs, sizes, k, weights)[0]
+        draws[r] = _fit(columns, sizes, k, weights)[0]
     lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
     frame = pd.DataFrame(
         {
