@@ -136,6 +136,31 @@ def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFram
     return pd.DataFrame(columns, index=data.index)
 
 
+def _shared_fits(data: pd.DataFrame, base: pd.DataFrame, groups: dict) -> dict | None:
+    """Every card kind's adjusted impact from one fit, when every kind has the very same
+    seat-game rows (the cards table has a row for every kind at every seat-game): the
+    circumstances, the win shares and the games are then one matrix for all, and each kind's
+    `held` coefficient is `partialled_coefs`' (what the kind's own fit gives). None when the
+    rows differ (a table cut by hand): each kind is then fitted on its own."""
+    from sim.analysis.inference import partialled_coefs
+
+    first = next(iter(groups.values()), None)
+    if first is None:
+        return None
+    keys = data[["game", "seat"]].to_numpy()
+    if any(
+        len(idx) != len(first) or not np.array_equal(keys[idx], keys[first])
+        for idx in groups.values()
+    ):
+        return None
+    x = base.iloc[first]
+    x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")].to_numpy(float)
+    held_ = np.stack([data["held"].to_numpy(float)[idx] for idx in groups.values()], axis=1)
+    y = data["win_share"].to_numpy(float)[first]
+    fits = partialled_coefs(y, x, held_, data["game"].to_numpy()[first])
+    return dict(zip(groups, fits, strict=True))
+
+
 def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """Card impact with the seat's circumstances held fixed, and false-discovery control.
 
@@ -157,23 +182,29 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
 
     data = with_outcomes(cards, players)
     base = _circumstances(cards, players, data)
+    groups = data.groupby("card", sort=True, observed=True).indices
+    shared = _shared_fits(data, base, groups)
     rows = []
-    for card, idx in data.groupby("card", sort=True, observed=True).indices.items():
+    for card, idx in groups.items():
         g = data.iloc[idx]
         held_ = g["held"].to_numpy(float)
         raw = _impact_row(g)
         row = {"card": card, "kind": card_kind(str(card))}
         fit = None
-        if 0 < held_.sum() < len(held_):
+        if not 0 < held_.sum() < len(held_):
+            pass  # held by every seat-game, or by none: nothing to compare
+        elif shared is not None:
+            fit = shared[card]
+        else:
             x = base.iloc[idx].assign(held=held_)
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
             try:
                 y = g["win_share"].to_numpy(float)
-                fit = ClusteredOLS.of(y, x, g["game"].to_numpy(), qr=True)
+                fit = ClusteredOLS.of(y, x, g["game"].to_numpy(), qr=True).coef("held")
             except np.linalg.LinAlgError:  # collinear columns (a few games): not estimable
                 fit = None
         if fit is not None:
-            est, lo, hi, p = fit.coef("held")
+            est, lo, hi, p = fit
             row.update(adjusted=est, adj_lo=lo, adj_hi=hi, adj_p=p)
         else:
             row.update(adjusted=np.nan, adj_lo=np.nan, adj_hi=np.nan, adj_p=np.nan)

@@ -11,7 +11,7 @@ from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.multitest import multipletests
 
 from sim.analysis.cards import card_impact_adjusted
-from sim.analysis.inference import ClusteredOLS, adjust
+from sim.analysis.inference import ClusteredOLS, adjust, partialled_coefs
 from sim.config import load_study
 from sim.runs import run_chunk
 
@@ -75,6 +75,26 @@ def test_collinear_columns_are_not_estimable_with_qr():
         ClusteredOLS(np.arange(20.0), x, np.arange(20) // 2, ["c", "a", "b"], qr=True)
 
 
+ADJ = ["adjusted", "adj_lo", "adj_hi", "adj_p", "adj_q"]
+
+
+def test_partialled_coefficients_are_each_columns_own_fit():
+    """`partialled_coefs` gives, for every extra column, its clustered fit's coefficient
+    with x beside it (Frisch-Waugh-Lovell), and None where that fit raises (collinear)."""
+    rng = np.random.default_rng(5)
+    groups = rng.integers(0, 50, 300) * 7
+    x = np.column_stack([np.ones(300), rng.normal(size=300), rng.integers(0, 2, 300)])
+    extra = np.column_stack([rng.integers(0, 2, 300), rng.normal(size=300), x[:, 1] * 2])
+    y = x @ [0.1, 0.4, -0.2] + 0.3 * extra[:, 0] + rng.normal(size=300)
+    got = partialled_coefs(y, x, extra, groups)
+    for j in range(2):
+        full = ClusteredOLS(y, np.column_stack([x, extra[:, j]]), groups, list("abcd"), qr=True)
+        np.testing.assert_allclose(got[j], full.coef("d"), rtol=1e-9, atol=1e-12)
+    assert got[2] is None  # twice a column of x
+    with pytest.raises(np.linalg.LinAlgError):
+        ClusteredOLS(y, np.column_stack([x, extra[:, 2]]), groups, list("abcd"), qr=True)
+
+
 def _card_impact_by_statsmodels(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """The adjusted column as statsmodels fitted it (the code before ClusteredOLS)."""
     import sim.analysis.inference as inference
@@ -92,19 +112,30 @@ def _card_impact_by_statsmodels(cards: pd.DataFrame, players: pd.DataFrame) -> p
             fits[card] = (ref.params[j], *ref.conf_int()[j], ref.pvalues[j])
             return real.of(y, design, group, qr)
 
+    import sim.analysis.cards as cards_module
+
+    shared = cards_module._shared_fits
     inference.ClusteredOLS = Recording
+    cards_module._shared_fits = lambda *args: None  # each kind's own design and fit
     try:
         out = card_impact_adjusted(cards, players)
     finally:
         inference.ClusteredOLS = real
+        cards_module._shared_fits = shared
     return out, fits
 
 
 def test_card_impact_adjusted_is_statsmodels_fit_on_a_base_run():
+    """Each kind's own design fitted by statsmodels, against the page's table: every kind's
+    `held` coefficient from one partialled fit (`partialled_coefs`), and from each kind's
+    own fit."""
     study = load_study("configs/base.yaml").with_overrides(games=600)
     tables = run_chunk(study, 0, 600)
-    got, fits = _card_impact_by_statsmodels(tables["cards"], tables["players"])
+    each, fits = _card_impact_by_statsmodels(tables["cards"], tables["players"])
     assert len(fits) >= 10
+    got = card_impact_adjusted(tables["cards"], tables["players"])
+    pd.testing.assert_frame_equal(got.drop(columns=ADJ), each.drop(columns=ADJ))
+    np.testing.assert_allclose(got[ADJ].to_numpy(float), each[ADJ].to_numpy(float), rtol=1e-9)
     fitted = got[got["adjusted"].notna()]  # sorted by the adjusted impact, as the page shows
     expected = np.array(sorted(fits.values(), key=lambda f: -f[0]), float)
     np.testing.assert_allclose(fitted[["adjusted", "adj_lo", "adj_hi", "adj_p"]].to_numpy(float),
