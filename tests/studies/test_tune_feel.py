@@ -6,7 +6,6 @@ and kingmaking, measured on a sample after the games, is refused in one line."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -82,28 +81,26 @@ def test_each_check_judges_its_config_by_its_own_model_and_noise(tuned):
     assert "own model" in data["feel"] and "noise" in data["family"]
 
 
-def test_a_space_that_moves_the_player_count_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"space": {"players": [3, 4]}}, "targets.suspense: sim tune judges the feel with a model"),
+        ({"targets": {"kingmaking": [0.0, 0.05]}}, "targets.kingmaking: it is measured on a"),
+    ],
+)
+def test_a_feel_target_tune_cannot_judge_is_one_line_before_any_game(
+    tmp_path, capsys, change, says
+):
+    """A space that moves the player count (one model reads one count), or kingmaking
+    (measured on a sample after the games): refused in one line, nothing written."""
     from sim.cli import main
 
-    raw = {**TUNE, "tune": {**TUNE["tune"], "space": {"players": [3, 4]}}}
-    config = tmp_path / "p.yaml"
-    config.write_text(yaml.safe_dump(raw, sort_keys=False))
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({**TUNE, "tune": {**TUNE["tune"], **change}}))
     assert main(["tune", str(config), "--out", str(tmp_path / "t"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: targets.suspense") and "tune.space moves it" in err
-    assert "\n" not in err and not (tmp_path / "t").exists()
-
-
-def test_kingmaking_is_refused_before_any_game(tmp_path, capsys):
-    from sim.cli import main
-
-    raw = {**TUNE, "tune": {**TUNE["tune"], "targets": {"kingmaking": [0.0, 0.05]}}}
-    config = tmp_path / "k.yaml"
-    config.write_text(yaml.safe_dump(raw, sort_keys=False))
-    assert main(["tune", str(config), "--out", str(tmp_path / "t"), "--quiet"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("error: targets.kingmaking") and "\n" not in err
-    assert not Path(tmp_path / "t").exists()
+    assert err.startswith(f"error: {says}") and "\n" not in err
+    assert not (tmp_path / "t").exists()
 
 
 def test_a_start_that_meets_its_feel_target_needs_no_change(tmp_path):
