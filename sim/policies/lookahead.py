@@ -59,7 +59,7 @@ def unseen_counts(s, pr, me, out):
 
     Public facts only: the deck's composition, the start card, every card played,
     discarded or placed as an item, every wasted item, a drawn item waiting for
-    its seam, and me's own hand.
+    its seam, and me's own hand (none for me = -1, a spectator: every hand unseen).
     """
     out[:] = 0
     for i in range(pr.ndeck):
@@ -79,15 +79,17 @@ def unseen_counts(s, pr, me, out):
                 + s[base + ST_INTO_LED]
                 + s[base + ST_INTO_OTHER]
             )
-    for t in range(pr.ntypes):
-        out[t] -= s[pr.o_hands + me * pr.ntypes + t]
+    if me >= 0:
+        for t in range(pr.ntypes):
+            out[t] -= s[pr.o_hands + me * pr.ntypes + t]
     if s[SC_DECISION] == DEC_ITEM:
         out[s[SC_ITEM]] -= 1  # the drawn item waiting for its seam is face up
 
 
 @njit(cache=True)
 def determinize(s, pr, me, stream, counts, pool):
-    """Re-deal the unseen cards at random into the other hands and the deck (sizes kept)."""
+    """Re-deal the cards `me` has not seen at random into the other hands and the deck
+    (sizes kept); me = -1, a spectator: into every hand and the deck."""
     unseen_counts(s, pr, me, counts)
     hand_out(s, pr, me, pool, shuffle_unseen(counts, stream, pool))
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from sim.engine.scoring import final_scores
 from sim.engine.state import SC_LOG
-from sim.policies.lookahead import hand_out, shuffle_unseen, unseen_counts
+from sim.policies.lookahead import determinize
 from sim.runs.lineup import seat_lineup
 from sim.specs import is_plugin
 from sim.table.whatif import Kit, position_at, quick_to_play_on, win_shares
@@ -50,13 +50,9 @@ def turn_starts(turns: list[int]) -> list[int]:
 
 
 def spectator_redeal(game, word: int, counts: np.ndarray, pool: np.ndarray) -> None:
-    """Re-deal every hand and the deck from the cards a spectator has not seen (sizes kept)."""
-    s, pr = game.s, game.pr
-    unseen_counts(s, pr, 0, counts)  # what seat 0 has not seen, then seat 0's hand as well
-    hands = pr.o_hands
-    counts += s[hands : hands + len(counts)]
-    n = shuffle_unseen(counts, np.array([word], np.uint64), pool)
-    hand_out(s, pr, -1, pool, n)  # no seat keeps its hand
+    """Re-deal every hand and the deck from the cards a spectator has not seen (sizes kept):
+    the look-ahead's determinization for no seat (`me` = -1)."""
+    determinize(game.s, game.pr, -1, np.array([word], np.uint64), counts, pool)
 
 
 def move_chances(

@@ -32,7 +32,9 @@ def test_a_spectators_redeal_keeps_the_public_facts_and_redeals_every_hand(small
     unseen = np.zeros(pr.ntypes, np.int64)
     unseen_counts(game.s, pr, 0, unseen)
     seat0 = game.s[pr.o_hands : pr.o_hands + pr.ntypes].copy()
-    assert np.array_equal(unseen + seat0, cards)  # a spectator's unseen cards: hands and deck
+    assert np.array_equal(unseen + seat0, cards)  # seat 0 has seen its hand
+    unseen_counts(game.s, pr, -1, unseen)
+    assert np.array_equal(unseen, cards)  # a spectator (-1) has seen no hand: hands and deck
     changed = set()
     span = slice(pr.o_hands, pr.o_hands + pr.players * pr.ntypes)
     for word in range(1, 30):
