@@ -264,12 +264,11 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
             for i in at
         ]
         why = "how it plays says how tense the game is"
-        feel = [config_feel(study, folder, workers.quiet, why) for study, folder in points]
-        models, noises = [f[0] for f in feel], [f[1] for f in feel]
+        models, noises = _judged(points, workers.quiet, why)
         checked = check_all(
             points, state.targets, state.chunk, workers, _hint(state), models, noises
         )
-        for i, row, (_, noise) in zip(at, checked, feel, strict=True):
+        for i, row, noise in zip(at, checked, noises, strict=True):
             had = rows[i].games if rows[i] else 0
             state.spend("diagnose", n - had)
             run = load_run(_folder(state, "diagnose", 0, i))
@@ -548,6 +547,13 @@ def _pooled_cells(
     return out
 
 
+def _judged(points, quiet: bool, why: str) -> tuple[list, list]:
+    """Each (study, folder) point's own feel model and that model's noise (`config_feel`),
+    as the two lists `check_all` takes."""
+    judged = [config_feel(study, folder, quiet, why) for study, folder in points]
+    return [m for m, _ in judged], [n for _, n in judged]
+
+
 def _check(
     state, cands: list[Candidate], phase: str, games: int, seed: int, alpha: float, workers
 ) -> list[ChangeRow]:
@@ -565,8 +571,7 @@ def _check(
     targets, models, noises = state.targets, None, None
     if phase == "confirm" and state.feel_targets:
         why = f"a target on {state.feel_targets[0]}; each change confirmed is judged by its own"
-        judged = [config_feel(study, folder, workers.quiet, why) for study, folder in points]
-        models, noises = [m for m, _ in judged], [n for _, n in judged]
+        models, noises = _judged(points, workers.quiet, why)
     else:
         targets = {n: t for n, t in targets.items() if n not in state.feel_targets}
     rows = check_all(points, targets, state.chunk, workers, _hint(state), models, noises)
