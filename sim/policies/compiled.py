@@ -95,7 +95,7 @@ def allowed_actions(s, pr, out, ban):
     return k if k > 0 else n
 
 
-@njit(**INLINE)
+@njit(**CALLED)
 def choose_random(s, pr, stream, buf, ban):
     """Uniform among the allowed actions (the engine's draw, without listing, when no ban)."""
     if ban == 0:

@@ -154,7 +154,8 @@ def score_change(s, pr, a, me, w, flags):
     if dec == DEC_PLAY and kind == A_PLACE:
         code = action_arg1(a)
         m = s[pr.t_walls + (code >> 1)]
-        _place_delta(s, pr, action_arg2(a), turned(m) if code & 1 else m, -1, me, w, flags)
+        mask = turned(m) if code & 1 else m
+        _place_delta_once(s, pr, action_arg2(a), mask, np.int64(-1), me, w, flags)
         return
     if dec == DEC_SLEEP and kind == A_SLEEP:
         w[fl + F_CLOSES_OWN] = 0
@@ -370,16 +371,25 @@ def _place_delta(s, pr, x, mask, sleeper, me, w, flags):
 
 @njit(**INLINE)
 def _sleep_delta(s, pr, x, mask, me, w, flags):
-    """_place_delta for seat me's sleeping-cat card (R3.2); the only inlined copy is in
-    `_sleep_delta_once`, as the sleeping-cat action is rare next to placements."""
-    _sleep_delta_once(s, pr, np.int64(x), np.int64(mask), np.int64(me), w, np.bool_(flags))
+    """_place_delta for seat me's sleeping-cat card (R3.2)."""
+    _place_delta_once(s, pr, x, mask, me, me, w, flags)
+
+
+@njit(**INLINE)
+def _place_delta_once(s, pr, x, mask, sleeper, me, w, flags):
+    """`_place_delta` called, not inlined: greedy's `objectives` keeps the one inlined copy, as
+    it scores every candidate not spared by its memo; the heuristic scores a placement here
+    only when neither its memo nor its quiet shortcuts settle it (about 3% of them), and the
+    sleeping-cat card is rare. Each inlined copy cost about a second of the first compile."""
+    _place_delta_called(
+        s, pr, np.int64(x), np.int64(mask), np.int64(sleeper), np.int64(me), w, np.bool_(flags)
+    )
 
 
 @njit(**CALLED)
-def _sleep_delta_once(s, pr, x, mask, me, w, flags):
-    """Score change per seat (and with `flags`, the placement flags) of me's sleeping-cat card
-    with walls `mask` on x."""
-    _place_delta(s, pr, x, mask, me, me, w, flags)
+def _place_delta_called(s, pr, x, mask, sleeper, me, w, flags):
+    """`_place_delta` compiled once, for `_place_delta_once`."""
+    _place_delta(s, pr, x, mask, sleeper, me, w, flags)
 
 
 @njit(**INLINE)
@@ -435,7 +445,7 @@ def _evaluate(s, pr, a, me, w):
     return _objective(pr, w, me)
 
 
-@njit(**INLINE)
+@njit(**CALLED)
 def current_scores(s, pr, w):
     """Start a decision: the scores as the table stands, and empty cell and root caches.
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.linker import own_code_only
 from sim.engine.rng import WORD_SEAT0, game_words, replay_words
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT, SC_TURNS
 from sim.engine.turns import apply_action, setup
@@ -94,6 +95,7 @@ def _scratch(pr, blank: np.ndarray) -> tuple[np.ndarray, ...]:
     return (state, buf, stream, trace_scratch.py_func(pr), *scratch_arrays(pr))
 
 
+@own_code_only  # the policies and the engine are called, as optimised in their own code
 @njit(cache=True, nogil=True)  # a thread writes the last chunk while this one plays
 def chunk_loop(
     pr,

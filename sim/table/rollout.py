@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from sim.engine.linker import own_code_only
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_SEAT
 from sim.engine.turns import apply_action
 from sim.policies.compiled import choose_greedy, choose_random
@@ -34,6 +35,7 @@ from sim.specs import (
 )
 
 
+@own_code_only  # as the game loop (`sim.engine.linker`)
 @njit(cache=True)
 def _play_on(
     s,

@@ -1,7 +1,8 @@
-"""numba's inliner made to copy a callee's scope once per inlining (`sim.engine.inliner`):
-the same compiled code, less copying. The default tests check the mechanism on a small
-function; the slow one compiles the engine twice from empty caches, with and without it,
-and compares the games."""
+"""The two compile patches: numba's inliner made to copy a callee's scope once per inlining
+(`sim.engine.inliner`: the same compiled code, less copying), and a game loop's own code
+optimised before its callees are linked (`sim.engine.linker`). The default tests check each
+mechanism on a small function; the slow one compiles the engine twice from empty caches,
+with and without both, and compares the games."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from pathlib import Path
 
 import pytest
 from numba import njit
-from numba.core import ir
+from numba.core import codegen, ir
 from numba.core.inline_closurecall import InlineWorker
 
 import sim.engine.table  # noqa: F401  (applies the patch, as every compiled module does)
 from sim.engine.inliner import share_scope_copies
+from sim.engine.linker import is_patched, own_code_only
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,11 +76,56 @@ def test_an_inlined_function_computes_the_same_with_far_fewer_copies(monkeypatch
     assert 0 < shared < plain / 3  # the scope's variables once per copy, not once per block
 
 
+@njit(cache=False)
+def _callee(x):
+    return x * 3 + 1
+
+
+def _finish_order(marked: bool) -> dict:
+    """Compile a fresh caller of `_callee`, marked or not, and say whether `_callee`'s code was
+    in the caller's module when LLVM optimised it (numba's order: linked first)."""
+    seen = {}
+    real = codegen.CPUCodeLibrary._optimize_final_module
+    name = "_top_marked" if marked else "_top_plain"
+
+    def spying(self):
+        if self.name.endswith(name):
+            functions = self._final_module.functions
+            seen["callee defined"] = any(
+                "_callee" in fn.name and not fn.is_declaration for fn in functions
+            )
+        return real(self)
+
+    def top(x):
+        return _callee(x) - 1
+
+    top.__name__ = top.__qualname__ = name
+    codegen.CPUCodeLibrary._optimize_final_module = spying
+    try:
+        compiled = njit(cache=False)(top)
+        compiled = own_code_only(compiled) if marked else compiled
+        seen["value"] = compiled(5)
+    finally:
+        codegen.CPUCodeLibrary._optimize_final_module = real
+    return seen
+
+
+def test_numba_is_the_one_the_linker_patch_was_written_for():
+    assert is_patched()  # False would mean this numba finishes its libraries as it comes
+
+
+def test_a_marked_loop_is_optimised_before_its_callees_are_linked_and_computes_the_same():
+    assert _finish_order(marked=False) == {"callee defined": True, "value": 15}
+    assert _finish_order(marked=True) == {"callee defined": False, "value": 15}
+
+
 _PLAY = """
 import hashlib, json, sys
 if sys.argv[1] == "plain":
     import sim.engine.inliner as inliner
+    import sim.engine.linker as linker
     inliner.share_scope_copies = lambda: False  # before sim.engine.table imports it
+    linker._patched = False  # before the game loop's module marks its loop
 from sim.config import load_study
 from sim.runs.play import play_arrays
 base = load_study("configs/base.yaml")
