@@ -6,11 +6,13 @@ calls, each already optimised in its own library, and runs LLVM's full optimisat
 lot. A game loop calls the policies and the engine, so finishing one re-optimised the whole
 program, once per loop (and once per set of players the continuations compile): about a
 third of each loop's compile, for code optimised before. `own_code_only` marks such a
-top-level function: its own module is optimised first and its callees linked in after, as
-they are. Its calls stay calls, as they are meant to (the policies and the engine's turn are
-compiled functions called once a decision). Below the loops nothing changes: there LLVM's
-inlining across numba's calls is worth 10-17% of the speed of play (measured: linking every
-library this way), at the loops nothing measurable (docs/dev/performance-log.md).
+function: its own module is optimised first and its callees linked in after, as they are.
+Its calls stay calls, as they are meant to: the game loops (`sim.runs.loop.chunk_loop`, the
+continuations' `sim.table.rollout._play_on`) and the search players' choices call the
+policies, the engine's turn and the rollouts' policy as compiled functions, and marking them
+measured no change in the speed of play. Greedy's and the heuristic's choices are left as
+numba finishes them: marking every library so cost 10-17% of the speed of play, those two
+about 4% (docs/dev/performance-log.md).
 
 The games are the same: integer code, and without fastmath LLVM keeps every floating-point
 operation as written (`tests/engine/test_inliner.py` compiles the engine with and without

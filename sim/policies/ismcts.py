@@ -32,6 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
+from sim.engine.linker import own_code_only
 from sim.engine.rng import next_u64
 from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_LOG, SC_SEAT, SC_TURNS
@@ -127,6 +128,7 @@ def _select(s2, pr, tree, node, nodes, buf2, m, c):
     return pick, nodes
 
 
+@own_code_only
 @njit(cache=True)
 def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     """The most visited root action after `budget` ISMCTS iterations.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.linker import own_code_only
 from sim.engine.rng import next_u64, randint
 from sim.engine.scoring import final_scores, win_share
 from sim.engine.state import (
@@ -149,6 +150,7 @@ def _rollout_value(s, pr, me):
     return value
 
 
+@own_code_only
 @njit(cache=True)
 def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
     """Best mean rollout outcome among the greedy-ranked top candidates.
