@@ -276,10 +276,10 @@ def _cat_spots(s, pr, p, x, out, n):
     cat_spot_ok checks that both cards exist (an open seam needs two cards).
     """
     north = x + offset(pr, DIR_N)
-    if cat_spot_ok(s, pr, north, p):
+    if cat_spot_ok(s, pr, np.int64(north), np.int64(p)):
         out[n] = action(A_CAT, 0, north)
         n += 1
-    if cat_spot_ok(s, pr, x, p):
+    if cat_spot_ok(s, pr, np.int64(x), np.int64(p)):
         out[n] = action(A_CAT, 0, x)
         n += 1
     return n
@@ -290,4 +290,5 @@ def _can_cat(s, pr, p, x):
     """R3.1.3: is a cat decision worth offering (a cat in supply and a spot for it)?"""
     if s[pr.o_supply_awake + p] == 0:
         return False
-    return cat_spot_ok(s, pr, x + offset(pr, DIR_N), p) or cat_spot_ok(s, pr, x, p)
+    north, seat = np.int64(x + offset(pr, DIR_N)), np.int64(p)
+    return cat_spot_ok(s, pr, north, seat) or cat_spot_ok(s, pr, np.int64(x), seat)

@@ -337,7 +337,7 @@ def cats_of(s, pr, root, q):
     return s[pr.o_awake + i] + s[pr.o_sleep + i]
 
 
-@njit(**INLINE)
+@njit(**CALLED)  # a few times a turn; inlined it was four copies
 def cat_spot_ok(s, pr, north, seat):
     """R4.1, R4.3, R4.4: may seat's awake cat lie on north and the card south of it?"""
     south = north + offset(pr, DIR_S)

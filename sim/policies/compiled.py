@@ -42,7 +42,7 @@ from sim.policies.score_delta import (
     _objective,
     _one_live_box,
     _other_delta,
-    _place_delta,
+    _place_delta_once,
     _prepare_cell,
     current_scores,
 )
@@ -177,7 +177,7 @@ def objectives(s, pr, buf, lo, n, me, w):
             sleeper = np.int64(-1)
             _other_delta(s, pr, a, me, w)
         if x >= 0:
-            _place_delta(s, pr, x, mask, sleeper, me, w, False)
+            _place_delta_once(s, pr, x, mask, sleeper, me, w, False)
         v = _objective(pr, w, me)
         w[o_v + i] = v
         if key >= 0:

@@ -1,10 +1,10 @@
 """The built-in policies' policy sets and the scratch space they share.
 
 The compiled game loop (`sim.runs.loop.chunk_loop`) is compiled for a set of policies:
-`policy_set` marks each built-in policy present (1) or absent (None) in the smallest of
-three loops (LOOPS) that holds every policy the line-up uses, and the loop prunes an absent
-policy's branch before typing, so a study of random and greedy seats never compiles the
-heuristic or the search players. From Python
+`policy_set` marks each built-in policy present (1) or absent (None) in the loop (LOOPS)
+that holds every policy the line-up uses, and the loop prunes an absent policy's branch
+before typing. There is one loop, of every built-in player, so the first run after install
+compiles what every later study needs, once. From Python
 (`PolicyScratch.choose`: sim play, the tests, the duel), each policy's own
 compiled function is called directly, so only that one compiles.
 """
@@ -37,16 +37,13 @@ N_POLICIES = 5  # the built-in policy codes are 0..4 (sim.specs POLICY_*)
 
 
 # The loops there are, smallest first: a line-up plays in the first that holds every policy it
-# uses, so at most three loops are ever compiled (`sim run`'s base players; with the
-# heuristic, as `sim advise`'s levels; every built-in one, as `sim ladder`'s), not one per
-# set of players a study happens to seat (31 sets; the first `sim advise` compiled three,
-# the first `sim ladder` five). A branch of a policy no seat plays is one untaken test per
-# decision (measured: docs/dev/performance-log.md).
-LOOPS = (
-    frozenset({POLICY_RANDOM, POLICY_GREEDY}),
-    frozenset({POLICY_RANDOM, POLICY_GREEDY, POLICY_HEURISTIC}),
-    frozenset(range(N_POLICIES)),
-)
+# uses. One loop of every built-in player: the first run after install compiles it and no
+# study compiles again (with a loop per set of players, the first `sim advise` and `sim
+# ladder` each compiled their own, minutes under load), for less in all than three loops,
+# as the heuristic's and the search players' own code is most of theirs and each loop
+# compiled the engine's turn and its callees again (docs/dev/performance-log.md). A branch
+# of a policy no seat plays is one untaken test per decision (measured there too).
+LOOPS = (frozenset(range(N_POLICIES)),)
 
 
 def policy_set(codes: Iterable[int]) -> tuple:

@@ -377,10 +377,10 @@ def _sleep_delta(s, pr, x, mask, me, w, flags):
 
 @njit(**INLINE)
 def _place_delta_once(s, pr, x, mask, sleeper, me, w, flags):
-    """`_place_delta` called, not inlined: greedy's `objectives` keeps the one inlined copy, as
-    it scores every candidate not spared by its memo; the heuristic scores a placement here
-    only when neither its memo nor its quiet shortcuts settle it (about 3% of them), and the
-    sleeping-cat card is rare. Each inlined copy cost about a second of the first compile."""
+    """`_place_delta` called, not inlined: greedy's `objectives` and the heuristic score a
+    placement here only when neither their memo nor their quiet shortcuts settle it (about 2%
+    and 3% of the candidates), and the sleeping-cat card is rare. Each inlined copy cost about
+    a second of the first compile."""
     _place_delta_called(
         s, pr, np.int64(x), np.int64(mask), np.int64(sleeper), np.int64(me), w, np.bool_(flags)
     )

@@ -1,13 +1,11 @@
 """Whole games with built-in policies in compiled code: a chunk of games in, result arrays out.
 
-The compiled loop is specialised to a set of policies (`policy_set`): the smallest of three
-(`sim.policies.dispatch.LOOPS`: random and greedy; with the heuristic; every built-in one)
-that holds the line-up's, built on first use and kept in numba's cache, so random and
-greedy seats never compile the heuristic or the search players, and no more than three
-loops are ever compiled. Each policy is an argument of `chunk_loop`,
-1 if a seat plays it and None if not; numba prunes the branch of a None argument before
-typing, so its code is never compiled. `play_chunk` is the one way in: it puts every
-argument in the one form the compiled loop takes, so no caller compiles a second one.
+The compiled loop holds every built-in policy (`policy_set`, `sim.policies.dispatch.LOOPS`),
+built on first use, that is the first run after install, and kept in numba's cache, so no
+later study compiles a loop. Each policy is an argument of `chunk_loop`, 1 if the loop holds
+it and None if not; numba prunes the branch of a None argument before typing, so its code is
+never compiled. `play_chunk` is the one way in: it puts every argument in the one form the
+compiled loop takes, so no caller compiles a second one.
 
 The decision loop is written out here, in one compiled function, rather than in a
 function per game: each compiled function that calls others links and optimises their

@@ -227,7 +227,7 @@ def _python_games(study: StudyConfig, first: int, count: int) -> tuple:
 
 # About how long numba takes to compile a line-up's game loop on first use (a fresh cache),
 # measured on the shared 2-core machine (docs/dev/performance-log.md).
-COLD_START_S = "1 min on an idle machine; more with the heuristic or search players"
+COLD_START_S = "1 min on an idle machine, once for every built-in player"
 NEW_PLAYERS_S = "20-60 s; cached after"  # a new set of players' loop, the engine cached
 
 

@@ -1,4 +1,4 @@
-"""The game loop is compiled per policy set, with one signature for every caller."""
+"""One game loop of every built-in player, with one signature for every caller."""
 
 from __future__ import annotations
 
@@ -32,20 +32,15 @@ def _marks(*codes: int) -> list[bool]:
     return [m is not None for m in dispatch.policy_set(codes)]
 
 
-def test_a_lineup_plays_in_the_smallest_of_three_loops_that_holds_its_policies():
+def test_every_lineup_with_a_built_in_player_plays_in_the_one_loop_of_them_all():
     present = dispatch.policy_set([POLICY_GREEDY, POLICY_RANDOM, POLICY_GREEDY])
-    assert [m is not None for m in present] == [True, True, False, False, False]
-    assert dispatch.policy_set_names(present) == "random, greedy"
-    assert _marks(POLICY_RANDOM) == _marks(POLICY_GREEDY) == [True, True, False, False, False]
-    assert (
-        _marks(POLICY_HEURISTIC)
-        == _marks(POLICY_HEURISTIC, POLICY_RANDOM)
-        == [True] * 3 + [False] * 2
-    )
-    assert _marks(POLICY_ISMCTS) == _marks(POLICY_LOOKAHEAD, POLICY_GREEDY) == [True] * 5
+    assert [m is not None for m in present] == [True] * 5
+    assert dispatch.policy_set_names(present) == "random, greedy, heuristic, lookahead, ismcts"
+    assert _marks(POLICY_RANDOM) == _marks(POLICY_HEURISTIC) == _marks(POLICY_ISMCTS)
+    assert _marks(POLICY_LOOKAHEAD, POLICY_GREEDY) == [True] * 5
     assert _marks() == [False] * 5  # Python seats only: no loop
     every = {tuple(_marks(*s)) for s in _subsets(range(dispatch.N_POLICIES))}
-    assert len(every) == 4  # three loops, and none
+    assert len(every) == 2  # one loop, and none
 
 
 def _subsets(codes):
@@ -66,7 +61,7 @@ def test_every_caller_gets_one_signature():
     ismcts = chunk_args(
         engine.pr, engine.blank, 1, 0, 1, slots[:1], np.array([POLICY_ISMCTS] * 4), params
     )
-    assert [typeof(a) for a in ismcts[-5:]] != [typeof(a) for a in runner[-5:]]  # another loop
+    assert [typeof(a) for a in ismcts[-5:]] == [typeof(a) for a in runner[-5:]]  # the same loop
 
 
 _PROBE = """
@@ -81,24 +76,34 @@ class L(event.Listener):
 event.register("numba:compile", L())
 from sim.config import load_study
 from sim.runs.play import play_arrays
-play_arrays(load_study(sys.argv[1]), 0, 2)
+study = load_study(sys.argv[1])
+if sys.argv[2] == "search":
+    study = study.with_overrides(seats=[{"policy": "ismcts"}, {"policy": "lookahead"}] * 2)
+play_arrays(study, 0, 2 if sys.argv[2] == "base" else 1)
 print(" ".join(sorted(seen)))
 """
 
 
 @pytest.mark.slow
-def test_base_study_compiles_no_search_player_on_a_fresh_cache():
-    """About a minute of compiling: the base study (random and greedy) on an empty cache."""
+def test_the_first_run_compiles_every_built_in_player_and_no_study_compiles_again():
+    """About a minute of compiling: the base study (random and greedy) on an empty cache
+    compiles the one loop, with the heuristic and the search players; then a line-up of
+    search players compiles nothing."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(BASE)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-        )
-    compiled = set(done.stdout.split())
-    assert {"choose_greedy", "chunk_loop"} <= compiled  # choose_random is inlined
-    assert not compiled & {"choose_heuristic", "choose_lookahead", "choose_ismcts"}
+
+        def compiled(lineup: str) -> set[str]:
+            done = subprocess.run(
+                [sys.executable, "-c", _PROBE, str(BASE), lineup],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+            )
+            return set(done.stdout.split())
+
+        first = compiled("base")
+        assert {"chunk_loop", "choose_random", "choose_greedy", "choose_heuristic"} <= first
+        assert {"choose_lookahead", "choose_ismcts"} <= first
+        assert compiled("search") == set()
