@@ -81,7 +81,7 @@ def _play_on(
         apply_action(s, pr, a)
 
 
-COMPILE_S = "20 s, more on a busy machine"  # measured on the 2-core machine (docs: performance log)
+COMPILE_S = "5 s, more on a busy machine"  # 1.6-3.7 CPU-s measured on the 2-core machine
 
 
 def is_cached() -> bool:
