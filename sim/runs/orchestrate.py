@@ -65,6 +65,7 @@ from sim.runs.storage import (
 )
 from sim.runs.until import Until, Watch, watched_columns
 from sim.runs.values import moments_of_columns, value_columns, values_frame
+from sim.specs import ISMCTS_DEFAULTS, LOOKAHEAD_DEFAULTS
 from sim.units import pct
 
 # Chunks per worker when a run is cut finer than its policies' chunk size. One worker: four,
@@ -112,13 +113,50 @@ class Executed:
         }
 
 
+# A search seat's work per decision, against the look-ahead's defaults (4 candidates x 8
+# playouts, 4 turns deep; ismcts' default budget costs about the same, `sim.specs`): a
+# line-up that searches less gets longer chunks than the search players' 10 games, so a
+# chunk's fixed costs (about 10 ms: four Parquet files, a manifest, the moments, a task)
+# stay small beside its play. A ladder's look-ahead with 2 rollouts against greedy plays 10
+# games in about 30 ms; cut by cost, its chunks take about as long as the others' 0.25 s.
+DEFAULT_PLAYOUTS = LOOKAHEAD_DEFAULTS["candidates"] * LOOKAHEAD_DEFAULTS["rollouts"]
+DEFAULT_HORIZON = LOOKAHEAD_DEFAULTS["horizon"]
+WHOLE_GAME_DEPTH = 8.0  # horizon 0 (to the end): a playout about this many 4-turn ones
+
+
+def search_cost(policy: str, params: dict) -> float:
+    """A seat's search work per decision relative to the look-ahead's defaults (0: none)."""
+    if policy == "lookahead":
+        merged = {**LOOKAHEAD_DEFAULTS, **params}
+        playouts = merged["candidates"] * merged["rollouts"] / DEFAULT_PLAYOUTS
+    elif policy == "ismcts":
+        merged = {**ISMCTS_DEFAULTS, **params}
+        playouts = merged["budget"] / ISMCTS_DEFAULTS["budget"]
+    else:
+        return 0.0
+    horizon = merged["horizon"]
+    return playouts * (horizon / DEFAULT_HORIZON if horizon > 0 else WHOLE_GAME_DEPTH)
+
+
+def lineup_chunk_games(study: StudyConfig) -> int:
+    """Games per chunk of one line-up: its slowest policy's size (`sim.specs`); with search
+    seats, the search players' size scaled down by the line-up's mean search work per
+    decision (every seat decides about as often), never below 1."""
+    sizes = [specs.chunk_games(s.policy) for s in study.seats if search_cost(s.policy, {}) == 0]
+    work = sum(search_cost(s.policy, s.params) for s in study.seats) / len(study.seats)
+    if work > 0:
+        searched = specs.chunk_games("lookahead") / work
+        sizes.append(max(1, min(int(searched), specs.chunk_games("greedy"))))
+    return min(sizes)
+
+
 def chunk_games(studies: Sequence[StudyConfig], workers: int) -> int:
     """Games per chunk for these studies' line-ups (played together, with the same game
-    count) on `workers` workers: the slowest policy's size (`sim.specs`), cut finer when
-    there would be fewer than CHUNKS_PER_WORKER chunks of all studies on one worker
-    (CHUNKS_PER_WORKER_SHARED per worker on several), and evened out so that every worker
-    gets the same number of chunks."""
-    size = min(specs.chunk_games(seat.policy) for s in studies for seat in s.seats)
+    count) on `workers` workers: the slowest line-up's size (`lineup_chunk_games`), cut
+    finer when there would be fewer than CHUNKS_PER_WORKER chunks of all studies on one
+    worker (CHUNKS_PER_WORKER_SHARED per worker on several), and evened out so that every
+    worker gets the same number of chunks."""
+    size = min(lineup_chunk_games(s) for s in studies)
     games = studies[0].games
     total = games * len(studies)
     per_worker = CHUNKS_PER_WORKER if workers == 1 else CHUNKS_PER_WORKER_SHARED
@@ -140,12 +178,21 @@ def chunk_size(studies: Sequence[StudyConfig], jobs: int) -> int:
     return chunk_games(studies, resolve_jobs(jobs, studies[0].games * len(studies)))
 
 
+def chunk_sizes(studies: Sequence[StudyConfig], jobs: int) -> list[int]:
+    """Per study (point), games per chunk: the pool's `chunk_size`, or more for a point
+    whose line-up plays faster than the slowest one (a ladder's greedy match beside its
+    ISMCTS ones), cut as the pool would be if every point played that line-up."""
+    workers = resolve_jobs(jobs, studies[0].games * len(studies))
+    pool = chunk_games(studies, workers)
+    return [max(pool, chunk_games([s] * len(studies), workers)) for s in studies]
+
+
 def until_chunk(studies: Sequence[StudyConfig], cap: int) -> int:
     """Games per chunk of studies run until decided, with at most `cap` games each: the
     slowest policy's size, cut so that there are at least MIN_LOOKS looks up to the cap,
     never more than MAX_CHUNKS chunks. Not the worker count: each chunk is a look, so the
     stop is the same on any pool."""
-    size = min(specs.chunk_games(seat.policy) for s in studies for seat in s.seats)
+    size = min(lineup_chunk_games(s) for s in studies)
     fewest = -(-cap * len(studies) // MAX_CHUNKS)
     return max(1, fewest, min(size, -(-cap // MIN_LOOKS)))
 
@@ -222,7 +269,7 @@ def _sees_folder(folder: Path, study: StudyConfig) -> bool:
 
 def execute(
     points: Sequence[Point],
-    size: int,
+    size: int | Sequence[int],
     workers: Workers = ALL_CORES,
     *,
     died_hint: str,
@@ -231,11 +278,13 @@ def execute(
 ) -> Executed:
     """Play every point's missing chunks in one pool and mark every point complete.
 
-    The points must share their game count (their chunks are the same ranges of game
-    indices); points that share their seed too play paired games. With `until`, the game
-    count is the cap and the pool stops once the study is decided (on the contiguous
-    prefix, chunks already on disk looked at first); each point then holds the games of
-    that prefix, and its run.json records how it stopped ("until"). `extra` holds more
+    The points must share their game count; points that share their seed too play paired
+    games. `size` is the games per chunk of every point, or of each (`chunk_sizes`): chunks
+    are fixed ranges of game indices either way, played in game order. With `until` (one
+    `size`, so every point has the same ranges), the game count is the cap and the pool
+    stops once the study is decided (on the contiguous prefix, chunks already on disk
+    looked at first); each point then holds the games of that prefix, and its run.json
+    records how it stopped ("until"). `extra` holds more
     run.json entries (a resumed run's record). `died_hint` ends the message when the run
     stops early (what is kept, how to go on).
     """
@@ -243,27 +292,30 @@ def execute(
     if any(p.study.games != games for p in points):
         raise ValueError("points must share their game count")
     check_options(workers.jobs, workers.backend, workers.scheduler)
-    ranges = chunk_ranges(games, size)
-    if len(ranges) * len(points) > MAX_CHUNKS:
+    sizes = [int(size)] * len(points) if np.ndim(size) == 0 else [int(n) for n in size]
+    if len(sizes) != len(points) or (until is not None and len(set(sizes)) > 1):
+        raise ValueError("one chunk size, or one per point (one for a study run until decided)")
+    ranges = [chunk_ranges(games, n) for n in sizes]  # per point
+    if sum(map(len, ranges)) > MAX_CHUNKS:
         raise SimError(
-            f"{games:,} games in chunks of {size} make more than {MAX_CHUNKS:,} chunks;"
+            f"{games:,} games in chunks of {min(sizes)} make more than {MAX_CHUNKS:,} chunks;"
             " start a new run for that many games"
         )
     more = {**(extra or {}), **({"until": until.meta()} if until is not None else {})}
 
-    def meta_of(study: StudyConfig) -> dict:
+    def meta_of(study: StudyConfig, size: int) -> dict:
         return {**run_meta(study, size), **more}
 
-    for p in points:
+    for p, n in zip(points, sizes, strict=True):
         make_folder(p.folder)
-        mark_status(p.folder / RUN_FILE, meta_of(p.study), "running")
+        mark_status(p.folder / RUN_FILE, meta_of(p.study, n), "running")
     t0 = time.perf_counter()
     startup = 0.0
     watch = None if until is None else Watch(until, len(points))
     try:
         todo = _pending(points, ranges)  # a resumed run's parts are checked first
         if watch is not None:
-            _look_at_saved(watch, points, ranges, todo)
+            _look_at_saved(watch, points, ranges[0], todo)
             if watch.done:
                 todo = []
         backend = workers.backend
@@ -273,26 +325,26 @@ def execute(
             # on their own machines)
             startup = load_engines(p.study for p in points)
         played = _play(points, todo, games, workers, watch)
-        kept = ranges if watch is None else [r for r in ranges if r[0] < watch.games]
+        kept = ranges if watch is None else [[r for r in rs if r[0] < watch.games] for rs in ranges]
         again = _pending(points, kept) if played else []  # complete once all verify
         if again:
             played += _play(points, again, games, workers.silent())
             if still := _pending(points, kept):
                 raise SimError(f"chunk at game {still[0][1]} fails verification after replay")
     except BaseException as exc:
-        _mark_stopped(points, size, exc, more)
+        _mark_stopped(points, sizes, exc, more)
         _raise_stopped(exc, died_hint)
     stopped = None
     studies = [p.study for p in points]
     if watch is not None:
         stopped = watch.record(played_all=watch.games >= games)
         more["until"] = stopped
-        studies = _keep_decided(points, ranges, watch.games)
+        studies = _keep_decided(points, ranges[0], watch.games)
         played = min(played, watch.games * len(points))
     wall = time.perf_counter() - t0
     runs = []
-    for p, study in zip(points, studies, strict=True):
-        meta = {**meta_of(study), "status": "complete"}
+    for p, study, n in zip(points, studies, sizes, strict=True):
+        meta = {**meta_of(study, n), "status": "complete"}
         mark_status(p.folder / RUN_FILE, meta, "complete")
         write_text(p.folder / "config.yaml", study_yaml(study))
         runs.append(RunResult(p.folder, meta))
@@ -323,17 +375,16 @@ def _keep_decided(
     return [p.study.with_overrides(games=decided) for p in points]
 
 
-def _pending(points: Sequence[Point], ranges: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
-    """(point, first game, count) of every chunk not done, chunk-major; damaged chunks are
-    set aside on the way."""
-    counts = dict(ranges)
-    bad = [{first for first, _ in verify_chunks(p.folder, ranges)} for p in points]
-    return [
-        (i, first, counts[first])
-        for first, _ in ranges
-        for i in range(len(points))
-        if first in bad[i]
-    ]
+def _pending(
+    points: Sequence[Point], ranges: list[list[tuple[int, int]]]
+) -> list[tuple[int, int, int]]:
+    """(point, first game, count) of every chunk not done (`ranges`: each point's), in game
+    order, the points in turn at each game; damaged chunks are set aside on the way."""
+    chunks = []
+    for i, p in enumerate(points):
+        bad = {first for first, _ in verify_chunks(p.folder, ranges[i])}
+        chunks += [(first, i, count) for first, count in ranges[i] if first in bad]
+    return [(i, first, count) for first, i, count in sorted(chunks)]
 
 
 def _look_at_saved(watch: Watch, points, ranges, todo) -> None:
@@ -417,7 +468,7 @@ def _fit(text: str) -> str:
 
 
 def _mark_stopped(
-    points: Sequence[Point], size: int, exc: BaseException, more: dict | None = None
+    points: Sequence[Point], sizes: list[int], exc: BaseException, more: dict | None = None
 ) -> None:
     """Record in each point's run.json why the run stopped (a later command reads it)."""
     if isinstance(exc, KeyboardInterrupt):
@@ -428,7 +479,7 @@ def _mark_stopped(
         status, reason = "failed", os_problem(exc)
     else:
         status, reason = "failed", one_line(exc)
-    for p in points:
+    for p, size in zip(points, sizes, strict=True):
         meta = {**run_meta(p.study, size), **(more or {})}
         mark_status(p.folder / RUN_FILE, meta, status, reason[:500])
 

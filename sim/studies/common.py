@@ -28,7 +28,7 @@ from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
 from sim.runs.chances import can_feel, run_feel
 from sim.runs.options import Request, Workers
-from sim.runs.orchestrate import Executed, Point, chunk_size, execute, until_chunk
+from sim.runs.orchestrate import Executed, Point, chunk_sizes, execute, until_chunk
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
     RunResult,
@@ -54,18 +54,22 @@ def run_points(
     out_dir: Path,
     head: dict,
     workers: Workers,
-    size: int | None = None,
+    size: int | list[int] | None = None,
     until: Until | None = None,
     extra: dict | None = None,
 ) -> tuple[list[RunResult], dict]:
     """Play every study's games in one pool (`sim.runs.orchestrate.execute`), each point into
-    its own run folder, with `study.json` recording the whole. `size` is the chunk size a
-    resumed folder was started with. With `until`, the studies' games are the cap and the
-    pool stops once the study is decided: study.json then records how (its "until") and
-    the games played; `extra` holds more study.json entries (a resumed study's record)."""
+    its own run folder, with `study.json` recording the whole. `size` is the chunk size (or
+    one per point) a resumed folder was started with. With `until`, the studies' games are
+    the cap and the pool stops once the study is decided: study.json then records how (its
+    "until") and the games played; `extra` holds more study.json entries (a resumed
+    study's record)."""
     games, seed = studies[0].games, studies[0].seed
-    if size is None:
-        size = chunk_size(studies, workers.jobs) if until is None else until_chunk(studies, games)
+    if size is None and until is None:
+        sizes = chunk_sizes(studies, workers.jobs)  # a point of faster players: longer chunks
+        size = sizes[0] if len(set(sizes)) == 1 else sizes
+    elif size is None:
+        size = until_chunk(studies, games)
     # one feel model for every point when the study measures the feel (`head["feel"]`), saved
     # in each run folder: a resumed study reads the one it started with
     folders = [point_dir(out_dir, i) for i in range(len(studies))]
@@ -260,11 +264,19 @@ def resume_points(
             f"{out_dir / STUDY_FILE}: its points are not the ones its study gives (damaged, or"
             " written by another version); start a new study"
         )
-    size = saved.get("chunk_games")
-    if not isinstance(size, int) or size < 1:
-        raise SimError(f"{out_dir / STUDY_FILE}: damaged (no chunk size recorded)")
+    size = recorded_chunks(saved, out_dir, len(studies))
     head = {k: v for k, v in saved.items() if k not in RUN_KEYS}
     return run_points(studies, out_dir, head, workers, size)
+
+
+def recorded_chunks(saved: dict, out_dir: Path, points: int, legacy=None) -> int | list[int]:
+    """The chunk size a study folder was started with (its study.json's "chunk_games": one
+    for every point, or one per point); `legacy` for a folder that recorded none."""
+    size = saved.get("chunk_games", legacy)
+    sizes = size if isinstance(size, list) and len(size) == points else [size]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
+        raise SimError(f"{out_dir / STUDY_FILE}: damaged (no chunk size recorded)")
+    return size
 
 
 def same_games(request: Request, saved: dict, out_dir: Path) -> int:

@@ -27,7 +27,7 @@ from sim.runs.storage import (
     write_text,
 )
 from sim.runs.until import check_request, new_plan, resumed_plan, study_questions
-from sim.studies.common import RUN_KEYS, fresh_dir, open_study, run_points
+from sim.studies.common import RUN_KEYS, fresh_dir, open_study, recorded_chunks, run_points
 
 
 @dataclass
@@ -138,9 +138,7 @@ def _resume_compare(request: Request, workers: Workers) -> CompareResult:
         a = plan.study
         b = sides[1].with_overrides(games=a.games)
         check_page(request, "compare", a, labels)
-        size = saved.get("chunk_games")
-        if not isinstance(size, int) or size < 1:
-            raise SimError(f"{out_dir / STUDY_FILE}: damaged (no chunk size recorded)")
+        size = recorded_chunks(saved, out_dir, 2)
         head = {k: v for k, v in saved.items() if k not in RUN_KEYS}
         questions = study_questions("compare", [a, b], list(labels))
         until = plan.until(questions)

@@ -29,7 +29,7 @@ from sim.runs.storage import (
     write_text,
 )
 from sim.runs.until import Plan, check_request, new_plan, resumed_plan, study_questions
-from sim.studies.common import fresh_dir, open_study, run_points, same_study
+from sim.studies.common import fresh_dir, open_study, recorded_chunks, run_points, same_study
 
 
 @dataclass
@@ -111,7 +111,7 @@ def run_sweep(study: StudyConfig | None, request: Request, workers: Workers) -> 
             original = same_study(saved, study, out_dir, "sweep")
             plan = resumed_plan(saved, original, request, out_dir)
             check_page(request, "sweep", plan.study)
-            size = saved.get("chunk_games", LEGACY_CHUNK_GAMES)
+            size = recorded_chunks(saved, out_dir, len(original.sweep_points()), LEGACY_CHUNK_GAMES)
             return _sweep_in(out_dir, plan, size, workers, bool(saved.get("feel")))
     if study is None:
         raise SimError("sweep: give a study or a sweep folder to resume")
@@ -127,7 +127,9 @@ def run_sweep(study: StudyConfig | None, request: Request, workers: Workers) -> 
         return _sweep_in(out_dir, plan, None, workers, request.feel)
 
 
-def _sweep_in(out_dir: Path, plan: Plan, size: int | None, workers: Workers, feel: bool):
+def _sweep_in(
+    out_dir: Path, plan: Plan, size: int | list[int] | None, workers: Workers, feel: bool
+):
     """Play a sweep in its (locked) folder (measuring the feel when asked: a resumed sweep
     as it was started)."""
     study = plan.study

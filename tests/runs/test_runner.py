@@ -17,7 +17,15 @@ from cluster_helpers import local_cluster
 
 from sim import load_run, run
 from sim.config import load_study
-from sim.runs.orchestrate import CHUNKS_PER_WORKER, CHUNKS_PER_WORKER_SHARED, chunk_games
+from sim.runs.orchestrate import (
+    CHUNKS_PER_WORKER,
+    CHUNKS_PER_WORKER_SHARED,
+    WHOLE_GAME_DEPTH,
+    chunk_games,
+    chunk_sizes,
+    lineup_chunk_games,
+    search_cost,
+)
 from sim.runs.results import TABLES
 from sim.specs import POLICIES
 
@@ -55,7 +63,10 @@ def test_chunk_size_follows_the_slowest_policy_and_the_workers(small_study):
     assert CHUNK_GAMES["heuristic"] < CHUNK_GAMES["random"]  # else the second line tests nothing
     assert size(["random"] * 4) == CHUNK_GAMES["random"]
     assert size(["random", "random", "heuristic", "random"]) == CHUNK_GAMES["heuristic"]
-    assert size(["random", "lookahead", "greedy", "random"]) == CHUNK_GAMES["lookahead"]
+    assert size(["lookahead"] * 4) == CHUNK_GAMES["lookahead"] == size(["ismcts"] * 4)
+    # a line-up that searches less per decision than four default searchers: longer chunks
+    assert size(["random", "lookahead", "greedy", "random"]) == 4 * CHUNK_GAMES["lookahead"]
+    assert size(["lookahead", "ismcts", "greedy", "random"]) == 2 * CHUNK_GAMES["lookahead"]
     # small runs are cut finer: four chunks on one worker, two per worker on several
     assert size(["random"] * 4, 10_000, 1) == 10_000 // CHUNKS_PER_WORKER
     assert size(["random"] * 4, 10_000, 2) == 10_000 // (CHUNKS_PER_WORKER_SHARED * 2)
@@ -68,6 +79,31 @@ def test_chunk_size_follows_the_slowest_policy_and_the_workers(small_study):
     # ... counting the chunks of every study played together (a sweep's points)
     points = [small_study.with_overrides(seats=[{"policy": "random"}] * 4, games=games)] * 4
     assert chunk_games(points, workers) == CHUNK_GAMES["random"] > n
+
+
+def test_a_search_seat_costs_its_playouts(small_study):
+    def size(*params):
+        seats = [{"policy": "lookahead", **p} for p in params]
+        return lineup_chunk_games(small_study.with_overrides(seats=seats, players=len(seats)))
+
+    base = CHUNK_GAMES["lookahead"]
+    assert search_cost("greedy", {}) == 0 and search_cost("ismcts", {}) == 1.0
+    assert size({}, {}) == base
+    assert size({"rollouts": 2}, {"rollouts": 2}) == 4 * base  # a quarter of the playouts
+    assert size({"rollouts": 2}, {}) == int(base / 0.625)
+    assert size({"horizon": 8}, {"horizon": 8}) == base // 2  # twice as deep
+    assert size({"horizon": 0}, {"horizon": 0}) == max(1, int(base / WHOLE_GAME_DEPTH))
+    assert size({"candidates": 100, "rollouts": 100}, {}) == 1
+
+
+def test_points_of_faster_players_get_longer_chunks(small_study):
+    seats = [{"policy": p} for p in ("lookahead", "random", "random", "random")]
+    slow = small_study.with_overrides(seats=seats, games=400)
+    fast = small_study.with_overrides(games=400)  # random and greedy
+    sizes = chunk_sizes([slow, fast, slow], jobs=2)
+    assert sizes[0] == sizes[2] == chunk_games([slow, fast, slow], 2) < sizes[1]
+    assert sizes[1] == chunk_games([fast] * 3, 2)
+    assert chunk_sizes([fast] * 3, jobs=2) == [chunk_games([fast] * 3, 2)] * 3
 
 
 def test_a_resumed_run_keeps_the_chunk_size_it_started_with(small_study, tmp_path):

@@ -16,6 +16,7 @@ import pytest
 from cli_helpers import cli, one_error
 
 from sim.runs import orchestrate
+from sim.studies import common
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "configs" / "base.yaml").read_text()
@@ -76,6 +77,35 @@ def test_an_interrupted_study_resumes_to_the_same_result(kind, tmp_path, capsys,
     assert kept[0].read_bytes() == before  # kept, not played again
     assert study_json(stopped)["status"] == "complete"
     assert (stopped / CSV[kind]).read_text() == (whole / CSV[kind]).read_text()
+
+
+def test_a_ladder_cut_in_chunks_of_its_matches_own_sizes_resumes_to_the_same_ratings(
+    tmp_path, capsys, monkeypatch
+):
+    """A search player's matches play shorter chunks than greedy's (their recorded sizes
+    differ point by point): stopped after one chunk and resumed, the same ladder as one
+    played through, and as one whose every match was cut alike."""
+    cfg = tmp_path / "ladder.yaml"
+    rungs = "[{policy: random}, {policy: greedy}, {policy: lookahead}]"
+    cfg.write_text(BASE + f"ladder: {{rungs: {rungs}, skip: false}}\n")
+    flags = ["--games", "40", "--jobs", "1", "--quiet", "--no-report"]
+    whole, stopped, alike = tmp_path / "whole", tmp_path / "stopped", tmp_path / "alike"
+    assert cli(capsys, "ladder", cfg, *flags, "--out", whole)[0] == 0
+    sizes = study_json(whole)["chunk_games"]
+    assert isinstance(sizes, list) and len(set(sizes)) == 2, sizes
+    runs = [json.loads(p.read_text()) for p in sorted(whole.glob("points/*/run.json"))]
+    assert [r["chunk_games"] for r in runs] == sizes
+    interrupt_after(monkeypatch, 1)
+    code, _, err = cli(capsys, "ladder", cfg, *flags, "--out", stopped)
+    assert code == 130 and study_json(stopped)["chunk_games"] == sizes
+    monkeypatch.undo()
+    code, _, err = cli(capsys, "ladder", "--resume", stopped, *flags[2:])
+    assert code == 0, err
+    assert (stopped / "ladder.csv").read_text() == (whole / "ladder.csv").read_text()
+    monkeypatch.setattr(common, "chunk_sizes", lambda s, jobs: [min(sizes)] * len(s))
+    assert cli(capsys, "ladder", cfg, *flags, "--out", alike)[0] == 0
+    assert study_json(alike)["chunk_games"] == min(sizes)
+    assert (alike / "ladder.csv").read_text() == (whole / "ladder.csv").read_text()
 
 
 @pytest.mark.parametrize("until", [False, True])
