@@ -22,6 +22,17 @@ import pandas as pd
 from sim.analysis.inference import ALPHA, adjust, normal_sf2
 from sim.analysis.intervals import Z95
 
+# The columns of the players, games and cards tables these functions read.
+PLAYER_COLUMNS = ["game", "seat", "slot", "score", "win_share", "sleeping_placed", "cats_placed"]
+GAME_COLUMNS = ["game", "turns", "margin"]
+CARD_COLUMNS = ["game", "seat", "card", "played"]
+NOT_CARDS = ("sleeping", "cat")  # the options that are not a card kind
+
+
+def is_card(option: str) -> bool:
+    """Is a restricted option a card kind (its uses are in the cards table)?"""
+    return option not in NOT_CARDS
+
 
 def slot_outcomes(players: pd.DataFrame, slot: int) -> pd.DataFrame:
     """Per game (index), the line-up slot's win share, score and lead over the best rival."""
@@ -34,13 +45,16 @@ def slot_outcomes(players: pd.DataFrame, slot: int) -> pd.DataFrame:
     return own.drop(columns="best_other").sort_index()
 
 
-def option_uses(players: pd.DataFrame, cards: pd.DataFrame, slot: int, option: str) -> pd.Series:
-    """Per game, how often the slot used `option` (a card name, 'sleeping' or 'cat')."""
+def option_uses(
+    players: pd.DataFrame, cards: pd.DataFrame | None, slot: int, option: str
+) -> pd.Series:
+    """Per game, how often the slot used `option` (a card name, 'sleeping' or 'cat'; the
+    cards table may leave out rows of zero, and is not read for the others)."""
     mine = players[players["slot"] == slot][["game", "seat", "sleeping_placed", "cats_placed"]]
-    if option in ("sleeping", "cat"):
+    if not is_card(option):
         column = "sleeping_placed" if option == "sleeping" else "cats_placed"
         return mine.set_index("game")[column].sort_index().astype(float)
-    played = cards[cards["card"].astype(str) == option][["game", "seat", "played"]]
+    played = cards[cards["card"] == option][["game", "seat", "played"]]  # categorical: no strings
     uses = mine[["game", "seat"]].merge(played, on=["game", "seat"], how="left")
     return uses.set_index("game")["played"].fillna(0).sort_index().astype(float)
 

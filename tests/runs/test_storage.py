@@ -16,7 +16,7 @@ from sim import load_run
 from sim.cli import main
 from sim.config import load_study
 from sim.errors import SimError
-from sim.runs.results import TABLES
+from sim.runs.results import STAT_NAMES, TABLES
 from sim.runs.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,6 +96,24 @@ def test_resume_finds_a_damaged_part_itself(tmp_path, capsys, reference):
     assert resume(capsys, out) == (0, "")
     same_as(out, reference)
     assert any(p.name.startswith("cards-part-") for p in (out / SET_ASIDE).iterdir())
+
+
+def test_a_few_columns_read_from_the_parts_are_those_of_the_table(tmp_path, capsys):
+    """`RunResult.columns`: from the parts (nothing kept), or from a table already read, the
+    same frame; the cards as written, without the all-zero rows the table puts back."""
+    assert run_cli(capsys, tmp_path / "r")[0] == 0
+    run = load_run(tmp_path / "r")
+    wanted = {"games": ["game", "turns"], "players": ["game", "seat", "score"],
+              "cards": ["game", "seat", "card", "played"]}  # fmt: skip
+    read = {name: run.columns(name, cols) for name, cols in wanted.items()}
+    assert run.frames == {}  # not kept: the tables are whole when read
+    for name, cols in wanted.items():
+        table = getattr(run, name)
+        if name == "cards":
+            table = table[(table[list(STAT_NAMES)] != 0).any(axis=1)].reset_index(drop=True)
+            assert 0 < len(table) < len(getattr(run, name))
+        pd.testing.assert_frame_equal(read[name], table[cols].reset_index(drop=True))
+        pd.testing.assert_frame_equal(run.columns(name, cols), read[name])  # from the table
 
 
 def test_every_chunk_has_a_manifest(tmp_path, capsys):
