@@ -56,9 +56,11 @@ class Forest:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The regression at every row of x (rows x the inputs the model was fitted on): a
         few rows (a page's sample of distinct states) walked by numpy, so a process that
-        plays no game never loads compiled code for them; many by the compiled loop. Both
-        add the same leaves in the same order: the same predictions, bit for bit."""
-        if len(x) <= NUMPY_ROWS:
+        plays no game never loads compiled code for them; many, or any in a process that
+        loaded the compiled walk with its games (`load_walk`: a chunk's feel, 3 times faster
+        so), by the compiled loop. Both add the same leaves in the same order: the same
+        predictions, bit for bit."""
+        if len(x) <= NUMPY_ROWS and not _WALK_LOADED:
             return _predict_numpy(np.asarray(x, np.float64), self)
         return _predict(
             np.ascontiguousarray(x, np.float64),
@@ -91,6 +93,17 @@ class Forest:
 
 
 NUMPY_ROWS = 50_000  # rows up to which numpy walks the trees (about 0.1 s at most)
+_WALK_LOADED = False  # this process loaded the compiled walk (`load_walk`)
+
+
+def load_walk() -> None:
+    """Load the compiled walk in this process (3 ms where the engine's compiled code is
+    loaded already; forked workers inherit it), so every feel it computes walks compiled:
+    a chunk of 2,500 games' distinct states, about 43,000 rows, in 18 ms against numpy's 61."""
+    global _WALK_LOADED
+    empty = np.zeros(0, np.int64)
+    _predict(np.zeros((0, 1)), empty, np.zeros(0), empty, empty, np.zeros(0), empty, 0.0)
+    _WALK_LOADED = True
 
 
 def _predict_numpy(x: np.ndarray, forest: Forest) -> np.ndarray:

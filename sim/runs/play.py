@@ -32,6 +32,7 @@ from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
 from sim.config.study import announce_plugin
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
+from sim.feel.forest import load_walk
 from sim.guard.foreign import ForeignError, call_limited
 from sim.policies.base import LegalAction
 from sim.policies.compiled import action_banned
@@ -275,6 +276,7 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
         empty = play_arrays(study, 0, 0)
         arrow_tables(study, empty)
         value_columns(study, empty)
+        load_walk()  # the feel's trees: a chunk's feel walks them compiled
     return time.perf_counter() - t0
 
 

@@ -41,9 +41,12 @@ def felt(played):
     return page_feel(result, result)
 
 
-def test_the_compiled_trees_predict_what_scikit_learn_predicts():
+def test_the_compiled_trees_predict_what_scikit_learn_predicts(monkeypatch):
     """The copy of the fitted trees reads scikit-learn's node table (not public API): on
     fresh inputs it must give model.predict's values, by numpy's walk and the compiled one."""
+    from sim.feel import forest as walks
+
+    monkeypatch.setattr(walks, "_WALK_LOADED", False)  # as in a process that played nothing
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     rng = np.random.default_rng(1)
@@ -62,6 +65,14 @@ def test_the_compiled_trees_predict_what_scikit_learn_predicts():
     arrays = (forest.feature, forest.threshold, forest.left, forest.right, forest.value)
     assert np.array_equal(compiled[:2000], forest.predict(many[:2000]))
     assert np.array_equal(compiled, _predict(many, *arrays, forest.roots, forest.baseline))
+    # where the compiled walk is loaded (a process that plays: `load_walk`), a few rows too
+    walked = []
+    monkeypatch.setattr(walks, "_predict", lambda *a: walked.append(len(a[0])) or _predict(*a))
+    few = forest.predict(many[:2000])
+    assert walked == [] and np.array_equal(few, compiled[:2000])  # numpy's walk
+    walks.load_walk()
+    assert walks._WALK_LOADED and np.array_equal(forest.predict(many[:2000]), few)
+    assert walked == [0, 2000]  # load_walk's empty call, then the rows
 
 
 def test_each_distinct_state_is_evaluated_once_and_gathered_exactly():
