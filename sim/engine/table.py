@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine.inliner import share_scope_copies
+from sim.engine.loader import light_cache_loads
 from sim.engine.state import (
     DIR_E,
     DIR_S,
@@ -32,6 +33,7 @@ from sim.engine.state import (
 )
 
 share_scope_copies()  # before anything here compiles: a faster first compile, same code
+light_cache_loads()  # and before anything loads: a faster start, the same cached code
 INLINE = {"cache": True, "inline": "always"}
 # A card, an item or a cat is laid a few dozen times a game: these are compiled once and
 # called (numba inlines an "always" function's code anew at every call site, which costs
