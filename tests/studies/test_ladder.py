@@ -76,6 +76,43 @@ def test_table_size_enters_the_model_as_a_factor():
     assert L.bt_prob(1.0, 0.0, 0.4) == pytest.approx(1 / (1 + np.exp(-0.4)))
 
 
+def test_the_sizes_model_is_fitted_by_newton_with_exact_derivatives(monkeypatch):
+    """`_bt_terms`' gradient and Hessian are the likelihood's (finite differences); a fit is
+    the maximum scipy's BFGS finds, and a refit from a nearby start (a bootstrap's) is
+    Newton's alone: it converges without falling back to BFGS."""
+    import scipy.optimize
+    from scipy.optimize import approx_fprime, minimize
+
+    rng = np.random.default_rng(5)
+    k = 4
+    groups = [L.RIDGE * (1 - np.eye(k))]
+    groups += [rng.integers(0, 40, (k, k)) * (1.0 - np.eye(k)) for _ in range(3)]
+    x = rng.normal(size=k + 1) * 0.5
+    value, grad, hess = L._bt_terms(groups, x, k)
+    numeric = approx_fprime(x, lambda y: L._bt_terms(groups, y, k)[0], 1e-6)
+    assert np.allclose(grad, numeric, rtol=1e-5, atol=1e-4)
+    rows = [
+        approx_fprime(x, lambda y, i=i: L._bt_terms(groups, y, k)[1][i], 1e-6) for i in range(k + 1)
+    ]
+    assert np.allclose(hess, np.array(rows), rtol=1e-5, atol=1e-4)
+    pairs = [_pairs(j + 1, j, 1.0 * f, size, 2000, rng) for j in (0, 1)
+             for size, f in ((2, 1.0), (4, 0.4))]  # fmt: skip
+    counts = {s: L._counts([p for p in pairs if p["players"].iat[0] == s], 3) for s in (2, 4)}
+    theta, scale = L.bt_fit_sizes(counts)
+    prior = [L.RIDGE * (1 - np.eye(3)), counts[2], counts[4]]
+    best = minimize(lambda y: L._bt_terms(prior, y, 3)[:2], np.zeros(3), jac=True,
+                    method="BFGS", options={"gtol": 1e-10}).x  # fmt: skip
+    assert np.allclose(L.bt_sizes_start(theta, scale), best, atol=1e-6)
+
+    def no_bfgs(*args, **kwargs):
+        raise AssertionError("a refit from a nearby start fell back to BFGS")
+
+    monkeypatch.setattr(scipy.optimize, "minimize", no_bfgs)
+    nearby = {s: c * rng.uniform(0.9, 1.1, c.shape) for s, c in counts.items()}
+    again, _ = L.bt_fit_sizes(nearby, L.bt_sizes_start(theta, scale))
+    assert np.allclose(again, theta, atol=0.1) and not np.allclose(again, theta, atol=1e-9)
+
+
 def test_two_identical_rungs_come_out_equal(monkeypatch):
     """The ladder null in small: rungs random < greedy = greedy B, heads-up and at four seats
     (skill counts 1.0 heads-up, 0.35 at four), B against random heads-up only, on the very
