@@ -54,6 +54,9 @@ DEFAULT_THRESHOLD = 0.6
 # ---------------------------------------------------------------- matches
 
 
+MATCH_COLUMNS = ["game", "slot", "score", "win_share"]  # of the players table, read below
+
+
 def team_shares(players: pd.DataFrame, upper_slots: list[int]) -> pd.Series:
     """Per game, the upper rung's total win share (its seats are the line-up slots given)."""
     upper = players[players["slot"].isin(upper_slots)]

@@ -140,7 +140,7 @@ def ladder_tables(
     sees them) and the model's prediction of that share."""
     rows, pairs, heads_up = [], [], []
     for m, run in zip(matches, runs, strict=True):
-        players = run.players
+        players = run.columns("players", L.MATCH_COLUMNS)  # what the matches read, no more
         shares = L.team_shares(players, list(m.upper_slots))
         fair = len(m.upper_slots) / m.players
         rung_of = {q: m.step if q in m.upper_slots else m.lower for q in range(m.players)}
