@@ -49,11 +49,37 @@ CALLED = {"cache": True, "_nrt": False}
 
 @njit(**INLINE)
 def copy_state(dst, src, pr):
-    """dst[:state_size] = src[:state_size] (a search's private copy of the state) as a plain
-    loop, which LLVM turns into a vector copy: numba's slice assignment copied one clamped
-    index at a time, about a sixth of the look-ahead's time in perf."""
-    for j in range(pr.state_size):
-        dst[j] = src[j]
+    """A search's private copy of the state: dst holds all that src's game reads. That is the
+    head (what a new game resets), the per-box data of the grid rows that hold a card, the
+    lists up to their counts, and the constant lookup table: the rest is written before it is
+    read (a new game resets the head only). In random base games this is 54% of the state's
+    51 kB on average (37-63%). Plain loops on unsigned indices, which LLVM turns into vector
+    copies: numba's slice assignment copied one clamped index at a time, about a sixth of
+    the look-ahead's time in perf."""
+    _copy_range(dst, src, 0, pr.o_scratch)
+    lo = (src[SC_MINR] + pr.rows) * pr.width  # the cells of the rows that hold a card
+    hi = (src[SC_MAXR] + pr.rows + 1) * pr.width
+    _copy_range(dst, src, pr.o_parent + lo, pr.o_parent + hi)
+    _copy_range(dst, src, pr.o_open + lo, pr.o_open + hi)
+    _copy_range(dst, src, pr.o_size + lo, pr.o_size + hi)
+    _copy_range(dst, src, pr.o_spray + lo, pr.o_spray + hi)
+    _copy_range(dst, src, pr.o_ppos + lo, pr.o_ppos + hi)
+    _copy_range(dst, src, pr.o_toys + lo * pr.ntoys, pr.o_toys + hi * pr.ntoys)
+    _copy_range(dst, src, pr.o_awake + lo * pr.players, pr.o_awake + hi * pr.players)
+    _copy_range(dst, src, pr.o_sleep + lo * pr.players, pr.o_sleep + hi * pr.players)
+    _copy_range(dst, src, pr.o_front, pr.o_front + src[SC_NFRONT])
+    _copy_range(dst, src, pr.o_placed, pr.o_placed + src[SC_NPLACED])
+    _copy_range(dst, src, pr.o_cat_cell, pr.state_size)  # the cats, Princesses, items, table
+
+
+@njit(**INLINE)
+def _copy_range(dst, src, lo, hi):
+    """dst[lo:hi] = src[lo:hi] with unsigned indices: numba fixes up a signed index that may
+    be negative at every element, which keeps LLVM from a vector copy."""
+    start = np.uint64(lo)
+    for j in range(hi - lo):
+        k = start + np.uint64(j)
+        dst[k] = src[k]
 
 
 @njit(**INLINE)
