@@ -51,16 +51,26 @@ def is_patched() -> bool:
 def _patch() -> bool:
     global _patched
     if _patched is None:
-        plain = codegen.CPUCodeLibrary.finalize
-        try:
-            source = inspect.getsource(plain)
-        except (OSError, TypeError):  # no source to read: an unknown numba
-            source = ""
-        _patched = hashlib.sha256(source.encode()).hexdigest()[:16] == _WRITTEN_FOR
-        if _patched:
-            _finalize.__wrapped__ = plain
-            codegen.CPUCodeLibrary.finalize = _finalize
+        _patched = replace_if_written_for(
+            codegen.CPUCodeLibrary, "finalize", _finalize, _WRITTEN_FOR
+        )
     return _patched
+
+
+def replace_if_written_for(owner, name: str, replacement, digest: str) -> bool:
+    """Put `replacement` in place of owner.name (kept as its `__wrapped__`) if the source of
+    owner.name hashes to `digest` (the first 16 hex digits of its sha256): the numba code a
+    patch was written against. Whether it did."""
+    plain = getattr(owner, name)
+    try:
+        source = inspect.getsource(plain)
+    except (OSError, TypeError):  # no source to read: an unknown numba
+        return False
+    if hashlib.sha256(source.encode()).hexdigest()[:16] != digest:
+        return False
+    replacement.__wrapped__ = plain
+    setattr(owner, name, replacement)
+    return True
 
 
 def _finalize(self) -> None:

@@ -18,11 +18,10 @@ numba whose `load_overload` this was written against; on another, numba runs unc
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-
 from numba.core import caching
 from numba.core.runtime import rtsys
+
+from sim.engine.linker import replace_if_written_for
 
 # numba's load_overload as this was written against (0.68), by the hash of its source: another
 # version may need more of its context to rebuild a cached function, and is then left alone.
@@ -34,15 +33,9 @@ def light_cache_loads() -> bool:
     """Patch numba's cached loads to initialise only the runtime; whether it is (now) on."""
     global _patched
     if _patched is None:
-        plain = caching.Cache.load_overload
-        try:
-            source = inspect.getsource(plain)
-        except (OSError, TypeError):  # no source to read: an unknown numba
-            source = ""
-        _patched = hashlib.sha256(source.encode()).hexdigest()[:16] == _WRITTEN_FOR
-        if _patched:
-            _load_overload.__wrapped__ = plain
-            caching.Cache.load_overload = _load_overload
+        _patched = replace_if_written_for(
+            caching.Cache, "load_overload", _load_overload, _WRITTEN_FOR
+        )
     return _patched
 
 

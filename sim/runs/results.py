@@ -311,7 +311,7 @@ def nonzero_card_rows(cards):
     """The rows of cards[game, seat, type, stat] with a non-zero count, as columns: game
     (within the chunk), seat, card type, and the counts one stat per row of a 2-D array.
     Rows come seat by seat, then by card type, then by game: the order the cards part is
-    written in (`sim.runs.storage._parquet_bytes`), so nothing sorts them again. Two
+    written in (`sim.runs.encoding.part_bytes`), so nothing sorts them again. Two
     passes: the first marks the rows to keep (one byte a row), the second fills them."""
     count, players, ntypes, _ = cards.shape
     keep = np.empty((count, players, ntypes), np.bool_)

@@ -1,4 +1,4 @@
-"""How a part is encoded (`sim.runs.storage._parquet_bytes`): a column without a missing
+"""How a part is encoded (`sim.runs.encoding.part_bytes`): a column without a missing
 value is written as required (no definition levels, a faster and smaller part), a column
 with one stays optional, and either way pandas reads back what was written."""
 
@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from sim.config import load_study
+from sim.runs.encoding import part_bytes
 from sim.runs.play import play_arrays
 from sim.runs.results import TABLES, arrow_tables
-from sim.runs.storage import _parquet_bytes
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
@@ -33,7 +33,7 @@ def parts():
 
 @pytest.mark.parametrize("name", TABLES)
 def test_a_part_without_missing_values_is_written_required_and_reads_the_same(parts, name):
-    schema, frame = _read(_parquet_bytes(parts[name], name))
+    schema, frame = _read(part_bytes(parts[name], name))
     levels = {schema.column(i).name: schema.column(i).max_definition_level
               for i in range(len(schema))}  # fmt: skip
     assert levels and set(levels.values()) == {0}, levels
@@ -42,7 +42,7 @@ def test_a_part_without_missing_values_is_written_required_and_reads_the_same(pa
 
 def test_a_column_with_a_missing_value_stays_optional():
     table = pa.table({"game": [0, 1, 2], "score": pa.array([3, None, 5], pa.int16())})
-    schema, frame = _read(_parquet_bytes(table))
+    schema, frame = _read(part_bytes(table))
     assert schema.column(0).max_definition_level == 0  # game: required
     assert schema.column(1).max_definition_level == 1  # score: may be missing
     assert frame["score"].isna().tolist() == [False, True, False]

@@ -103,8 +103,11 @@ def test_a_few_columns_read_from_the_parts_are_those_of_the_table(tmp_path, caps
     same frame; the cards as written, without the all-zero rows the table puts back."""
     assert run_cli(capsys, tmp_path / "r")[0] == 0
     run = load_run(tmp_path / "r")
-    wanted = {"games": ["game", "turns"], "players": ["game", "seat", "score"],
-              "cards": ["game", "seat", "card", "played"]}  # fmt: skip
+    wanted = {
+        "games": ["game", "turns"],
+        "players": ["game", "seat", "score"],
+        "cards": ["game", "seat", "card", "played"],
+    }
     read = {name: run.columns(name, cols) for name, cols in wanted.items()}
     assert run.frames == {}  # not kept: the tables are whole when read
     for name, cols in wanted.items():

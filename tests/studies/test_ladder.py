@@ -95,13 +95,14 @@ def test_the_sizes_model_is_fitted_by_newton_with_exact_derivatives(monkeypatch)
         approx_fprime(x, lambda y, i=i: L._bt_terms(groups, y, k)[1][i], 1e-6) for i in range(k + 1)
     ]
     assert np.allclose(hess, np.array(rows), rtol=1e-5, atol=1e-4)
-    pairs = [_pairs(j + 1, j, 1.0 * f, size, 2000, rng) for j in (0, 1)
-             for size, f in ((2, 1.0), (4, 0.4))]  # fmt: skip
+    tables = ((2, 1.0), (4, 0.4))
+    pairs = [_pairs(j + 1, j, 1.0 * f, size, 2000, rng) for j in (0, 1) for size, f in tables]
     counts = {s: L._counts([p for p in pairs if p["players"].iat[0] == s], 3) for s in (2, 4)}
     theta, scale = L.bt_fit_sizes(counts)
     prior = [L.RIDGE * (1 - np.eye(3)), counts[2], counts[4]]
-    best = minimize(lambda y: L._bt_terms(prior, y, 3)[:2], np.zeros(3), jac=True,
-                    method="BFGS", options={"gtol": 1e-10}).x  # fmt: skip
+    exact = {"gtol": 1e-10}
+    best = minimize(lambda y: L._bt_terms(prior, y, 3)[:2], np.zeros(3), jac=True, options=exact)
+    best = best.x  # BFGS, scipy's default here
     assert np.allclose(L.bt_sizes_start(theta, scale), best, atol=1e-6)
 
     def no_bfgs(*args, **kwargs):
