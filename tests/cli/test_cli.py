@@ -280,3 +280,27 @@ def test_turns_prints_parity_against_deck_size(tmp_path: Path, capsys):
 def test_turns_refuses_a_player_count_out_of_range():
     line = one_error_line(sim("turns", str(BASE), "--players", "6"))
     assert "--players: player counts are 2 to 5, got 6" in line
+
+
+BLAS_PROBE = (
+    "import sys; from sim.cli import _one_blas_thread; _one_blas_thread(); import numpy;"
+    " from threadpoolctl import threadpool_info;"
+    " print(max(p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'))"
+)
+
+
+@pytest.mark.parametrize(("chosen", "threads"), [(None, "1"), ("2", "2")])
+def test_a_command_runs_blas_on_one_thread_unless_the_user_chose(chosen, threads):
+    """BLAS's spinning threads cost about an eighth of `sim report`'s CPU: one thread by
+    default, a user's own OPENBLAS_NUM_THREADS kept."""
+    import os
+
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+    if chosen is not None:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    out = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == threads
