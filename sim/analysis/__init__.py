@@ -19,7 +19,7 @@ from sim.analysis.balance import (
     seats_confounded,
     verdict,
 )
-from sim.analysis.cards import card_impact, card_impact_adjusted, held, played
+from sim.analysis.cards import card_impact, card_impact_adjusted, card_impacts, held, played
 from sim.analysis.flow import (
     distribution,
     end_triggers,
@@ -54,6 +54,7 @@ __all__ = [
     "balance_interval",
     "card_impact",
     "card_impact_adjusted",
+    "card_impacts",
     "card_usage",
     "check_targets",
     "clustered_diff_ci",

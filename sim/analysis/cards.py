@@ -55,11 +55,18 @@ def with_outcomes(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _impact_row(g: pd.DataFrame) -> dict:
-    """The impact numbers of one card kind's rows (one row per seat-game)."""
-    win, score, game = g["win_share"].to_numpy(), g["score"].to_numpy(), g["game"].to_numpy()
-    h = g["held"].to_numpy(bool)
-    played = g["played_it"].to_numpy(bool)
+IMPACT_COLUMNS = ("win_share", "score", "game", "held", "played_it")
+
+
+def _impact_arrays(data: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    """`_impact_row`'s columns of `with_outcomes` rows, as arrays (IMPACT_COLUMNS' order)."""
+    return tuple(data[name].to_numpy() for name in IMPACT_COLUMNS)
+
+
+def _impact_row(win, score, game, h, played) -> dict:
+    """The impact numbers of one card kind's rows (one row per seat-game): each seat-game's
+    win share, score and game, and whether it held and played the kind."""
+    h, played = h.astype(bool, copy=False), played.astype(bool, copy=False)
     d = clustered_diff_ci(win, h, game)
     when_played = clustered_mean_ci(win[played], game[played])
     return {
@@ -91,10 +98,15 @@ def card_impact(cards: pd.DataFrame, players: pd.DataFrame, by: str | None = Non
     rows = [
         {
             **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
-            **_impact_row(g),
+            **_impact_row(*_impact_arrays(g)),
         }
         for key, g in data.groupby(keys, sort=True)
     ]
+    return _impact_table(rows, keys)
+
+
+def _impact_table(rows: list[dict], keys: list[str]) -> pd.DataFrame:
+    """`card_impact`'s table of its rows (each with `keys` and `_impact_row`'s numbers)."""
     out = pd.DataFrame(rows)
     out.insert(len(keys), "kind", out["card"].map(card_kind))
     order = keys[:-1] + ["improvement"]
@@ -177,6 +189,12 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
     improvement, lo, hi, raw_p, raw_q, raw_flag, n_held, n_never; sorted by the
     adjusted impact. `attrs['family']` says how the flags were controlled.
     """
+    return card_impacts(cards, players)[1]
+
+
+def card_impacts(cards: pd.DataFrame, players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`card_impact(cards, players)` and `card_impact_adjusted(cards, players)` from one join
+    and one pass over the kinds (the run page shows both)."""
     from sim.analysis.inference import ClusteredOLS, adjust, family_note, normal_sf2
     from sim.analysis.stats import Z95
 
@@ -184,11 +202,13 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
     base = _circumstances(cards, players, data)
     groups = data.groupby("card", sort=True, observed=True).indices
     shared = _shared_fits(data, base, groups)
-    rows = []
+    arrays = _impact_arrays(data)  # sliced per kind: no frame per kind
+    win, game = arrays[0].astype(float), arrays[2]
+    rows, raws = [], []
     for card, idx in groups.items():
-        g = data.iloc[idx]
-        held_ = g["held"].to_numpy(float)
-        raw = _impact_row(g)
+        held_ = arrays[3][idx].astype(float)
+        raw = _impact_row(*(column[idx] for column in arrays))
+        raws.append({"card": card, **raw})
         row = {"card": card, "kind": card_kind(str(card))}
         fit = None
         if not 0 < held_.sum() < len(held_):
@@ -199,8 +219,7 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
             x = base.iloc[idx].assign(held=held_)
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
             try:
-                y = g["win_share"].to_numpy(float)
-                fit = ClusteredOLS.of(y, x, g["game"].to_numpy(), qr=True).coef("held")
+                fit = ClusteredOLS.of(win[idx], x, game[idx], qr=True).coef("held")
             except np.linalg.LinAlgError:  # collinear columns (a few games): not estimable
                 fit = None
         if fit is not None:
@@ -224,4 +243,4 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
     out["raw_q"], out["raw_flag"] = adjust(out["raw_p"].to_numpy(), "fdr_bh")
     out = out[ADJUSTED_COLUMNS].sort_values("adjusted", ascending=False, ignore_index=True)
     out.attrs["family"] = family_note("fdr_bh", int(out["adj_p"].notna().sum()))
-    return out
+    return _impact_table(raws, ["card"]), out

@@ -59,6 +59,10 @@ def ratio_ci(num, den, clusters) -> tuple[float, float, float]:
     return float(r), float(r - Z95 * se), float(r + Z95 * se)
 
 
+USAGE_COUNTS = ("dealt", "drawn", "played", "final_hand", "first_turn")
+USAGE_COUNTS += ("into_led", "into_other", "into_nobody")
+
+
 def card_usage(cards: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     """One row per card kind: what happened to its copies, per game and as rates.
 
@@ -73,21 +77,22 @@ def card_usage(cards: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     """
     n_games = len(games)
     turns = games.set_index("game")["turns"]
-    c = cards.assign(
-        card=cards["card"].astype(str),
-        held=held_copies(cards),
-        dead=dead_copies(cards),
-        placed=placed_items(cards),
-    )
-    c["share"] = c["first_turn"] / turns.reindex(c["game"]).to_numpy()
+    col = {name: cards[name].to_numpy() for name in USAGE_COUNTS}
+    col["held"], col["dead"] = held_copies(cards).to_numpy(), dead_copies(cards).to_numpy()
+    col["placed"], col["game"] = placed_items(cards).to_numpy(), cards["game"].to_numpy()
+    col["share"] = col["first_turn"] / turns.reindex(col["game"]).to_numpy()
+    # each kind's rows, kinds in the order they first appear (arrays: no frame per kind)
+    kinds = cards.groupby("card", sort=False, observed=True).indices.items()
     rows = []
-    for card, g in c.groupby("card", sort=False):
+    for card, idx in sorted(kinds, key=lambda kind: kind[1][0]):
+        card = str(card)
+        g = {name: values[idx] for name, values in col.items()}
         item = card_kind(card) in ITEM_KINDS
-        game = g["game"].to_numpy()
-        holding = g["held"].to_numpy() > 0
+        game = g["game"]
+        holding = g["held"] > 0
         dead_rate = ratio_ci(g["dead"], g["held"], game)
-        died = clustered_mean_ci((g["dead"].to_numpy() > 0)[holding], game[holding])
-        first = g.loc[g["first_turn"] > 0]
+        died = clustered_mean_ci((g["dead"] > 0)[holding], game[holding])
+        first = g["first_turn"] > 0
         row = {
             "card": card,
             "kind": card_kind(card),
@@ -104,8 +109,8 @@ def card_usage(cards: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
             "dg_lo": max(0.0, died.lo),
             "dg_hi": min(1.0, died.hi),
             "n_held": int(holding.sum()),
-            "first_turn": first["first_turn"].mean() if len(first) else np.nan,
-            "first_share": first["share"].mean() if len(first) else np.nan,
+            "first_turn": g["first_turn"][first].mean() if first.any() else np.nan,
+            "first_share": g["share"][first].mean() if first.any() else np.nan,
         }
         placed = g["placed"].sum()
         nobody = g["into_nobody"].sum()

@@ -493,8 +493,7 @@ def _by_unit(col: str, with_ci: bool = False) -> Callable[[dict], str]:
 
 def _cards(cards: pd.DataFrame, players: pd.DataFrame) -> dict:
     """Section 6: card impact, adjusted for exposure first, then the raw table and chart."""
-    impact = A.card_impact(cards, players)
-    adjusted = A.card_impact_adjusted(cards, players)
+    impact, adjusted = A.card_impacts(cards, players)
     return {
         "adjusted": table(
             adjusted,

@@ -114,3 +114,22 @@ def test_impact_by_policy(tiny):
     impact = card_impact(cards, players, by="policy")
     assert set(impact["policy"]) == {"greedy", "random"}
     assert impact.groupby("policy")["n_held"].sum().sum() == 5
+
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_the_pages_one_pass_gives_card_impacts_own_table(cut):
+    """`card_impacts` (the run page's one join and one pass over the kinds, beside the
+    adjusted fits) gives `card_impact`'s table, found by its own groupby; also on a table cut
+    by hand (the sprayer's rows of a third of the games gone: each kind fitted alone)."""
+    from sim.analysis.cards import card_impacts
+    from sim.config import load_study
+    from sim.runs import run_chunk
+
+    tables = run_chunk(load_study("configs/base.yaml").with_overrides(games=300), 0, 300)
+    cards, players = tables["cards"], tables["players"]
+    if cut:
+        cards = cards[(cards["game"] % 3 != 0) | (cards["card"] != "sprayer")]
+    impact, adjusted = card_impacts(cards, players)
+    pd.testing.assert_frame_equal(impact, card_impact(cards, players), check_exact=True)
+    assert set(adjusted["card"]) == set(impact["card"])
