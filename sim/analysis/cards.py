@@ -47,9 +47,13 @@ def played(cards: pd.DataFrame) -> pd.Series:
     return placed.where(_is_item(cards), cards["played"] > 0)
 
 
+HELD_PLAYED = ["game", "seat", "card", "dealt", "drawn", "played", "into_led", "into_other"]
+
+
 def with_outcomes(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
-    """The cards rows joined with each seat's win share and score, plus a `held` column."""
-    out = cards.merge(players[["game", "seat", "win_share", "score"]], on=["game", "seat"])
+    """The cards rows (the columns `held` and `played` read) joined with each seat's win
+    share and score, plus `held` and `played_it` columns."""
+    out = cards[HELD_PLAYED].merge(players[["game", "seat", "win_share", "score"]], on=["game", "seat"])
     out["held"] = held(out)
     out["played_it"] = played(out)
     return out
@@ -148,7 +152,7 @@ def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFram
     return pd.DataFrame(columns, index=data.index)
 
 
-def _shared_fits(data: pd.DataFrame, base: pd.DataFrame, groups: dict) -> dict | None:
+def _shared_fits(cards, players, data: pd.DataFrame, groups: dict) -> dict | None:
     """Every card kind's adjusted impact from one fit, when every kind has the very same
     seat-game rows (the cards table has a row for every kind at every seat-game): the
     circumstances, the win shares and the games are then one matrix for all, and each kind's
@@ -165,7 +169,7 @@ def _shared_fits(data: pd.DataFrame, base: pd.DataFrame, groups: dict) -> dict |
         for idx in groups.values()
     ):
         return None
-    x = base.iloc[first]
+    x = _circumstances(cards, players, data.iloc[first])  # the same for every kind
     x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")].to_numpy(float)
     held_ = np.stack([data["held"].to_numpy(float)[idx] for idx in groups.values()], axis=1)
     y = data["win_share"].to_numpy(float)[first]
@@ -199,9 +203,9 @@ def card_impacts(cards: pd.DataFrame, players: pd.DataFrame) -> tuple[pd.DataFra
     from sim.analysis.stats import Z95
 
     data = with_outcomes(cards, players)
-    base = _circumstances(cards, players, data)
     groups = data.groupby("card", sort=True, observed=True).indices
-    shared = _shared_fits(data, base, groups)
+    shared = _shared_fits(cards, players, data, groups)
+    base = _circumstances(cards, players, data) if shared is None else None
     arrays = _impact_arrays(data)  # sliced per kind: no frame per kind
     win, game = arrays[0].astype(float), arrays[2]
     rows, raws = [], []
