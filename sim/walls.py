@@ -30,9 +30,16 @@ def parse_walls(text: str, *, where: str = "walls", error: type[Exception] = Con
     return mask
 
 
-def walls_str(mask: int) -> str:
-    """Write a mask as letters in NESW order ("" for no walls)."""
+def _letters(mask: int) -> str:
     return "".join(letter for letter in SIDES if mask & SIDE_BITS[letter])
+
+
+_WALL_STRINGS = tuple(_letters(mask) for mask in range(16))  # a replay writes thousands
+
+
+def walls_str(mask: int) -> str:
+    """Write a mask as letters in NESW order ("" for no walls); bits above W are no side."""
+    return _WALL_STRINGS[int(mask) & 15]
 
 
 def turned(mask: int) -> int:

@@ -53,7 +53,9 @@ HELD_PLAYED = ["game", "seat", "card", "dealt", "drawn", "played", "into_led", "
 def with_outcomes(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """The cards rows (the columns `held` and `played` read) joined with each seat's win
     share and score, plus `held` and `played_it` columns."""
-    out = cards[HELD_PLAYED].merge(players[["game", "seat", "win_share", "score"]], on=["game", "seat"])
+    out = cards[HELD_PLAYED].merge(
+        players[["game", "seat", "win_share", "score"]], on=["game", "seat"]
+    )
     out["held"] = held(out)
     out["played_it"] = played(out)
     return out

@@ -50,6 +50,7 @@ from sim.studies.compare import CompareResult
 from sim.studies.sweep import SweepResult
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
+from sim.table.seeds import spawn_words
 from sim.table.whatif import Kit, quick_to_play_on, win_shares
 
 EPSILON = 0.10  # a seat whose chance is below this can no longer win, practically
@@ -247,9 +248,8 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
     game = kit.game
     players = study.game.players
     out = np.zeros((len(chosen), CONTINUATIONS, players))
-    for j in range(CONTINUATIONS):
-        words = np.random.SeedSequence(seed, spawn_key=(index, KING_KEY, step, j))
-        words = words.generate_state(players + 1, np.uint64)
+    every = spawn_words(seed, (index, KING_KEY, step), np.arange(CONTINUATIONS), players + 1)
+    for j, words in enumerate(every):
         for i, action in enumerate(chosen):
             game.s[:] = start.s[: game.pr.state_size]
             kit.reshuffle(words[0])  # the unseen deck, alike for every action

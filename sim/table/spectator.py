@@ -31,6 +31,7 @@ from sim.engine.state import SC_LOG
 from sim.policies.lookahead import determinize
 from sim.runs.lineup import seat_lineup
 from sim.specs import is_plugin
+from sim.table.seeds import spawn_words
 from sim.table.whatif import Kit, position_at, quick_to_play_on, win_shares
 
 SPECTATOR_KEY = 29  # a spawn-key word no run's games and no what-if use (WHATIF_KEY is 27)
@@ -49,10 +50,12 @@ def turn_starts(turns: list[int]) -> list[int]:
     return [k for k, t in enumerate(turns) if k == 0 or t != turns[k - 1]]
 
 
-def spectator_redeal(game, word: int, counts: np.ndarray, pool: np.ndarray) -> None:
+def spectator_redeal(game, word, counts: np.ndarray, pool: np.ndarray) -> None:
     """Re-deal every hand and the deck from the cards a spectator has not seen (sizes kept):
-    the look-ahead's determinization for no seat (`me` = -1)."""
-    determinize(game.s, game.pr, -1, np.array([word], np.uint64), counts, pool)
+    the look-ahead's determinization for no seat (`me` = -1). `word`: an int, or a one-word
+    uint64 array (advanced in place)."""
+    stream = word if isinstance(word, np.ndarray) else np.array([word], np.uint64)
+    determinize(game.s, game.pr, -1, stream, counts, pool)
 
 
 def move_chances(
@@ -83,18 +86,16 @@ def move_chances(
         if start.over:
             out[row] = win_shares(list(final_scores(start.s, start.pr)))
             continue
-        shares = np.zeros(players)
+        words = spawn_words(seed, (index, SPECTATOR_KEY, step), np.arange(n), players + 1)
+        finals = np.zeros((n, players), np.int64)
         for j in range(n):
-            words = np.random.SeedSequence(seed, spawn_key=(index, SPECTATOR_KEY, step, j))
-            words = words.generate_state(players + 1, np.uint64)
             s[:] = start.s[:size]
             s[SC_LOG] = 0
-            spectator_redeal(kit.game, words[0], counts, pool)
-            kit.play_on(words[1:])
-            scores = final_scores(s, pr)
-            best = scores == scores.max()
-            shares += best / best.sum()  # a tie shares the win (R8.6)
-        out[row] = shares / n
+            spectator_redeal(kit.game, words[j, :1], counts, pool)
+            kit.play_on(words[j, 1:])
+            finals[j] = final_scores(s, pr)
+        best = finals == finals.max(axis=1, keepdims=True)
+        out[row] = (best / best.sum(axis=1, keepdims=True)).sum(axis=0) / n  # ties share (R8.6)
         if progress is not None:
             progress(row + 1)
     return out

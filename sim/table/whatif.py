@@ -42,9 +42,11 @@ from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.play import Seat
 from sim.specs import chunk_games
 from sim.table.rollout import play_on
+from sim.table.seeds import spawn_words
 
 WHATIF_KEY = 27  # a spawn-key word no run's games use: (i,) and (i, r) are theirs
 MAX_CONTINUATIONS = 100_000
+SEED_BATCH = 1024  # continuations' random words made at once (`sim.table.seeds`)
 QUICK_CHUNK = 100  # games per chunk (sim.specs.chunk_games) of a player quick to play on
 
 
@@ -137,8 +139,10 @@ def whatif(
     shares = np.zeros((n, players))
     scores = np.zeros((n, players))
     for j in range(n):
-        words = np.random.SeedSequence(seed, spawn_key=(index, WHATIF_KEY, step, j))
-        words = words.generate_state(players + 1, np.uint64)
+        if j % SEED_BATCH == 0:  # numpy's SeedSequence per continuation, a batch at a time
+            last = np.arange(j, min(n, j + SEED_BATCH))
+            batch = spawn_words(seed, (index, WHATIF_KEY, step), last, players + 1)
+        words = batch[j % SEED_BATCH]
         game.s[:] = start.s[: game.pr.state_size]
         game.s[SC_LOG] = 0
         if streams is None:

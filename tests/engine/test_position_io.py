@@ -466,3 +466,15 @@ def test_any_broken_json_gives_position_error(data: st.DataObject) -> None:
     except PositionError as exc:
         assert str(exc).startswith("fuzz.json: ")
         assert "\n" not in str(exc)
+
+
+def test_wall_strings_round_trip_every_mask():
+    """R1.2: each of the 16 wall masks is written in NESW order and read back, whatever
+    integer type holds it (a replay writes numpy integers)."""
+    import numpy as np
+
+    from sim.walls import parse_walls, walls_str
+
+    assert [walls_str(m) for m in (0, 1, 2, 4, 8, 5, 15)] == ["", "N", "E", "S", "W", "NS", "NESW"]
+    for mask in range(16):
+        assert parse_walls(walls_str(np.int32(mask))) == mask == parse_walls(walls_str(mask))
