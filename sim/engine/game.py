@@ -318,9 +318,7 @@ class Game:
 
     def events(self) -> list[dict]:
         """The game so far as log records (needs log=True); `end` is added once it is over."""
-        out = [self.setup_event()]
-        for kind, seat, a, b, c, _ in self.view_.events[: self.s[SC_NEVENTS]]:
-            out.append(self._event(int(kind), int(seat), int(a), int(b), int(c)))
+        out = [self.setup_event(), *self.event_records()]
         if self.over:
             result = self.outcome()
             out.append(
@@ -332,6 +330,12 @@ class Game:
                 }
             )
         return out
+
+    def event_records(self, first: int = 0) -> list[dict]:
+        """The log records of the engine's events from the `first` on (no setup, no end):
+        what `events()` holds after its setup record, without rebuilding the earlier ones."""
+        rows = self.view_.events[first : self.s[SC_NEVENTS]].tolist()
+        return [self._event(kind, seat, a, b, c) for kind, seat, a, b, c, _ in rows]
 
     def _event(self, kind: int, seat: int, a: int, b: int, c: int) -> dict:
         if kind == state.EV_TURN:

@@ -239,6 +239,9 @@ def as_record(params: Params) -> ParamsRecord:
     """The engine's parameters in the form every compiled function takes."""
     record = np.array([tuple(params)], dtype=PARAMS_DTYPE)[0]
     record.__dict__.update(params._asdict())
+    # numba reads a record argument's `data` at every call from Python (about 4 us through
+    # np.record's own lookup): the same buffer each time, so kept with the fields
+    record.__dict__["data"] = np.record.__getattribute__(record, "data")
     return record
 
 

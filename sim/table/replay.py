@@ -163,7 +163,7 @@ def page_data(replay: ReplayGame, whatifs: dict[int, WhatIf]) -> dict:
         if k == len(replay.actions):
             break
         apply_action(game.s, game.pr, np.int32(replay.actions[k]))
-        records = game.events()[1 + done : 1 + int(game.s[SC_NEVENTS])]
+        records = game.event_records(done)
         done = int(game.s[SC_NEVENTS])
         did = [t for t in (event_text(r, omniscient=True) for r in records) if t]
         highlight = highlight_of(records)

@@ -109,9 +109,11 @@ def play_on(
     params: np.ndarray,
     buf: np.ndarray,
     scratch: PolicyScratch,
+    present: tuple | None = None,
 ) -> None:
     """Play state s on to the end with built-in policies (codes, params per seat) and the
-    seats' streams (players x 1 uint64), in compiled code."""
+    seats' streams (players x 1 uint64), in compiled code. `present`: `policy_set(codes)`,
+    for a caller that plays on from many positions."""
     _play_on(
         s,
         pr,
@@ -125,5 +127,5 @@ def play_on(
         scratch.buf2,
         scratch.pool,
         scratch.tree,
-        *policy_set(codes),
+        *(policy_set(codes) if present is None else present),
     )

@@ -36,7 +36,7 @@ from sim.engine.game import Game
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, SC_LOG, StateView
 from sim.engine.turns import apply_action
 from sim.errors import SimError
-from sim.policies.dispatch import PolicyScratch
+from sim.policies.dispatch import PolicyScratch, policy_set
 from sim.policies.lookahead import determinize
 from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.play import Seat
@@ -188,6 +188,10 @@ class Kit:
     view: StateView
     counts: np.ndarray
     pool: np.ndarray
+    present: tuple = ()  # the compiled loop's policies (`policy_set` of codes)
+
+    def __post_init__(self) -> None:
+        self.present = policy_set(self.codes)
 
     @classmethod
     def of(cls, study: StudyConfig, start: Game, seed: int, index: int, specs) -> Kit:
@@ -214,7 +218,7 @@ class Kit:
         """Play the game on to the end in compiled code, seat p on random word streams[p]."""
         own = np.asarray(streams, np.uint64).reshape(len(self.seats), 1).copy()
         game = self.game
-        play_on(game.s, game.pr, own, self.codes, self.params, game.buf, self.scratch)
+        play_on(game.s, game.pr, own, self.codes, self.params, game.buf, self.scratch, self.present)
 
 
 def game_streams(
