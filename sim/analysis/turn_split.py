@@ -178,8 +178,11 @@ def _pct(lo: float, value: float, hi: float) -> str:
     return units.interval(value, lo, hi, "share", diff=True)
 
 
-def parity_note(games: pd.DataFrame, players: pd.DataFrame) -> str | None:
-    """A plain sentence when turn parity drives the seat result, else None.
+def parity_note(
+    games: pd.DataFrame, players: pd.DataFrame, split: pd.DataFrame | None = None
+) -> str | None:
+    """A plain sentence when turn parity drives the seat result, else None (`split`: these
+    games' `turn_decomposition`, when the caller has it).
 
     Said when the seats take unequal turns in at least UNEQUAL of the games. It names the
     seats that take an extra turn in at least MOST of the games (else the one that does most
@@ -199,7 +202,7 @@ def parity_note(games: pd.DataFrame, players: pd.DataFrame) -> str | None:
     ahead = [k for k in turns.columns if extra[k] >= MOST] or [int(extra.idxmax())]
     behind = [k for k in turns.columns if k not in ahead]
     one = (most - fewest).max() <= 1
-    split = turn_decomposition(games, players).set_index("seat")
+    split = (turn_decomposition(games, players) if split is None else split).set_index("seat")
     parts = []
     if behind and len(ahead) > len(behind):  # say it of the few seats left short
         for k in behind:

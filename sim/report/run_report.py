@@ -192,11 +192,12 @@ def report_context(
             " games (evenly spaced chunks of consecutive game indices), so its intervals are"
             " those of that many games."
         )
+    split = A.turn_decomposition(games, players)  # the summary's and section 3's
     sections = {
         "title": f"{study.name}: balance report",
         "sets": list(run.meta.get("sets") or ()),
         "sample_note": note,
-        "summary": _summary(run, study, metrics, moments),
+        "summary": _summary(run, study, metrics, moments, split),
         "seats": _seats(players, metrics, moments),
         "policies": _policies(players),
         "scores": _scores(games, players),
@@ -211,7 +212,7 @@ def report_context(
     plays = plays.result() if isinstance(plays, Future) else plays
     return {
         **sections,
-        "turns": turns_section(games, players, study, plays),
+        "turns": turns_section(games, players, study, plays, split),
         "game": _game(run, plays),
     }
 
@@ -225,8 +226,11 @@ def _kingmaking(run: RunResult) -> dict | None:
     return read_json(path) if path.is_file() else None
 
 
-def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments) -> dict:
-    """Section 1: what ran, how fast, and the one-sentence verdict."""
+def _summary(
+    run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments, split: pd.DataFrame
+) -> dict:
+    """Section 1: what ran, how fast, and the one-sentence verdict (`split`: the games'
+    `turn_decomposition`)."""
     meta, players = run.meta, run.players
     lineup = ", ".join(seat.label for seat in study.seats)
     variants = study.game.rules.switched_on()
@@ -276,7 +280,7 @@ def _summary(run: RunResult, study: StudyConfig, metrics: pd.DataFrame, moments)
         "lead": run_headline(answer, [seat.label for seat in study.seats], study.rotate_seats),
         "facts": facts,
         "verdict": A.verdict(players, moments),
-        "parity": A.parity_note(run.games, players),
+        "parity": A.parity_note(run.games, players, split),
         "warnings": _warnings(run),
         "targets": targets,
         "stopped": page_lines(meta),  # a run stopped when decided (issue 24)

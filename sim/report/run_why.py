@@ -15,17 +15,22 @@ from sim.studies.run_page import PagePlays, representative_game
 
 
 def turns_section(
-    games: pd.DataFrame, players: pd.DataFrame, study: StudyConfig, plays: PagePlays
+    games: pd.DataFrame,
+    players: pd.DataFrame,
+    study: StudyConfig,
+    plays: PagePlays,
+    split: pd.DataFrame | None = None,
 ) -> dict:
-    """Section 3: turns per seat, who ends the game, and the seat edge split by turn parity."""
+    """Section 3: turns per seat, who ends the game, and the seat edge split by turn parity
+    (`split`: the games' `turn_decomposition`, when the caller has it)."""
     counts = A.turns_per_seat(players)
-    split = A.turn_decomposition(games, players)
+    split = A.turn_decomposition(games, players) if split is None else split
     wins = A.turn_wins(players)
     end = A.end_structure(games)
     scan = plays.deck_scan
     final = end["final"].iloc[0]
     return {
-        "note": A.parity_note(games, players),
+        "note": A.parity_note(games, players, split),
         "split": table(
             split,
             [
