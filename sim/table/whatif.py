@@ -26,7 +26,7 @@ share over the continuations (a tie shares the win, R8.6) with a 95% interval
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -188,7 +188,7 @@ class Kit:
     view: StateView
     counts: np.ndarray
     pool: np.ndarray
-    present: tuple = ()  # the compiled loop's policies (`policy_set` of codes)
+    present: tuple = field(init=False, default=())  # the compiled loop's (`policy_set`)
 
     def __post_init__(self) -> None:
         self.present = policy_set(self.codes)
