@@ -23,6 +23,7 @@ import numpy as np
 
 from sim.feel.chances import (
     chances,
+    distinct_rows,
     distinct_states,
     move_inputs,
     move_states,
@@ -53,21 +54,37 @@ class FeelModel:
     def chances(self, trace, rounds, player, won) -> tuple[np.ndarray, np.ndarray]:
         """[game, step, seat] chances of the games given by their arrays (`sim.feel.chances`)
         and the mask of their live steps."""
+        p, live, _ = self._chances(trace, rounds, player, won)
+        return p, live
+
+    def _chances(self, trace, rounds, player, won):
+        """`chances`, and each live step's seats as their distinct states' numbers (a row
+        per step; None when the states were not made distinct)."""
         x, inverse, live = distinct_states(trace, rounds, player, self.usual)
         predicted = self.chance.predict(x)
         if inverse is not None:  # each distinct state evaluated once, then gathered
             predicted = predicted[inverse]
-        return chances(predicted, live, rounds, won), live
+            inverse = inverse.reshape(-1, trace.shape[2])
+        return chances(predicted, live, rounds, won), live, inverse
 
     def per_game(self, trace, rounds, player, won) -> dict[str, np.ndarray]:
         """FEEL_COLUMNS of the games given by their arrays, one value per game."""
-        p, live = self.chances(trace, rounds, player, won)
-        return self.curves(p, live, rounds, won)
+        p, live, seats = self._chances(trace, rounds, player, won)
+        return self.curves(p, live, rounds, won, seats)
 
-    def curves(self, p, live, rounds, won) -> dict[str, np.ndarray]:
-        """FEEL_COLUMNS of games given by their chances (`chances`), one value per game."""
+    def curves(self, p, live, rounds, won, seats=None) -> dict[str, np.ndarray]:
+        """FEEL_COLUMNS of games given by their chances (`chances`), one value per game.
+        `seats`: each live step's seats as distinct states' numbers (`_chances`): steps
+        whose seats are the same states have the same chances, so the same expected move,
+        which is then evaluated once for them all (`distinct_rows`)."""
         states = move_states(p, rounds, self.usual)
-        expected = self.move.predict(move_inputs(states, live))
+        inputs = move_inputs(states, live)
+        same = None if seats is None else distinct_rows(seats)
+        if same is None:
+            expected = self.move.predict(inputs)
+        else:
+            first, back = same
+            expected = self.move.predict(inputs[first])[back]
         return summaries(p, rounds, won, expected, live, states)
 
     def arrays(self) -> dict[str, np.ndarray]:

@@ -93,6 +93,43 @@ def test_each_distinct_state_is_evaluated_once_and_gathered_exactly():
     assert inverse is None and np.array_equal(rows, public_states(trace, rounds, huge, 11.0)[0])
 
 
+def test_first_and_inverse_is_numpys_unique_by_table_and_by_sort():
+    """The keys' first rows and inverse, by a table over a small room and by numpy's sort
+    over a large one, are `np.unique`'s."""
+    from sim.feel.chances import _first_and_inverse
+
+    rng = np.random.default_rng(5)
+    for room, n in ((50, 400), (10**9, 400), (7, 0), (3, 1)):
+        key = rng.integers(0, room, n)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        got = _first_and_inverse(key, room)
+        assert np.array_equal(got[0], first) and np.array_equal(got[1], inverse), room
+
+
+def test_steps_with_the_same_seat_states_share_one_expected_move(played, base_study):
+    """A real chunk's states made distinct and gathered are `public_states`' rows bit for bit,
+    and its feel columns with each distinct step's expected move evaluated once are those
+    with every step's evaluated (the same seats' states: the same chances)."""
+    from sim.feel.chances import distinct_rows, distinct_states, public_states
+    from sim.runs.chances import load_model, player_codes
+    from sim.runs.play import play_arrays
+
+    result, study = played
+    model = load_model(Path(result.run_dir) / MODEL_FILE)
+    chunk = play_arrays(study, 3000, 800)
+    player, won = player_codes(model.players, study, chunk.slots), chunk.win_shares()
+    rows, inverse, live = distinct_states(chunk.trace, chunk.rounds, player, model.usual)
+    x, live2 = public_states(chunk.trace, chunk.rounds, player, model.usual)
+    assert np.array_equal(rows[inverse], x) and np.array_equal(live, live2)
+    p, live, seats = model._chances(chunk.trace, chunk.rounds, player, won)
+    first, back = distinct_rows(seats)
+    assert len(first) < len(seats) and np.array_equal(seats[first][back], seats)
+    every = model.curves(p, live, chunk.rounds, won)  # no seats: every step evaluated
+    once = model.per_game(chunk.trace, chunk.rounds, player, won)
+    assert all(np.array_equal(once[k], every[k]) for k in every)
+    assert distinct_rows(np.full((3, 5), 2**13)) is None  # no key in 62 bits: not made distinct
+
+
 def test_every_game_gets_its_feel_columns_and_the_run_keeps_its_model(played):
     result, _ = played
     games = result.games
