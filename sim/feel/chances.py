@@ -114,6 +114,26 @@ def distinct_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return _first_and_inverse(key, span**width)
 
 
+def _seat_max(x: np.ndarray) -> np.ndarray:
+    """x.max(axis=-1) by elementwise maxima over the seats: numpy's reduction over a last
+    axis of 4 costs ten times as much (the same values: a maximum picks one)."""
+    out = x[..., 0].copy()
+    for k in range(1, x.shape[-1]):
+        np.maximum(out, x[..., k], out=out)
+    return out
+
+
+def _top_two(x: np.ndarray, lowest) -> tuple[np.ndarray, np.ndarray]:
+    """The largest and the second largest of the last axis (equal when two share the top;
+    `lowest` when there is one seat): the first two of it sorted down, without the sort."""
+    top = x[..., 0].copy()
+    second = np.full_like(top, lowest)
+    for k in range(1, x.shape[-1]):
+        np.maximum(second, np.minimum(top, x[..., k]), out=second)
+        np.maximum(top, x[..., k], out=top)
+    return top, second
+
+
 def _live_ints(trace, rounds, player) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """The integers `_public_columns` computes its inputs from (score, best_other, rank,
     step, seat, player; int64, one per seat at each live step, in game, step and seat
@@ -125,14 +145,14 @@ def _live_ints(trace, rounds, player) -> tuple[tuple[np.ndarray, ...], np.ndarra
     s = np.zeros((len(g), seats), np.int64)
     later = t > 0
     s[later] = trace[g[later], t[later] - 1]
-    top = s.max(axis=1, keepdims=True) if len(g) else np.zeros((0, 1), np.int64)
-    alone = (s == top) & ((s == top).sum(axis=1, keepdims=True) == 1)
-    if seats > 1:  # the lone leader's best other: the largest score below its own
-        below = np.where(s == top, np.iinfo(np.int64).min, s).max(axis=1, keepdims=True)
+    top, second = (v[:, None] for v in _top_two(s, np.iinfo(np.int64).min))
+    if seats > 1:  # the lone leader's best other is the second score, which is below its own
+        other = np.where((s == top) & (second < top), second, top)
     else:
-        below = np.zeros_like(top)
-    other = np.where(alone, below, top)
-    rank = (s[:, None, :] > s[:, :, None]).sum(axis=2)
+        other = np.zeros_like(s)
+    rank = np.zeros_like(s)  # the seats ahead of each
+    for k in range(seats):
+        rank += s[:, k : k + 1] > s
     step = np.repeat(t, seats)
     seat = np.tile(np.arange(seats, dtype=np.int64), len(g))
     who = player[g].astype(np.int64)
@@ -188,15 +208,15 @@ def move_states(p: np.ndarray, rounds: np.ndarray, usual: float) -> dict[str, np
     """[game, step] what the expected next move is read from (MOVE_INPUTS), the move that
     led to each step (`moved`, ||p_t - p_(t-1)||, 0 at step 0) and `spread`, the cap."""
     q = np.nan_to_num(p)
-    top2 = -np.sort(-q, axis=2)[:, :, :2]
+    top, second = _top_two(q, -np.inf)
     moved = np.zeros(q.shape[:2])
     moved[:, 1:] = np.sqrt(((q[:, 1:] - q[:, :-1]) ** 2).sum(axis=2))
     after = np.arange(q.shape[1])[None, :] > rounds.astype(np.int64)[:, None]
     moved[after] = 0.0
     return {
         "progress": np.broadcast_to(np.arange(q.shape[1]) / max(usual, 1.0), moved.shape),
-        "top": top2[:, :, 0],
-        "lead": top2[:, :, 0] - top2[:, :, 1],
+        "top": top,
+        "lead": top - second,
         "spread": (q * (1 - q)).sum(axis=2),
         "moved": moved,
     }
@@ -231,10 +251,10 @@ def summaries(
     cap = np.zeros((count, steps))
     cap[live] = np.clip(expected, 0.0, states["spread"][live])
     q = np.nan_to_num(p)
-    swing = np.abs(np.diff(q, axis=1)).max(axis=2) if steps > 1 else np.zeros((count, 1))
+    swing = _seat_max(np.abs(np.diff(q, axis=1))) if steps > 1 else np.zeros((count, 1))
     swing[np.arange(steps - 1)[None, :] >= n[:, None]] = 0.0
     winner = won == won.max(axis=1, keepdims=True)
-    chance = np.where(winner[:, None, :], q, -np.inf).max(axis=2)  # the winner's (best tied)
+    chance = _seat_max(np.where(winner[:, None, :], q, -np.inf))  # the winner's (best tied)
     doubt = live & (chance < DECIDED)
     last_doubt = np.where(doubt.any(axis=1), steps - 1 - np.argmax(doubt[:, ::-1], axis=1), -1)
     lowest = np.where(live, chance, np.inf).min(axis=1)

@@ -106,6 +106,24 @@ def test_first_and_inverse_is_numpys_unique_by_table_and_by_sort():
         assert np.array_equal(got[0], first) and np.array_equal(got[1], inverse), room
 
 
+def test_seat_maxima_without_a_sort_are_the_sorts():
+    """The largest and second largest over the seats (ties, -inf, integers, 2 to 5 seats) and
+    the seats' maximum are numpy's sort's and max's."""
+    from sim.feel.chances import _seat_max, _top_two
+
+    rng = np.random.default_rng(11)
+    for seats in (2, 3, 4, 5):
+        x = rng.integers(0, 4, (300, 7, seats)).astype(float) / 4  # many ties
+        x[rng.random(x.shape) < 0.1] = -np.inf
+        top, second = _top_two(x, -np.inf)
+        down = -np.sort(-x, axis=2)
+        assert np.array_equal(top, down[..., 0]) and np.array_equal(second, down[..., 1])
+        assert np.array_equal(_seat_max(x), x.max(axis=2))
+        ints = rng.integers(-3, 9, (200, seats))
+        top, second = _top_two(ints, np.iinfo(np.int64).min)
+        assert np.array_equal(second, np.sort(ints, axis=1)[:, -2])
+
+
 def test_steps_with_the_same_seat_states_share_one_expected_move(played, base_study):
     """A real chunk's states made distinct and gathered are `public_states`' rows bit for bit,
     and its feel columns with each distinct step's expected move evaluated once are those
