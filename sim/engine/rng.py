@@ -7,6 +7,7 @@ SeedSequence object costs about 12 us, a quarter of a random game.
 Word 0 keys the shuffle, word 1 the R2.4 reshuffle, word 2+s seat s's stream.
 Replay r > 0 of game i (the luck gauge) keeps words 0 and 1 and takes the seats'
 words from `replay_words(root, i, r)`, numpy's SeedSequence(root, spawn_key=(i, r)).
+`spawn_words` gives the words of many keys that differ in their last word (continuations).
 """
 
 from __future__ import annotations
@@ -105,6 +106,27 @@ def replay_words(root, index, replay, n_words):
     k = _words32(index, entropy, k)
     k = _words32(replay, entropy, k)
     return _generate(entropy, k, n_words)
+
+
+@njit(cache=True)
+def spawn_words(root, prefix, last, n_words):
+    """[len(last), n_words]: row j is numpy's
+    SeedSequence(root, spawn_key=(*prefix, last[j])).generate_state(n_words, np.uint64), every
+    word >= 0 (`prefix`, `last`: int64 arrays). The continuations of a page's step (key
+    (game, kind, step, j)) draw their words so, all at once: a SeedSequence object each
+    cost about 12 us."""
+    out = np.zeros((len(last), n_words), np.uint64)
+    entropy = np.zeros(_POOL + 2 * (len(prefix) + 1), np.uint32)
+    k0 = _words32(root, entropy, np.int64(0))
+    if k0 < _POOL:
+        k0 = _POOL  # spawn keys pad the run entropy to the pool size
+    for word in prefix:
+        k0 = _words32(word, entropy, k0)
+    for j in range(len(last)):
+        entropy[k0:] = 0
+        k = _words32(last[j], entropy, k0)
+        out[j] = _generate(entropy, k, n_words)
+    return out
 
 
 @njit(cache=True, inline="always")

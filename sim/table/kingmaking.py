@@ -38,6 +38,7 @@ from sim.analysis.sampled import kingmaking_by_point, kingmaking_difference
 from sim.analysis.stats import Estimate, clustered_mean_ci, wilson
 from sim.config import StudyConfig
 from sim.engine.game import Game
+from sim.engine.rng import spawn_words
 from sim.engine.turns import apply_action
 from sim.errors import SimError
 from sim.feel.model import FeelModel
@@ -50,7 +51,6 @@ from sim.studies.compare import CompareResult
 from sim.studies.sweep import SweepResult
 from sim.table.record import play_recorded
 from sim.table.replay import chances_by_step
-from sim.table.seeds import spawn_words
 from sim.table.whatif import Kit, quick_to_play_on, win_shares
 
 EPSILON = 0.10  # a seat whose chance is below this can no longer win, practically
@@ -248,7 +248,9 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
     game = kit.game
     players = study.game.players
     out = np.zeros((len(chosen), CONTINUATIONS, players))
-    every = spawn_words(seed, (index, KING_KEY, step), np.arange(CONTINUATIONS), players + 1)
+    every = spawn_words(
+        seed, np.array([index, KING_KEY, step]), np.arange(CONTINUATIONS), players + 1
+    )
     for j, words in enumerate(every):
         for i, action in enumerate(chosen):
             game.s[:] = start.s[: game.pr.state_size]

@@ -26,12 +26,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sim.engine.rng import spawn_words
 from sim.engine.scoring import final_scores
 from sim.engine.state import SC_LOG
 from sim.policies.lookahead import determinize
 from sim.runs.lineup import seat_lineup
 from sim.specs import is_plugin
-from sim.table.seeds import spawn_words
 from sim.table.whatif import Kit, position_at, quick_to_play_on, win_shares
 
 SPECTATOR_KEY = 29  # a spawn-key word no run's games and no what-if use (WHATIF_KEY is 27)
@@ -86,7 +86,7 @@ def move_chances(
         if start.over:
             out[row] = win_shares(list(final_scores(start.s, start.pr)))
             continue
-        words = spawn_words(seed, (index, SPECTATOR_KEY, step), np.arange(n), players + 1)
+        words = spawn_words(seed, np.array([index, SPECTATOR_KEY, step]), np.arange(n), players + 1)
         finals = np.zeros((n, players), np.int64)
         for j in range(n):
             s[:] = start.s[:size]

@@ -33,6 +33,7 @@ import numpy as np
 from sim.analysis.stats import Estimate, win_share_ci
 from sim.config import SeatSpec, StudyConfig
 from sim.engine.game import Game
+from sim.engine.rng import spawn_words
 from sim.engine.state import SC_DECK_LEN, SC_DECK_POS, SC_LOG, StateView
 from sim.engine.turns import apply_action
 from sim.errors import SimError
@@ -42,11 +43,10 @@ from sim.runs.lineup import engine_for, seat_lineup
 from sim.runs.play import Seat
 from sim.specs import chunk_games
 from sim.table.rollout import play_on
-from sim.table.seeds import spawn_words
 
 WHATIF_KEY = 27  # a spawn-key word no run's games use: (i,) and (i, r) are theirs
 MAX_CONTINUATIONS = 100_000
-SEED_BATCH = 1024  # continuations' random words made at once (`sim.table.seeds`)
+SEED_BATCH = 1024  # continuations' random words made at once (`sim.engine.rng.spawn_words`)
 QUICK_CHUNK = 100  # games per chunk (sim.specs.chunk_games) of a player quick to play on
 
 
@@ -141,7 +141,7 @@ def whatif(
     for j in range(n):
         if j % SEED_BATCH == 0:  # numpy's SeedSequence per continuation, a batch at a time
             last = np.arange(j, min(n, j + SEED_BATCH))
-            batch = spawn_words(seed, (index, WHATIF_KEY, step), last, players + 1)
+            batch = spawn_words(seed, np.array([index, WHATIF_KEY, step]), last, players + 1)
         words = batch[j % SEED_BATCH]
         game.s[:] = start.s[: game.pr.state_size]
         game.s[SC_LOG] = 0

@@ -116,7 +116,6 @@ def test_impact_by_policy(tiny):
     assert impact.groupby("policy")["n_held"].sum().sum() == 5
 
 
-
 @pytest.mark.parametrize("cut", [False, True])
 def test_the_pages_one_pass_gives_card_impacts_own_table(cut):
     """`card_impacts` (the run page's one join and one pass over the kinds, beside the
