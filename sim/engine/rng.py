@@ -108,24 +108,22 @@ def replay_words(root, index, replay, n_words):
     return _generate(entropy, k, n_words)
 
 
-@njit(cache=True)
-def spawn_words(root, prefix, last, n_words):
+def spawn_words(root, prefix, last, n_words) -> np.ndarray:
     """[len(last), n_words]: row j is numpy's
     SeedSequence(root, spawn_key=(*prefix, last[j])).generate_state(n_words, np.uint64), every
-    word >= 0 (`prefix`, `last`: int64 arrays). The continuations of a page's step (key
-    (game, kind, step, j)) draw their words so, all at once: a SeedSequence object each
-    cost about 12 us."""
-    out = np.zeros((len(last), n_words), np.uint64)
+    word >= 0 (`prefix`, `last`: integers). The continuations of a page's step (key (game,
+    kind, step, j)) draw their words so: a SeedSequence object each cost about 12 us. Python
+    over the game loop's own compiled pieces (`_words32`, `_generate`), so nothing new is
+    compiled for it."""
     entropy = np.zeros(_POOL + 2 * (len(prefix) + 1), np.uint32)
-    k0 = _words32(root, entropy, np.int64(0))
-    if k0 < _POOL:
-        k0 = _POOL  # spawn keys pad the run entropy to the pool size
+    k0 = _words32(int(root), entropy, 0)
+    k0 = max(k0, _POOL)  # spawn keys pad the run entropy to the pool size
     for word in prefix:
-        k0 = _words32(word, entropy, k0)
-    for j in range(len(last)):
+        k0 = _words32(int(word), entropy, k0)
+    out = np.zeros((len(last), n_words), np.uint64)
+    for j, word in enumerate(last):
         entropy[k0:] = 0
-        k = _words32(last[j], entropy, k0)
-        out[j] = _generate(entropy, k, n_words)
+        out[j] = _generate(entropy, _words32(int(word), entropy, k0), n_words)
     return out
 
 

@@ -248,9 +248,7 @@ def _continuations(study, seed, index, actions, step, chosen) -> np.ndarray:
     game = kit.game
     players = study.game.players
     out = np.zeros((len(chosen), CONTINUATIONS, players))
-    every = spawn_words(
-        seed, np.array([index, KING_KEY, step]), np.arange(CONTINUATIONS), players + 1
-    )
+    every = spawn_words(seed, (index, KING_KEY, step), np.arange(CONTINUATIONS), players + 1)
     for j, words in enumerate(every):
         for i, action in enumerate(chosen):
             game.s[:] = start.s[: game.pr.state_size]

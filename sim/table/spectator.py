@@ -86,7 +86,7 @@ def move_chances(
         if start.over:
             out[row] = win_shares(list(final_scores(start.s, start.pr)))
             continue
-        words = spawn_words(seed, np.array([index, SPECTATOR_KEY, step]), np.arange(n), players + 1)
+        words = spawn_words(seed, (index, SPECTATOR_KEY, step), np.arange(n), players + 1)
         finals = np.zeros((n, players), np.int64)
         for j in range(n):
             s[:] = start.s[:size]

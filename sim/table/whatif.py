@@ -141,7 +141,7 @@ def whatif(
     for j in range(n):
         if j % SEED_BATCH == 0:  # numpy's SeedSequence per continuation, a batch at a time
             last = np.arange(j, min(n, j + SEED_BATCH))
-            batch = spawn_words(seed, np.array([index, WHATIF_KEY, step]), last, players + 1)
+            batch = spawn_words(seed, (index, WHATIF_KEY, step), last, players + 1)
         words = batch[j % SEED_BATCH]
         game.s[:] = start.s[: game.pr.state_size]
         game.s[SC_LOG] = 0
