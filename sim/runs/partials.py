@@ -29,10 +29,12 @@ import numpy as np
 import pandas as pd
 from joblib import delayed
 
+from sim.analysis.balance import metrics_from_moments, run_metrics
 from sim.analysis.moments import Moments
 from sim.analysis.paired import RESAMPLES, Streamed
 from sim.analysis.values import game_values
 from sim.errors import SimError
+from sim.metrics import matches, metric, needs
 from sim.runs.parallel import parallel_results
 from sim.runs.storage import (
     LEGACY_CHUNK_GAMES,
@@ -163,6 +165,19 @@ def run_moments(
         return Moments.combine([])
     _keep_merged(run_dir, chunks, [keys[first] for first, _ in chunks], total)
     return total
+
+
+def run_metrics_of(run: RunResult, names: list[str]) -> pd.DataFrame:
+    """The named registry metrics on every game of a finished run (the table of
+    `sim.analysis.balance.run_metrics`), from its merged chunk moments, as its summary's
+    targets are: no table is read (a tune's or an advice's checks of 30,000 games read them
+    for a third of their main process's CPU). From its tables when the moments lack a column
+    a metric reads (a feel metric of games played without the feel, which fails there too)."""
+    metrics = [metric(n) for n in names]
+    moments = run_moments(Path(run.run_dir), run.meta)
+    if all(any(matches(c, [p]) for c in moments.columns) for p in needs(metrics)):
+        return metrics_from_moments(moments, metrics)
+    return run_metrics(run.games, run.players, names)
 
 
 def _load_merged(run_dir: Path, current: set[str]) -> tuple[Moments | None, set[str]]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sim.analysis.balance import run_metrics, with_model_noise
+from sim.analysis.balance import with_model_noise
 from sim.analysis.tuning import target_distance
 from sim.config import StudyConfig, Targets
 from sim.feel.model import FeelModel
 from sim.metrics import target_band, target_status
 from sim.runs.options import Workers
 from sim.runs.orchestrate import Point, execute
+from sim.runs.partials import run_metrics_of
 from sim.runs.storage import RunResult, load_run
 
 
@@ -26,7 +27,7 @@ def verdicts(
 ) -> dict[str, dict]:
     """Every target's estimate, 95% interval, band and verdict on a finished run; `noise`
     (a feel model's own, `sim.runs.chances.feel_noise`) widens the feel metrics' intervals."""
-    table = run_metrics(run.games, run.players, list(targets))
+    table = run_metrics_of(run, list(targets))
     table = with_model_noise(table, noise or {}).set_index("metric")
     out = {}
     for name, target in targets.items():

@@ -30,12 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.analysis.paired import metric_points
 from sim.analysis.tuning import target_distance, target_misses
-from sim.analysis.values import game_values
 from sim.config import Json, Settings, Space, StudyConfig, Targets, tune_game_problem, tune_values
-from sim.metrics import metric, needs
 from sim.runs.orchestrate import Point, execute
+from sim.runs.partials import run_metrics_of
 from sim.runs.storage import RunResult, load_run
 
 ETA = 3  # successive halving: keep a third, give them three times the games
@@ -130,10 +128,10 @@ def rank_key(cand: TuneCandidate) -> tuple:
 
 
 def estimates(run: RunResult, names: list[str]) -> dict[str, float]:
-    """Each named metric's point estimate on a run (no interval: the race needs only ranks)."""
-    metrics = [metric(n) for n in names]
-    values = game_values(run.games, run.players, columns=needs(metrics))
-    return {n: float(v) for n, v in zip(names, metric_points(values, metrics), strict=True)}
+    """Each named metric's point estimate on a run (the race needs only ranks), from its
+    merged chunk moments (`sim.runs.partials.run_metrics_of`)."""
+    table = run_metrics_of(run, names).set_index("metric")
+    return {n: float(table.at[n, "value"]) for n in names}
 
 
 def same_games(a: RunResult, b: RunResult) -> bool:

@@ -12,7 +12,7 @@ import pytest
 from cluster_helpers import local_cluster
 
 from sim import load_run, run
-from sim.analysis.balance import headline, run_summary
+from sim.analysis.balance import headline, run_metrics, run_summary
 from sim.analysis.moments import Moments
 from sim.analysis.paired import compare_runs, sweep_stats
 from sim.analysis.values import game_values
@@ -22,6 +22,7 @@ from sim.runs.partials import (
     chunk_moments,
     load_moments,
     run_chunks,
+    run_metrics_of,
     run_moments,
     sample_chunks,
     sampled_run,
@@ -122,6 +123,27 @@ def test_missing_or_stale_partials_are_computed_again_from_the_parts(finished, t
     path.write_bytes(stats_path(folder, firsts[0]).read_bytes())
     assert load_moments(folder, first) is None
     _same(run_moments(folder, finished.meta), whole)
+
+
+def test_a_check_reads_its_metrics_from_the_merged_moments_not_the_tables(finished, monkeypatch):
+    names = ["first_player_advantage", "turns", "balance", "suspense"]
+    rows = run_metrics(finished.games, finished.players, names[:3])
+    fresh = load_run(finished.run_dir)
+
+    def no_table(*args, **kwargs):
+        raise AssertionError("a table was read")
+
+    monkeypatch.setattr("sim.runs.storage.read_table", no_table)
+    merged = run_metrics_of(fresh, names[:3])
+    pd.testing.assert_frame_equal(merged, rows, rtol=1e-9)
+    # moments without a column a metric reads (saved before it was measured): the tables
+    monkeypatch.undo()
+    games, players = finished.games, finished.players
+    without = Moments.of(game_values(games, players, finished.cards).drop(columns="suspense"))
+    monkeypatch.setattr("sim.runs.partials.run_moments", lambda *args: without)
+    pd.testing.assert_frame_equal(
+        run_metrics_of(finished, names), run_metrics(games, players, names), rtol=1e-12
+    )
 
 
 def test_summary_from_partials_and_a_sample_equals_the_whole_table_one(finished):
