@@ -102,7 +102,9 @@ def build_report(run, out_path=None, force=False, *, quiet=False):
     from sim.runs import RunResult
     from sim.runs import load_run as _load_run
     from sim.runs.partials import run_data
-    from sim.studies.run_page import page_plays
+    from sim.studies.run_page import page_plays, representative
 
     run = run if isinstance(run, RunResult) else _load_run(run)
-    return write_report(run, page_plays(run, run_data(run)[1]), out_path, force, quiet=quiet)
+    return write_report(
+        run, page_plays(run, representative(run_data(run)[1])), out_path, force, quiet=quiet
+    )

@@ -111,7 +111,7 @@ def test_report_of_a_plugin_run_without_the_plugin(plugin, tmp_path, capsys):
     """The report replays its representative game, plug-in included; when the plug-in is
     gone, the page says so instead of failing."""
     from sim.runs.storage import load_run
-    from sim.studies.run_page import PAGE_FILE, page_plays
+    from sim.studies.run_page import PAGE_FILE, page_plays, representative
 
     config, name = plugin(CHOOSER.format(ret="legal[-1].code"))
     out = tmp_path / "run"
@@ -119,11 +119,11 @@ def test_report_of_a_plugin_run_without_the_plugin(plugin, tmp_path, capsys):
                        "--quiet", "--no-report")  # fmt: skip
     assert code == 0, err
     run = load_run(out)
-    assert page_plays(run, run).game.note == ""
+    assert page_plays(run, representative(run)).game.note == ""
     (out / PAGE_FILE).unlink()  # played again
     (tmp_path / f"{name}.py").unlink()
     del sys.modules[name]
-    assert "could not be replayed" in page_plays(run, run).game.note
+    assert "could not be replayed" in page_plays(run, representative(run)).game.note
 
 
 def test_plugin_beside_the_config_from_another_folder(tmp_path):

@@ -267,9 +267,9 @@ t = time.perf_counter()
 from sim.report.run_report import write_report
 from sim.runs import load_run
 from sim.runs.partials import run_data
-from sim.studies.run_page import page_plays
+from sim.studies.run_page import page_plays, representative
 run = load_run(sys.argv[1])
-write_report(run, page_plays(run, run_data(run)[1]), sys.argv[2], quiet=True)
+write_report(run, page_plays(run, representative(run_data(run)[1])), sys.argv[2], quiet=True)
 s = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

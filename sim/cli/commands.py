@@ -317,16 +317,17 @@ def publish(
     from sim.runs.partials import run_data
     from sim.runs.paths import check_report_path, page_path
     from sim.runs.storage import saved_study
-    from sim.studies.run_page import page_plays
+    from sim.studies.run_page import page_plays, representative
     from sim.table.pages import representative_replay
 
     study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
     check_report_path(page_path("run", study, out), force)  # before playing the page's parts
     say = progress(run, time.perf_counter(), quiet)
     _, view = run_data(run, say)
+    pick = representative(view)  # from the rows the page reads here: the side process reads none
     say("playing the page's parts: turns against deck size, the representative game")
     with side_process() as ahead:  # played on the other core while this one writes the page
-        plays, replay = ahead(page_plays, run, view), ahead(representative_replay, run)
+        plays, replay = ahead(page_plays, run, pick), ahead(representative_replay, run, pick)
         lines = publish_run_report(
             run, plays, out, force=force, fresh=fresh, quiet=quiet, feel=feel
         )

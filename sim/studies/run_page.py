@@ -2,9 +2,11 @@
 folder: turns against deck size (a scan of a few hundred games per deck size) and the
 representative game replayed to its final table.
 
-The report renders only; this module plays. `page_plays(run, view)` reads them
+The report renders only; this module plays. `page_plays(run, pick)` reads them
 from the run folder's `page.json` when it was made for these games, and otherwise
 plays them and writes it (a read-only folder just plays them again next time).
+`pick` (`representative`) is the game and what the run's rows say of it, taken from
+the rows the report reads anyway: a side process that plays the parts reads no table.
 """
 
 from __future__ import annotations
@@ -40,6 +42,16 @@ class RepresentativeGame:
 
 
 @dataclass(frozen=True)
+class Pick:
+    """The representative game of a run's rows (`representative`): its index, its seed and
+    each seat's final score there."""
+
+    index: int
+    seed: int
+    scores: list[int]
+
+
+@dataclass(frozen=True)
 class PagePlays:
     """The played parts of a run's page."""
 
@@ -54,10 +66,19 @@ def representative_game(games: pd.DataFrame) -> int:
     return int(games.loc[gap == gap.min(), "game"].min())
 
 
-def page_plays(run: RunResult, view: RunResult) -> PagePlays:
-    """The deck scan and the representative game of `view`'s games (the run or the sample
-    of it its page reads), from page.json when it holds them, else played and saved."""
+def representative(view: RunResult) -> Pick:
+    """The representative game of `view`'s games (the run or the sample of it its page
+    reads), with its seed and scores from the rows."""
     index = representative_game(view.games)
+    row = view.games.loc[view.games["game"] == index].iloc[0]
+    scores = view.players.loc[view.players["game"] == index].sort_values("seat")["score"]
+    return Pick(index, int(row["seed"]), [int(x) for x in scores])
+
+
+def page_plays(run: RunResult, pick: Pick) -> PagePlays:
+    """The deck scan and the representative game `pick` of a run, from page.json when it
+    holds them, else played and saved."""
+    index = pick.index
     key = {
         "config_hash": run.meta.get("config_hash"),
         "games": run.meta.get("games"),
@@ -71,7 +92,7 @@ def page_plays(run: RunResult, view: RunResult) -> PagePlays:
         return stored
     study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
     scan = deck_scan(study, players=[study.game.players], games=DECK_SCAN_GAMES)
-    plays = PagePlays(scan, DECK_SCAN_GAMES, _replay(run, view, index))
+    plays = PagePlays(scan, DECK_SCAN_GAMES, _replay(run, study, pick))
     try:
         write_json(path, {**key, **_as_json(plays)})
     except OSError:  # a read-only run folder: played again next time
@@ -79,19 +100,16 @@ def page_plays(run: RunResult, view: RunResult) -> PagePlays:
     return plays
 
 
-def _replay(run: RunResult, view: RunResult, index: int) -> RepresentativeGame:
-    """Game `index` played again from its seed; its scores against the run's."""
-    row = view.games.loc[view.games["game"] == index].iloc[0]
-    scores = view.players.loc[view.players["game"] == index].sort_values("seat")["score"]
-    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
+def _replay(run: RunResult, study, pick: Pick) -> RepresentativeGame:
+    """The game played again from its seed; its scores against the run's."""
     try:  # a plug-in policy replays here too: if it cannot, the page says so
-        game = play_one(study, int(row["seed"]), index)
+        game = play_one(study, pick.seed, pick.index)
     except SimError as exc:
         note = f"The game could not be replayed here, so it is not drawn: {exc}"
-        return RepresentativeGame(index, None, None, True, note)
+        return RepresentativeGame(pick.index, None, None, True, note)
     replayed = [int(x) for x in game.outcome().scores]
-    same = replayed == scores.tolist() and run.meta["engine_version"] == ENGINE_VERSION
-    return RepresentativeGame(index, game.position(), replayed, same)
+    same = replayed == pick.scores and run.meta["engine_version"] == ENGINE_VERSION
+    return RepresentativeGame(pick.index, game.position(), replayed, same)
 
 
 def _as_json(plays: PagePlays) -> dict:

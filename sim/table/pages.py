@@ -19,7 +19,7 @@ from sim.report.replay_page import write_replay
 from sim.runs.partials import run_data
 from sim.runs.paths import check_report_path, replay_file
 from sim.runs.storage import RunResult
-from sim.studies.run_page import representative_game
+from sim.studies.run_page import Pick, representative
 from sim.table import rollout
 from sim.table.replay import ReplayGame, default_marks, from_log, from_run, page_data
 from sim.table.whatif import MAX_CONTINUATIONS, WhatIf, quick_to_play_on, whatif
@@ -167,25 +167,27 @@ def replay_command(
     return lines
 
 
-def run_replay_page(run_dir: Path, index: int) -> Path:
+def run_replay_page(run_dir: Path, index: int, scores: list[int] | None = None) -> Path:
     """The run report's link target: the page of game `index`, with continuations at its
-    marked steps when the line-up is quick (the built-in policies but the searching ones)."""
-    replay = from_run(run_dir, index)
+    marked steps when the line-up is quick (the built-in policies but the searching ones).
+    `scores`: the game's final scores in the run's tables, when the caller has read them."""
+    replay = from_run(run_dir, index, scores)
     marks = default_marks(replay) if quick_to_play_on(replay.study) else []
     whatifs = continuations(replay, marks, RUN_PAGE_CONTINUATIONS, quiet=True)
     return write_replay(page_data(replay, whatifs), Path(run_dir) / replay_file(index))
 
 
-def representative_replay(run: RunResult) -> str:
-    """Write the replay page of the run report's representative game; the line to print
-    (a game that cannot be replayed here, e.g. a plug-in missing, is said, not raised)."""
-    _, view = run_data(run)  # the same rows the report picked its game from
-    index = representative_game(view.games)
+def representative_replay(run: RunResult, pick: Pick | None = None) -> str:
+    """Write the replay page of the run report's representative game (`pick`, when the
+    caller has it: then no table is read here); the line to print (a game that cannot be
+    replayed here, e.g. a plug-in missing, is said, not raised)."""
+    if pick is None:
+        pick = representative(run_data(run)[1])  # the same rows the report picked it from
     try:
-        path = run_replay_page(Path(run.run_dir), index)
+        path = run_replay_page(Path(run.run_dir), pick.index, pick.scores)
     except SimError as exc:
-        return f"replay: game {index} not written: {exc}"
-    return f"replay: {path} (the report's representative game {index})"
+        return f"replay: game {pick.index} not written: {exc}"
+    return f"replay: {path} (the report's representative game {pick.index})"
 
 
 def _pct(x: float) -> str:

@@ -67,8 +67,9 @@ class ReplayGame:
         return len(self.actions) + 1
 
 
-def from_run(run_dir: str | Path, index: int) -> ReplayGame:
-    """Game `index` of a run folder, played again and checked against the run's tables."""
+def from_run(run_dir: str | Path, index: int, scores: list[int] | None = None) -> ReplayGame:
+    """Game `index` of a run folder, played again and checked against the run's tables (its
+    final `scores` there, when the caller has read them)."""
     run_dir = Path(run_dir)
     meta_path = run_dir / RUN_FILE
     if not meta_path.is_file():
@@ -84,7 +85,7 @@ def from_run(run_dir: str | Path, index: int) -> ReplayGame:
         raise SimError(f"--game must be a game of the run, 0 to {games - 1:,}; got {index}")
     study = saved_study(meta, meta_path)
     seed = int(meta["seed"])
-    expected = _run_scores(run_dir, index, study.game.players)
+    expected = scores if scores is not None else _run_scores(run_dir, index, study.game.players)
     recorded = play_recorded(study, seed, index)
     scores = list(recorded.game.outcome().scores)
     if expected is not None and scores != expected:

@@ -12,7 +12,7 @@ from sim import build_report, load_run, run
 from sim.config import load_study
 from sim.report.run_report import FIGURES, POLICY_FIGURES, SECTIONS, report_context
 from sim.runs.partials import run_data
-from sim.studies.run_page import page_plays, representative_game
+from sim.studies.run_page import page_plays, representative, representative_game
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
@@ -126,7 +126,7 @@ def test_card_section_says_association_not_cause(html):
 def test_representative_game_replays_exactly(small_run):
     study = load_study(BASE).with_overrides(games=400)
     moments, view = run_data(small_run)
-    context = report_context(view, study, moments, page_plays(small_run, view))
+    context = report_context(view, study, moments, page_plays(small_run, representative(view)))
     game = context["game"]
     assert game["replay_ok"]
     games = small_run.games
@@ -179,7 +179,7 @@ def test_write_report_from_memory_equals_build(small_run, report_path, tmp_path)
     from sim.report.run_report import write_report
 
     built = report_path.read_text(encoding="utf-8")
-    plays = page_plays(small_run, run_data(small_run)[1])
+    plays = page_plays(small_run, representative(run_data(small_run)[1]))
     written = write_report(small_run, plays, tmp_path / "w.html").read_text(encoding="utf-8")
     strip = re.compile(r"Report built in [\d.]+ s")
     assert strip.sub("", built) == strip.sub("", written)
