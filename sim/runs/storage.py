@@ -235,11 +235,11 @@ def read_table(
     else:
         parts = [_part_path(Path(run_dir), name, first) for first in firsts]
     try:  # one Arrow table made a DataFrame once (a search study keeps hundreds of parts)
-        tables = [pq.read_table(part, columns=columns) for part in parts]
+        tables = [pq.read_table(part, columns=columns, use_threads=False) for part in parts]
         if tables and all(t.schema.equals(tables[0].schema) for t in tables):
-            frame = pa.concat_tables(tables).to_pandas()
+            frame = pa.concat_tables(tables).to_pandas(use_threads=False)
         else:  # none, or parts that differ (written by another version): pandas' concat
-            frame = pd.concat([t.to_pandas() for t in tables], ignore_index=True)
+            frame = pd.concat([t.to_pandas(use_threads=False) for t in tables], ignore_index=True)
     except (OSError, pa.ArrowException) as exc:
         raise SimError(
             f"{run_dir}: a part of {name} is unreadable ({one_line(exc, 80)});"
