@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim.config import StudyConfig
 from sim.engine.position import Position
 from sim.engine.position_io import parse_position, position_to_json
 from sim.errors import SimError
@@ -100,7 +101,7 @@ def page_plays(run: RunResult, pick: Pick) -> PagePlays:
     return plays
 
 
-def _replay(run: RunResult, study, pick: Pick) -> RepresentativeGame:
+def _replay(run: RunResult, study: StudyConfig, pick: Pick) -> RepresentativeGame:
     """The game played again from its seed; its scores against the run's."""
     try:  # a plug-in policy replays here too: if it cannot, the page says so
         game = play_one(study, pick.seed, pick.index)
