@@ -1,7 +1,5 @@
 """`python -m sim.cli ARGS`, as the `sim` script does."""
 
-import sys
+from sim.cli import cli
 
-from sim.cli import main
-
-sys.exit(main())
+cli()

@@ -304,3 +304,69 @@ def test_a_command_runs_blas_on_one_thread_unless_the_user_chose(chosen, threads
         [sys.executable, "-c", BLAS_PROBE], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == threads
+
+
+LEAVE_PROBE = """
+import atexit, sys, threading, time, weakref
+from sim.cli import leave
+
+class Held:
+    pass
+
+held = Held()
+weakref.finalize(held, print, "finalizer ran")
+atexit.register(print, "atexit ran")
+threading.Thread(target=lambda: (time.sleep(0.3), print("thread finished"))).start()
+print("x" * 100_000, end="")  # buffered: a file or a pipe, not a terminal
+print()
+leave(int(sys.argv[1]))
+print("not reached")
+"""
+
+
+@pytest.mark.parametrize("code", [0, 2, 130])
+def test_the_script_leaves_without_teardown_but_with_everything_shutdown_does(code, tmp_path):
+    """`sim` ends with `leave`: the exit code kept, a running thread waited for, the atexit
+    handlers and weakref finalizers run, buffered output written whole, nothing after."""
+    out = tmp_path / "out.txt"
+    with out.open("w") as sink:
+        probe = [sys.executable, "-c", LEAVE_PROBE, str(code)]
+        done = subprocess.run(probe, stdout=sink, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == code, done.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0] == "x" * 100_000
+    # shutdown's order: threads joined, then the atexit handlers, last registered first
+    # (weakref registered its hook with the first finalizer, before this probe's handler)
+    assert lines[1:] == ["thread finished", "atexit ran", "finalizer ran"]
+    assert done.stderr == ""
+
+
+def test_the_script_is_cli_and_keeps_the_exit_code():
+    """`python -m sim.cli` (what the `sim` script runs) exits 2 on a user's mistake."""
+    done = sim("run", "/nonexistent/config.yaml")
+    assert "no such file" in one_error_line(done)
+
+
+PLUGIN_LEAVE_PROBE = """
+import sys
+from sim.cli import leave
+
+sys.path.append(sys.argv[1])
+import a_designers_policy  # foreign code: a file it opened is never closed
+
+leave(0)
+"""
+
+
+def test_the_script_leaves_the_ordinary_way_after_foreign_code(tmp_path):
+    """A plug-in may leave a file for the interpreter's teardown to close: after code from
+    outside the standard library, the installed packages and sim was imported, `leave` is a
+    plain exit, which writes it."""
+    log = tmp_path / "plugin.log"
+    (tmp_path / "a_designers_policy.py").write_text(
+        f"log = open({str(log)!r}, 'w')\nlog.write('kept')\n"
+    )
+    probe = [sys.executable, "-c", PLUGIN_LEAVE_PROBE, str(tmp_path)]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text() == "kept"
