@@ -117,12 +117,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _only_known_code() -> bool:
     """Has this process imported only the standard library, installed packages and `sim`
-    itself (by the modules' files; about 1 ms)?"""
+    itself (by the modules' files; a few ms)? No, when that cannot be told (an old
+    virtualenv's `site` without `getsitepackages`)."""
     import site
     import sysconfig
 
-    roots = {sysconfig.get_path(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    roots.update(site.getsitepackages() + [site.getusersitepackages()])
+    try:
+        roots = {sysconfig.get_path(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+        roots.update(site.getsitepackages() + [site.getusersitepackages()])
+    except (AttributeError, KeyError, TypeError):
+        return False
     roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # sim's own folder
     prefixes = tuple(os.path.join(os.path.abspath(r), "") for r in roots if r)
     for module in list(sys.modules.values()):

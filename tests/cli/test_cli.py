@@ -370,3 +370,22 @@ def test_the_script_leaves_the_ordinary_way_after_foreign_code(tmp_path):
     done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert log.read_text() == "kept"
+
+
+KNOWN_PROBE = """
+import site, sys
+import sim.cli.commands  # every command's imports
+from sim.cli import _only_known_code
+if sys.argv[1] == "old-site":
+    del site.getsitepackages
+print(_only_known_code())
+"""
+
+
+@pytest.mark.parametrize(("site_kind", "known"), [("site", "True"), ("old-site", "False")])
+def test_the_script_knows_its_own_code_unless_it_cannot_tell(site_kind, known):
+    """A command imports only the standard library, installed packages and sim (the fast exit);
+    an old virtualenv's `site` without `getsitepackages` cannot tell (the ordinary exit)."""
+    probe = [sys.executable, "-c", KNOWN_PROBE, site_kind]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.stdout.strip() == known, done.stderr
