@@ -36,18 +36,6 @@ INPUTS = ("score", "best_other", "gap", "rank", "progress", "seat", "players", "
 MOVE_INPUTS = ("progress", "top", "lead", "spread")
 
 
-def scores_by_step(trace: np.ndarray, rounds: np.ndarray) -> np.ndarray:
-    """[game, step, seat] table scores at steps 0 .. n (0 at step 0; the trace's rows after);
-    steps past a game's end repeat its final scores."""
-    count, most, seats = trace.shape
-    out = np.zeros((count, most + 1, seats), np.float64)
-    out[:, 1:] = trace
-    steps = np.arange(most + 1)
-    n = rounds.astype(np.int64)[:, None]
-    last = np.take_along_axis(out, n[:, :, None].repeat(seats, axis=2), axis=1)
-    return np.where((steps[None, :] > n)[:, :, None], last, out)
-
-
 def public_states(
     trace: np.ndarray, rounds: np.ndarray, player: np.ndarray, usual: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -55,8 +43,8 @@ def public_states(
     which (game, step) cells they are (a mask over [game, step], rows in game, step, seat
     order). `player` [game, seat] is each seat's player as a number; `usual` the line-up's
     usual rounds a game (the step is read against it)."""
-    columns, _, live = _public_columns(trace, rounds, player, usual)
-    return _stack(columns), live
+    ints, live = _live_ints(trace, rounds, player)
+    return _stack(_input_columns(ints, trace.shape[2], usual)), live
 
 
 def distinct_states(
@@ -79,9 +67,7 @@ def distinct_states(
             return public_states(trace, rounds, player, usual)[0], None, live
         key = key * span + (c - lo)
     first, inverse = _first_and_inverse(key, room)
-    score, other, rank, step, seat, who = (c[first] for c in ints)
-    seats = trace.shape[2]
-    columns = (score, other, score - other, rank, step / max(usual, 1.0), seat, seats, who)
+    columns = _input_columns([c[first] for c in ints], trace.shape[2], usual)
     return _stack(columns), inverse, live
 
 
@@ -135,10 +121,10 @@ def _top_two(x: np.ndarray, lowest) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _live_ints(trace, rounds, player) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """The integers `_public_columns` computes its inputs from (score, best_other, rank,
-    step, seat, player; int64, one per seat at each live step, in game, step and seat
-    order) and the live mask, from the live steps alone: at a live step the table's scores
-    are the trace's row before it (0 at step 0), so no step past a game's end is built."""
+    """The integers every input is computed from (score, best_other, rank, step, seat,
+    player; int64, one per seat at each live step, in game, step and seat order) and the
+    live mask, from the live steps alone: at a live step the table's scores are the trace's
+    row before it (0 at step 0), so no step past a game's end is built."""
     count, most, seats = trace.shape
     live = np.arange(most + 1)[None, :] < rounds.astype(np.int64)[:, None]
     g, t = np.nonzero(live)
@@ -160,27 +146,11 @@ def _live_ints(trace, rounds, player) -> tuple[tuple[np.ndarray, ...], np.ndarra
     return ints, live
 
 
-def _public_columns(trace, rounds, player, usual):
-    """INPUTS as one array each over the live rows (a scalar where every row has the same),
-    the integers they are computed from (each over the live rows), and the live mask."""
-    s = scores_by_step(trace, rounds)
-    count, steps, seats = s.shape
-    top = s.max(axis=2, keepdims=True)
-    tied = (s == top).sum(axis=2, keepdims=True)
-    second = np.sort(s, axis=2)[:, :, -2:-1] if seats > 1 else np.zeros_like(top)
-    best_other = np.where((s == top) & (tied == 1), second, top)
-    rank = (s[:, :, None, :] > s[:, :, :, None]).sum(axis=3)
-    live = np.arange(steps)[None, :] < rounds.astype(np.int64)[:, None]
-    step = np.broadcast_to(np.arange(steps)[None, :, None], s.shape)
-    seat = np.broadcast_to(np.arange(seats)[None, None, :], s.shape)
-    who = np.broadcast_to(player[:, None, :], s.shape)
-    score, other, rank, step, seat, who = (
-        np.broadcast_to(c, s.shape)[live].reshape(-1)
-        for c in (s, best_other, rank, step, seat, who)
-    )
-    columns = (score, other, score - other, rank, step / max(usual, 1.0), seat, seats, who)
-    ints = tuple(c.astype(np.int64) for c in (score, other, rank, step, seat, who))
-    return columns, ints, live
+def _input_columns(ints, seats: int, usual: float) -> tuple:
+    """INPUTS from `_live_ints`' integers (of every live row, or of the distinct ones): one
+    array each, a scalar where every row has the same."""
+    score, other, rank, step, seat, who = ints
+    return (score, other, score - other, rank, step / max(usual, 1.0), seat, seats, who)
 
 
 def _stack(columns) -> np.ndarray:

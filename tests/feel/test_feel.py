@@ -75,6 +75,49 @@ def test_the_compiled_trees_predict_what_scikit_learn_predicts(monkeypatch):
     assert walked == [0, 2000]  # load_walk's empty call, then the rows
 
 
+def _reference_public_states(trace, rounds, player, usual):
+    """The inputs as their definition reads, over every step of [game, step, seat] table
+    scores (steps past a game's end repeating its final scores), then the live ones: the
+    independent check of `public_states`, which builds the live steps alone."""
+    count, most, seats = trace.shape
+    s = np.zeros((count, most + 1, seats), np.float64)
+    s[:, 1:] = trace
+    n = rounds.astype(np.int64)[:, None]
+    last = np.take_along_axis(s, n[:, :, None].repeat(seats, axis=2), axis=1)
+    s = np.where((np.arange(most + 1)[None, :] > n)[:, :, None], last, s)
+    top = s.max(axis=2, keepdims=True)
+    tied = (s == top).sum(axis=2, keepdims=True)
+    second = np.sort(s, axis=2)[:, :, -2:-1] if seats > 1 else np.zeros_like(top)
+    best_other = np.where((s == top) & (tied == 1), second, top)
+    rank = (s[:, :, None, :] > s[:, :, :, None]).sum(axis=3)
+    live = np.arange(most + 1)[None, :] < rounds.astype(np.int64)[:, None]
+    step = np.broadcast_to(np.arange(most + 1)[None, :, None], s.shape)
+    seat = np.broadcast_to(np.arange(seats)[None, None, :], s.shape)
+    who = np.broadcast_to(player[:, None, :], s.shape)
+    score, other, rank, step, seat, who = (
+        np.broadcast_to(c, s.shape)[live].reshape(-1)
+        for c in (s, best_other, rank, step, seat, who)
+    )
+    columns = (score, other, score - other, rank, step / max(usual, 1.0), seat, seats, who)
+    rows = np.stack([np.broadcast_to(c, (len(score),)) for c in columns], axis=-1)
+    return rows.astype(np.float64), live
+
+
+@pytest.mark.parametrize("seats", [1, 2, 4, 5])
+def test_public_states_are_their_definition_bit_for_bit(seats):
+    """The live steps' inputs, built from the live steps alone, are those of the whole
+    [game, step, seat] table (ties at the top, a lone leader, one seat)."""
+    from sim.feel.chances import public_states
+
+    rng = np.random.default_rng(seats)
+    trace = np.cumsum(rng.integers(0, 3, (200, 12, seats)), axis=1).astype(np.int16)
+    rounds = rng.integers(1, 13, 200)
+    player = rng.integers(0, 3, (200, seats))
+    x, live = public_states(trace, rounds, player, 11.0)
+    ref, ref_live = _reference_public_states(trace, rounds, player, 11.0)
+    assert np.array_equal(live, ref_live) and np.array_equal(x, ref)
+
+
 def test_each_distinct_state_is_evaluated_once_and_gathered_exactly():
     """`distinct_states` gives the very rows of `public_states`, each distinct one once (the
     model evaluates those and gathers); a key too wide for 62 bits keeps every row."""
