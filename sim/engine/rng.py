@@ -15,6 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.indexing import unwrapped_indices
+
+unwrapped_indices()  # before anything here compiles (sim.engine.indexing)
+
 WORD_SHUFFLE = 0
 WORD_RESHUFFLE = 1
 WORD_SEAT0 = 2

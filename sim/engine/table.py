@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.indexing import unwrapped_indices
 from sim.engine.inliner import share_scope_copies
 from sim.engine.loader import light_cache_loads
 from sim.engine.state import (
@@ -34,6 +35,7 @@ from sim.engine.state import (
 
 share_scope_copies()  # before anything here compiles: a faster first compile, same code
 light_cache_loads()  # and before anything loads: a faster start, the same cached code
+unwrapped_indices()  # and before anything compiles: faster play, the same games
 INLINE = {"cache": True, "inline": "always"}
 # A card, an item or a cat is laid a few dozen times a game: these are compiled once and
 # called (numba inlines an "always" function's code anew at every call site, which costs

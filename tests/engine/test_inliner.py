@@ -2,7 +2,8 @@
 (`sim.engine.inliner`: the same compiled code, less copying), and a game loop's own code
 optimised before its callees are linked (`sim.engine.linker`). The default tests check each
 mechanism on a small function; the slow one compiles the engine twice from empty caches,
-with and without both, and compares the games."""
+with and without both (and the indexing patch, `sim.engine.indexing`), and compares the
+games."""
 
 from __future__ import annotations
 
@@ -122,8 +123,10 @@ def test_a_marked_loop_is_optimised_before_its_callees_are_linked_and_computes_t
 _PLAY = """
 import hashlib, json, sys
 if sys.argv[1] == "plain":
+    import sim.engine.indexing as indexing
     import sim.engine.inliner as inliner
     import sim.engine.linker as linker
+    indexing._patched = False  # numba's wraparound, as it comes
     inliner.share_scope_copies = lambda: False  # before sim.engine.table imports it
     linker._patched = False  # before the game loop's module marks its loop
 from sim.config import load_study
