@@ -13,11 +13,12 @@ keeps Python's rule.
 
 The games are the same: a non-negative index means the same either way (the golden games and
 the rule tests pass unchanged). A negative one would now read outside the array, so
-`tests/engine/test_indexing.py` plays every built-in player with numba's bounds checks on,
-which then fail on any negative index (a slow test). Applied once, by `sim.engine.table`
-(which every compiled module of those packages imports, but `sim.engine.rng`, which applies
-it too) before anything of theirs compiles, and only on the numba whose `fix_integer_index`
-this was written against; on another, numba runs unchanged.
+`tests/engine/test_indexing.py` reruns the default suite (every rule, variant, built-in
+player and study) with numba's bounds checks on, which then fail on any negative index (a
+slow test). Applied once, by `sim.engine.table` (which every compiled module of those
+packages imports, but `sim.engine.rng`, which applies it too) before anything of theirs
+compiles, and only on the numba whose `fix_integer_index` this was written against; on
+another, numba runs unchanged.
 """
 
 from __future__ import annotations

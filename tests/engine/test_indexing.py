@@ -2,10 +2,10 @@
 players, the runs' loops and the continuations a signed index is used as it is, without
 Python's wraparound; everywhere else numba keeps the rule.
 
-A negative index in the engine would now read outside its array, so the slow test replays
-the engine's, the players' and the loops' own tests with numba's bounds checks on: those
-checks see the index as it is and fail on a negative one (with the wraparound they saw it
-after the wrap). The default tests check the mechanism in a fresh process."""
+A negative index in the engine would now read outside its array, so the slow test reruns the
+default suite with numba's bounds checks on: those checks see the index as it is and fail on
+a negative one (with the wraparound they saw it after the wrap). The default tests check the
+mechanism in a fresh process."""
 
 from __future__ import annotations
 
@@ -105,16 +105,17 @@ print(json.dumps(out))
 """
 
 
-def test_a_negative_index_is_left_as_it_is_in_the_engines_code_only(tmp_path):
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+def _with_bounds_checks(args: list[str], cache: Path, timeout: int) -> subprocess.CompletedProcess:
+    """Run Python with these arguments in a fresh process, numba's bounds checks on, compiling
+    into the `cache` folder."""
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(cache)}
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
+
+
+def test_a_negative_index_is_left_as_it_is_in_the_engines_code_only(tmp_path):
+    done = _with_bounds_checks(["-c", _PROBE], tmp_path, 300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
         "engine, plain numba": 4,  # wrapped to a[4], then checked: in bounds
@@ -125,34 +126,11 @@ def test_a_negative_index_is_left_as_it_is_in_the_engines_code_only(tmp_path):
     }
 
 
-# The engine's, the players' and the loops' tests: every rule, variant and built-in player.
-_UNDER_CHECKS = [
-    "tests/engine",
-    "tests/policies",
-    "tests/test_golden.py",
-    "tests/feel",
-    "tests/runs/test_results.py",
-    "tests/runs/test_chunk_values.py",
-    "tests/runs/test_runner.py",
-    "tests/table/test_choices.py",
-    "tests/table/test_replay.py",
-    "tests/analysis/test_sequential.py",
-    "tests/test_specs.py",
-]
-
-
 @pytest.mark.slow
-def test_no_compiled_code_of_the_engine_indexes_below_zero(tmp_path):
-    """Every compiled function these tests reach, compiled afresh with bounds checks on."""
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    done = subprocess.run(
-        [*command, "-n", "2", "--dist", "loadfile", *_UNDER_CHECKS],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-    )
+def test_no_compiled_code_of_the_game_indexes_below_zero(tmp_path):
+    """The default suite (every rule, variant, built-in player, loop and study), its compiled
+    code compiled afresh with bounds checks on: about five minutes on two cores."""
+    pytest_args = ["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "2"]
+    done = _with_bounds_checks([*pytest_args, "--dist", "loadfile", "tests"], tmp_path, 3600)
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout.strip().splitlines()[-1]
