@@ -28,7 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from sim.analysis.inference import ALPHA, ClusteredOLS, chi2_sf
+from sim.analysis.inference import ALPHA, ClusteredOLS, chi2_isf, chi2_sf
 from sim.analysis.stats import t975
 
 
@@ -152,12 +152,10 @@ def balance_interval(shares: np.ndarray) -> tuple[float, float, float]:
 
 def balance_from_moments(m: np.ndarray, cov_rows: np.ndarray, games: int):
     """`balance_interval` from the seat shares' mean and per-game covariance (ddof 1)."""
-    from scipy.special import chdtri  # the chi² quantile, without importing scipy.stats
-
     m = np.asarray(m, float)
     n = len(m)
     cov = np.atleast_2d(np.asarray(cov_rows, float)) / games
-    c = chdtri(n - 1, 0.05)
+    c = chi2_isf(0.05, n - 1)
     gap_lo = gap_hi = 0.0
     for i in range(n):
         for j in range(n):

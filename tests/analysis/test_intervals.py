@@ -25,12 +25,29 @@ from sim.analysis.intervals import (
     unseen,
     wilson_bounds,
 )
+from sim.analysis.inference import chi2_isf, chi2_sf
 from sim.analysis.moments import Moments
 
 COUNT = (0.0, math.inf)
 
 
 # ---------------------------------------------------------------- by hand and published
+
+
+def test_chi_square_tail_and_quantile_agree_with_scipy_far_out_and_at_large_df():
+    # Closed forms for whole df (A&S 26.4.4-5), terms in logs: a far tail keeps its relative
+    # precision and a large df does not underflow; the textbook quantiles by hand
+    for df in (1, 2, 3, 4, 5, 9, 20, 51, 400):
+        for x in np.geomspace(1e-6, 2000, 60):
+            want = float(sps.chi2.sf(x, df))
+            if want > 1e-300:
+                assert chi2_sf(x, df) == pytest.approx(want, rel=1e-10, abs=1e-300)
+        for p in (0.5, 0.05, 1e-8):
+            assert chi2_isf(p, df) == pytest.approx(float(sps.chi2.isf(p, df)), rel=1e-10)
+    assert chi2_isf(0.05, 1) == pytest.approx(3.841459, abs=1e-6)  # 1.96²
+    assert chi2_isf(0.05, 3) == pytest.approx(7.814728, abs=1e-6)
+    assert (chi2_sf(0.0, 3), chi2_sf(math.inf, 3), chi2_sf(-1.0, 2)) == (1.0, 0.0, 1.0)
+    assert chi2_sf(2.5, 2.5) == pytest.approx(float(sps.chi2.sf(2.5, 2.5)), rel=1e-12)
 
 
 def test_spread_out_values_get_the_t_interval():

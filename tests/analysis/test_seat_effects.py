@@ -92,18 +92,22 @@ def test_games_out_of_order_and_a_policy_that_never_wins_fit_as_the_formulas_do(
     assert got.attrs["interaction_p"] == pytest.approx(p_int, rel=1e-9, abs=1e-15)
 
 
-def test_the_seat_model_needs_no_statsmodels_import():
+def test_the_seat_model_needs_no_statsmodels_or_scipy_import():
     """statsmodels' linear model imports scipy.stats, about a second of every `sim run`
-    (whose summary holds the seat model): `seat_effects` must not import it."""
+    (whose summary holds the seat model): `seat_effects` must not import it. Nor may the
+    seat tests and the balance interval import scipy.special (about 0.2 CPU-s of a page)."""
     import subprocess
     import sys
 
     code = (
         "import sys\n"
+        "import numpy as np\n"
         "from tests.analysis.test_seat_effects import _players\n"
-        "from sim.analysis.seats import seat_effects\n"
+        "from sim.analysis.seats import balance_interval, seat_effects\n"
         "seat_effects(_players(['greedy', 'random'], 0.1))\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('statsmodels', 'scipy.stats'))))\n"
+        "balance_interval(np.random.default_rng(1).random((50, 4)))\n"
+        "print(sorted(m for m in sys.modules"
+        " if m.startswith(('statsmodels', 'scipy.stats', 'scipy.special'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
