@@ -11,6 +11,7 @@ import pytest
 from scipy import stats as sps
 from scipy.optimize import minimize_scalar
 
+from sim.analysis.inference import chi2_isf, chi2_sf
 from sim.analysis.intervals import (
     Z95,
     Summary,
@@ -25,7 +26,6 @@ from sim.analysis.intervals import (
     unseen,
     wilson_bounds,
 )
-from sim.analysis.inference import chi2_isf, chi2_sf
 from sim.analysis.moments import Moments
 
 COUNT = (0.0, math.inf)
