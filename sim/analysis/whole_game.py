@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.intervals import Summary, share_bounds, z_of
+from sim.analysis.moments import Moments
 from sim.analysis.sequential import bounded_cs
 
 MARKS = {"met": "✓", "missed": "✗", "unclear": "?"}
@@ -94,20 +95,30 @@ def seat_values(players: pd.DataFrame) -> dict[int, np.ndarray]:
     return {int(k): g["win_share"].to_numpy(float) for k, g in t.groupby("seat", sort=True)}
 
 
+def seat_summaries(source: pd.DataFrame | Moments) -> dict[int, Summary]:
+    """Each seat's win-share sums, from a players table or from a run's merged moments (its
+    per-game columns seat0, seat1, ...: the same sums up to rounding, and no table read,
+    which was a fifth of an advice's main process)."""
+    if isinstance(source, Moments):
+        seats = sorted(int(c[4:]) for c in source.columns if c[:4] == "seat" and c[4:].isdigit())
+        return {k: source.summary(f"seat{k}") for k in seats}
+    return {k: Summary.of(x) for k, x in seat_values(source).items()}
+
+
 def level_cells(
-    players: pd.DataFrame,
+    source: pd.DataFrame | Moments,
     level: str,
     bands: dict[int, tuple[float, float]],
     alpha: float = 0.05,
     anytime: bool = False,
 ) -> list[Cell]:
-    """Every seat's cell at one level from a run's players table: the fixed-n interval at
-    1 − alpha (the registry's for alpha 0.05), or with `anytime` the confidence sequence."""
-    values = seat_values(players)
-    fair = 1.0 / len(values)
+    """Every seat's cell at one level from a run's players table or merged moments
+    (`seat_summaries`): the fixed-n interval at 1 − alpha (the registry's for alpha 0.05), or
+    with `anytime` the confidence sequence."""
+    summaries = seat_summaries(source)
+    fair = 1.0 / len(summaries)
     out = []
-    for seat, x in values.items():
-        s = Summary.of(x)
+    for seat, s in summaries.items():
         if anytime:
             lo, hi = bounded_cs(s, (0.0, 1.0), alpha)
         else:

@@ -47,10 +47,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from sim import units
 from sim.analysis.advice_words import seat_cells_text
+from sim.analysis.moments import Moments
 from sim.analysis.turn_split import end_structure, turn_decomposition
 from sim.analysis.usage import card_usage, dead_card_notes
 from sim.analysis.whole_game import (
@@ -71,6 +70,7 @@ from sim.runs.chances import config_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
+from sim.runs.partials import run_moments
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import load_run, new_folder, read_study_meta, saved_study
 from sim.studies import tune_search as S
@@ -272,7 +272,7 @@ def _diagnose_at(state: AdviseState, games: dict[int, int], workers: Workers) ->
             had = rows[i].games if rows[i] else 0
             state.spend("diagnose", n - had)
             run = load_run(_folder(state, "diagnose", 0, i))
-            cells = level_cells(run.players, levels[i].label, bands)
+            cells = level_cells(_moments(run), levels[i].label, bands)
             why = _why(run)
             play = _play(run, state.study, noise)
             rows[i] = LevelRow(levels[i].label, row, play, why, tuple(cells))
@@ -463,7 +463,7 @@ def _play_candidates(
         state.spend("screen", max(games - had, 0))
         c.games[str(i)] = max(games, had)
         run = load_run(p.folder)
-        cells = level_cells(run.players, state.levels[i].label, bands, ALPHA, anytime=True)
+        cells = level_cells(_moments(run), state.levels[i].label, bands, ALPHA, anytime=True)
         c.cells[str(i)] = [x.to_json() for x in cells]
         # only a rule can play the start's very games (a card count changes every deal), and
         # the first rung tells: compared there once, not at every rung
@@ -538,13 +538,14 @@ def _pooled_cells(
     ranking that chooses the set rests on every game played before the confirmation."""
     bands, out = seat_bands(state.study), []
     for i, lv in enumerate(state.levels):
-        parts = []
-        for phase in phases:
-            players = load_run(_folder(state, phase, cid, i)).players
-            offset = len(parts) and int(parts[0]["game"].max()) + 1
-            parts.append(players.assign(game=players["game"] + offset))
-        out += level_cells(pd.concat(parts, ignore_index=True), lv.label, bands, ALPHA)
+        parts = [_moments(load_run(_folder(state, phase, cid, i))) for phase in phases]
+        out += level_cells(Moments.combine(parts), lv.label, bands, ALPHA)
     return out
+
+
+def _moments(run) -> Moments:
+    """A run's merged moments: its seats' cells come from them, with no table read."""
+    return run_moments(Path(run.run_dir), run.meta)
 
 
 def _judged(points, quiet: bool, why: str) -> tuple[list, list]:
@@ -581,7 +582,7 @@ def _check(
     for (c, i), row, (_, folder) in zip(keys, rows, points, strict=True):
         by_level.setdefault(c.id, {})[levels[i].label] = row.to_json()
         run = load_run(folder)
-        cells.setdefault(c.id, []).extend(level_cells(run.players, levels[i].label, bands, alpha))
+        cells.setdefault(c.id, []).extend(level_cells(_moments(run), levels[i].label, bands, alpha))
     return [ChangeRow(c.change, by_level[c.id], tuple(cells[c.id])) for c in cands]
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from sim.analysis.advice_words import advice_summary, status_sentence
 from sim.analysis.balance import run_metrics
+from sim.analysis.moments import Moments
 from sim.analysis.whole_game import (
     Cell,
     WholeGame,
@@ -86,6 +87,25 @@ def test_the_cells_are_the_registrys_seat_edges():
         assert (c.estimate, c.lo, c.hi) == pytest.approx((r.value, r.lo, r.hi))
     wide = level_cells(players, "x", dict.fromkeys(range(4), BAND), anytime=True)
     assert all(w.lo < c.lo and w.hi > c.hi for w, c in zip(wide, cells, strict=True))
+
+
+def test_the_cells_from_a_runs_merged_moments_are_those_of_its_players_table():
+    # advise judges its runs from the chunks' saved moments of the per-game values (seat<k>:
+    # the seat's win share; no table read): merged in chunks of uneven size, the cells
+    # agree with the table's to rounding, ties included
+    rng = np.random.default_rng(5)
+    shares = np.eye(4)[rng.choice(4, size=2500, p=[0.28, 0.24, 0.25, 0.23])]
+    shares[::97] = 0.25  # four-way ties: values that are not 0 or 1
+    players = _players(shares)
+    values = pd.DataFrame({f"seat{k}": shares[:, k] for k in range(4)}).assign(fpa=shares[:, 0])
+    parts = [Moments.of(values.iloc[a:b]) for a, b in ((0, 700), (700, 1500), (1500, 2500))]
+    bands = dict.fromkeys(range(4), BAND)
+    for anytime in (False, True):
+        want = level_cells(players, "x", bands, anytime=anytime)
+        got = level_cells(Moments.combine(parts), "x", bands, anytime=anytime)
+        for g, w in zip(got, want, strict=True):
+            assert (g.seat, g.n, g.band) == (w.seat, w.n, w.band)
+            assert (g.estimate, g.lo, g.hi) == pytest.approx((w.estimate, w.lo, w.hi), abs=1e-12)
 
 
 def _data(cells: list[Cell]) -> dict:
