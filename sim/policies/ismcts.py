@@ -62,6 +62,17 @@ def tree_rows() -> int:
 
 
 @njit(cache=True)
+def _child(tree, node, a):
+    """The child of node reached by action a, or -1."""
+    ch = int(tree[node, T_CHILD])
+    while ch >= 0:
+        if int(tree[ch, T_ACTION]) == a:
+            return ch
+        ch = int(tree[ch, T_SIBLING])
+    return -1
+
+
+@njit(cache=True)
 def _new_node(tree, at, parent, a, mover):
     """Row `at` becomes a fresh child of parent (-1: the root), reached by mover's action a."""
     tree[at, T_ACTION] = a
@@ -92,28 +103,14 @@ def _outcome(s, pr, reward):
 
 
 @njit(cache=True)
-def _select(s2, pr, tree, node, nodes, buf2, m, c, found):
+def _select(s2, pr, tree, node, nodes, buf2, m, c):
     """Count buf2[:m]'s children of node as available; expand the best-ranked action not yet
-    in the tree (while there is room), else pick by UCB. Returns (row or -1, rows used).
-    `found` is scratch for each candidate's child row."""
-    # Each candidate's child from one walk of node's child list: a walk per candidate chased
-    # the list's links m times over (about 6% of a decision). A node's children are of
-    # distinct actions, and so are the candidates.
-    for i in range(m):
-        found[i] = -1
-    ch = int(tree[node, T_CHILD])
-    while ch >= 0:
-        a = int(tree[ch, T_ACTION])
-        for i in range(m):
-            if buf2[i] == a:
-                found[i] = ch
-                break
-        ch = int(tree[ch, T_SIBLING])
+    in the tree (while there is room), else pick by UCB. Returns (row or -1, rows used)."""
     pick = -1
     best = -1e300
     untried = -1
     for i in range(m):
-        ch = found[i]
+        ch = _child(tree, node, buf2[i])
         if ch < 0:
             if untried < 0:
                 untried = i
@@ -156,7 +153,6 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     streams = np.empty((pr.players + 1, 1), np.uint64)  # per seat, then the deals'
     streams[pr.players, 0] = next_u64(stream)
     reward = np.zeros(pr.players, np.float64)
-    found = np.empty(k, np.int64)  # _select's scratch
     _new_node(tree, 0, -1, -1, -1)
     nodes = 1
     turns0 = s[SC_TURNS]
@@ -179,7 +175,7 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
                 m = allowed_actions(s2, pr, buf2, ban if mover == me else np.int64(0))
                 m = top_actions(s2, pr, mover, buf2, m, k, w, values)
             before = nodes
-            pick, nodes = _select(s2, pr, tree, node, nodes, buf2, m, c, found)
+            pick, nodes = _select(s2, pr, tree, node, nodes, buf2, m, c)
             if pick < 0:
                 break  # the tree is full and nothing here was tried: roll out from here
             apply_action(s2, pr, np.int32(tree[pick, T_ACTION]))
