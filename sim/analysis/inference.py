@@ -147,7 +147,7 @@ def chi2_sf(x: float, df: int) -> float:
     underflow; every term is positive, so a far tail keeps its relative precision.
     Pure Python: importing scipy.special costs a page about 0.2 CPU-s. A df that is not
     whole goes to scipy."""
-    if df != int(df) or df < 1:
+    if not (df >= 1 and float(df).is_integer()):  # NaN and inf too
         from scipy.special import chdtrc
 
         return float(chdtrc(df, x))
