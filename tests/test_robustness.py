@@ -221,6 +221,16 @@ def test_report_path_rules(tmp_path):
     assert check_report_path(run / "run.json", force=True)
 
 
+def _no_page_plays(run, pick):
+    """A stand-in for the page's played parts (sent to the side process by name)."""
+    return None
+
+
+def _no_replay(run, pick):
+    """A stand-in for the representative game's replay page: its line."""
+    return "replay: (a stand-in)"
+
+
 def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypatch):
     from sim.runs.paths import REPORT_MARK
 
@@ -231,8 +241,11 @@ def test_report_of_a_run_may_not_clobber_its_run_json(tmp_path, capsys, monkeypa
     line = one_error(capsys, "report", out, "--out", out / "run.json")
     assert "not a report made by sim" in line
     assert '"status": "complete"' in (out / "run.json").read_text()
-    # the page itself is beside the point here: a stand-in keeps the test quick
+    # the page itself is beside the point here: stand-ins keep the test quick, and its
+    # played parts (which compile on a fresh cache) from printing heartbeats beside the error
     monkeypatch.setattr("sim.report.run_report.report_context", lambda *args: {})
+    monkeypatch.setattr("sim.studies.run_page.page_plays", _no_page_plays)
+    monkeypatch.setattr("sim.table.pages.representative_replay", _no_replay)
     monkeypatch.setattr(
         "sim.report.html.render_template", lambda name, c: f"<!DOCTYPE html>{REPORT_MARK}"
     )
