@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from sim.analysis.seats import seat_effects
+from tests.import_helpers import heavy_imports
 
 
 def _players(policies: list[str], edge: float, games: int = 400, seed: int = 3) -> pd.DataFrame:
@@ -96,18 +97,11 @@ def test_the_seat_model_needs_no_statsmodels_or_scipy_import():
     """statsmodels' linear model imports scipy.stats, about a second of every `sim run`
     (whose summary holds the seat model): `seat_effects` must not import it. Nor may the
     seat tests and the balance interval import scipy.special (about 0.2 CPU-s of a page)."""
-    import subprocess
-    import sys
-
     code = (
-        "import sys\n"
         "import numpy as np\n"
         "from tests.analysis.test_seat_effects import _players\n"
         "from sim.analysis.seats import balance_interval, seat_effects\n"
         "seat_effects(_players(['greedy', 'random'], 0.1))\n"
         "balance_interval(np.random.default_rng(1).random((50, 4)))\n"
-        "print(sorted(m for m in sys.modules"
-        " if m.startswith(('statsmodels', 'scipy.stats', 'scipy.special'))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert heavy_imports(code, ("statsmodels", "scipy.stats", "scipy.special")) == []
