@@ -5,6 +5,7 @@ Cells are written by `sim.units` (shares in %, differences in pp, plain numbers)
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from collections.abc import Callable
@@ -71,8 +72,8 @@ def table(frame: pd.DataFrame, cols: list[Col]) -> Markup:
 
 
 def _escape(cell: str) -> str:
-    """A cell's text in HTML, escaped as pandas' to_html escapes it (&, <, >)."""
-    return str(cell).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A cell's text in HTML, escaped as pandas' to_html escapes it (&, <, >; quotes kept)."""
+    return html.escape(str(cell), quote=False)
 
 
 def words_table(rows: list[dict[str, str]]) -> Markup | None:
