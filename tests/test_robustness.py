@@ -221,6 +221,20 @@ def test_report_path_rules(tmp_path):
     assert check_report_path(run / "run.json", force=True)
 
 
+def test_a_run_inside_a_study_folder_is_refused_its_page_before_any_game(tmp_path, capsys):
+    """Its own report.html would be inside the study's folder: refused before the page's
+    games are played or a file is written into it."""
+    inner = tmp_path / "study" / "diagnose" / "run"
+    code, _, err = cli(capsys, "run", ROOT / "configs" / "base.yaml", "--games", "8",
+                       "--jobs", "1", "--out", inner, "--quiet", "--no-report")  # fmt: skip
+    assert code == 0, err
+    (tmp_path / "study" / "study.json").write_text("{}")
+    before = sorted(p.name for p in inner.iterdir())
+    line = one_error(capsys, "report", inner, "--out", tmp_path / "page.html")
+    assert "inside the run folder" in line
+    assert sorted(p.name for p in inner.iterdir()) == before
+
+
 def _no_page_plays(run, pick):
     """A stand-in for the page's played parts (sent to the side process by name)."""
     return None

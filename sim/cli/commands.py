@@ -292,9 +292,12 @@ def report(args: argparse.Namespace) -> int:
         return 0
     from sim.runs import load_run
     from sim.runs.partials import run_data
+    from sim.runs.results import TABLES
     from sim.studies.outputs import write_run_summary
 
     result = load_run(folder)  # read once: the page and summary.json share its partials
+    result.require(*TABLES)  # a page reads every table (a candidate run keeps two)
+    check_pages(result, args.out, args.force)  # before the kingmaking's games
     if args.all_chances:
         all_chances(result, args.quiet)
     if args.kingmaking or (_wants_kingmaking(result) and not _has_kingmaking(result)):
@@ -302,6 +305,18 @@ def report(args: argparse.Namespace) -> int:
     print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))
     write_run_summary(result, *run_data(result))
     return 0
+
+
+def check_pages(run, out: str | None, force: bool) -> None:
+    """Refuse, in one line, a run's page at its shared path (`out`, else the study's) or in
+    its folder (a run inside a study's folder) that may not be written."""
+    from sim.report.publish import RUN_REPORT_FILE
+    from sim.runs.paths import check_report_path, page_path
+    from sim.runs.storage import saved_study
+
+    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
+    check_report_path(page_path("run", study, out), force)
+    check_report_path(Path(run.run_dir) / RUN_REPORT_FILE, force)
 
 
 def publish(
@@ -315,13 +330,10 @@ def publish(
     from sim.report.run_report import progress
     from sim.runs.parallel import side_process
     from sim.runs.partials import run_data
-    from sim.runs.paths import check_report_path, page_path
-    from sim.runs.storage import saved_study
     from sim.studies.run_page import page_plays, representative
     from sim.table.pages import representative_replay
 
-    study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
-    check_report_path(page_path("run", study, out), force)  # before playing the page's parts
+    check_pages(run, out, force)  # before playing the page's parts
     say = progress(run, time.perf_counter(), quiet)
     _, view = run_data(run, say)
     pick = representative(view)  # from the rows the page reads here: the side process reads none

@@ -45,9 +45,9 @@ from sim.runs.parallel import (
     parallel_results,
     resolve_jobs,
 )
-from sim.runs.partials import VALUE_TABLES, save_moments, stats_path
+from sim.runs.partials import VALUE_TABLES, lost_moments, save_moments, stats_path
 from sim.runs.play import engine_is_cached, load_engines, play_arrays
-from sim.runs.results import arrow_tables
+from sim.runs.results import TABLES, arrow_tables
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
@@ -58,6 +58,7 @@ from sim.runs.storage import (
     read_chunk,
     read_json,
     run_meta,
+    set_aside,
     study_yaml,
     verify_chunks,
     write_chunk,
@@ -83,12 +84,14 @@ MIN_LOOKS = 20  # a study run until decided is looked at at least this often up 
 
 @dataclass(frozen=True)
 class Point:
-    """One study to play, the run folder its results go to, and its feel model when the
-    study measures the feel (`sim.runs.chances`: each game's chance curves summarised)."""
+    """One study to play, the run folder its results go to, its feel model when the study
+    measures the feel (`sim.runs.chances`: each game's chance curves summarised), and the
+    tables its run keeps (a tune's or an advice's candidate: `CANDIDATE_TABLES`)."""
 
     study: StudyConfig
     folder: Path
     feel: FeelModel | None = None
+    tables: tuple[str, ...] = TABLES
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,9 @@ def _finish_chunk(index: int, point: Point, chunk, columns=None, spare=None):
     first, count = chunk.first, len(chunk.games)
     if point.feel is not None:
         chunk.feel = chunk_feel(point.feel, study, chunk)
-    parts = arrow_tables(study, chunk)
+    # (a candidate's cards and turns are built and dropped: building them is a tenth of
+    # writing them, and arrow_tables is compiled code's neighbour, `sim.COMPILED`)
+    parts = {name: t for name, t in arrow_tables(study, chunk).items() if name in point.tables}
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
     stats = {}
 
@@ -301,14 +306,16 @@ def execute(
             f"{games:,} games in chunks of {min(sizes)} make more than {MAX_CHUNKS:,} chunks;"
             " start a new run for that many games"
         )
+    if until is not None and any(set(VALUE_TABLES) - set(p.tables) for p in points):
+        raise ValueError("a study run until decided watches values read from every table")
     more = {**(extra or {}), **({"until": until.meta()} if until is not None else {})}
 
-    def meta_of(study: StudyConfig, size: int) -> dict:
-        return {**run_meta(study, size), **more}
+    def meta_of(p: Point, study: StudyConfig, size: int) -> dict:
+        return {**run_meta(study, size, p.tables), **more}
 
     for p, n in zip(points, sizes, strict=True):
         make_folder(p.folder)
-        mark_status(p.folder / RUN_FILE, meta_of(p.study, n), "running")
+        mark_status(p.folder / RUN_FILE, meta_of(p, p.study, n), "running")
     t0 = time.perf_counter()
     startup = 0.0
     watch = None if until is None else Watch(until, len(points))
@@ -344,7 +351,7 @@ def execute(
     wall = time.perf_counter() - t0
     runs = []
     for p, study, n in zip(points, studies, sizes, strict=True):
-        meta = {**meta_of(study, n), "status": "complete"}
+        meta = {**meta_of(p, study, n), "status": "complete"}
         mark_status(p.folder / RUN_FILE, meta, "complete")
         write_text(p.folder / "config.yaml", study_yaml(study))
         runs.append(RunResult(p.folder, meta))
@@ -379,10 +386,15 @@ def _pending(
     points: Sequence[Point], ranges: list[list[tuple[int, int]]]
 ) -> list[tuple[int, int, int]]:
     """(point, first game, count) of every chunk not done (`ranges`: each point's), in game
-    order, the points in turn at each game; damaged chunks are set aside on the way."""
+    order, the points in turn at each game; damaged chunks are set aside on the way (and a
+    candidate's whose moments are lost: it keeps no table to compute them again from)."""
     chunks = []
     for i, p in enumerate(points):
-        bad = {first for first, _ in verify_chunks(p.folder, ranges[i])}
+        bad = {first for first, _ in verify_chunks(p.folder, ranges[i], p.tables)}
+        if set(VALUE_TABLES) - set(p.tables):
+            for first in lost_moments(p.folder, [r for r in ranges[i] if r[0] not in bad]):
+                set_aside(p.folder, first)
+                bad.add(first)
         chunks += [(first, i, count) for first, count in ranges[i] if first in bad]
     return [(i, first, count) for first, i, count in sorted(chunks)]
 
@@ -480,7 +492,7 @@ def _mark_stopped(
     else:
         status, reason = "failed", one_line(exc)
     for p, size in zip(points, sizes, strict=True):
-        meta = {**run_meta(p.study, size), **(more or {})}
+        meta = {**run_meta(p.study, size, p.tables), **(more or {})}
         mark_status(p.folder / RUN_FILE, meta, status, reason[:500])
 
 

@@ -41,6 +41,7 @@ from sim.runs.storage import (
     RunResult,
     chunk_ranges,
     chunk_record,
+    kept_tables,
     read_chunk,
     write_bytes,
 )
@@ -106,11 +107,37 @@ def load_moments(run_dir: Path, first: int) -> Moments | None:
     return _load(stats_path(run_dir, first), _key(chunk_record(run_dir, first)))
 
 
+def lost_moments(run_dir: Path, chunks: list[tuple[int, int]]) -> list[int]:
+    """The first games of the chunks whose moments are saved neither in their own file nor
+    in the run's merge, for their current parts (reading the files' keys alone)."""
+    keys = {first: _key(chunk_record(run_dir, first)) for first, _ in chunks}
+    covered = _merged_covers(run_dir, {f"{first}:{key}" for first, key in keys.items()})
+    lost = []
+    for first, key in keys.items():
+        if f"{first}:{key}" in covered:
+            continue
+        try:
+            with np.load(stats_path(run_dir, first), allow_pickle=False) as data:
+                if str(data["key"]) == key:
+                    continue
+        except (OSError, ValueError, KeyError):
+            pass
+        lost.append(first)
+    return lost
+
+
 def chunk_moments(run_dir: Path, first: int) -> Moments:
     """A chunk's moments: saved, else computed from its parts (and saved when possible)."""
     found = load_moments(run_dir, first)
     if found is not None:
         return found
+    record = chunk_record(run_dir, first)  # (None in a folder written before manifests)
+    if record is not None and not set(VALUE_TABLES) <= set(record.get("tables", VALUE_TABLES)):
+        raise SimError(  # a candidate run (`CANDIDATE_TABLES`): no table to compute them from
+            f"{run_dir}: the moments of the chunk at game {first} are missing or stale and the"
+            " run keeps no cards table; --resume the tune or advice folder it is in (the"
+            " chunk is played again)"
+        )
     moments = moments_of(read_chunk(run_dir, first, VALUE_TABLES))
     try:
         save_moments(run_dir, first, moments)
@@ -163,7 +190,9 @@ def run_moments(
         total = part if total is None else total.merge(part)
     if total is None:
         return Moments.combine([])
-    _keep_merged(run_dir, chunks, [keys[first] for first, _ in chunks], total)
+    # a run that keeps no cards table keeps its chunks' files too: they are all it has
+    drop = set(VALUE_TABLES) <= set(kept_tables(meta))
+    _keep_merged(run_dir, chunks, [keys[first] for first, _ in chunks], total, drop)
     return total
 
 
@@ -183,30 +212,41 @@ def run_metrics_of(run: RunResult, names: list[str]) -> pd.DataFrame:
 def _load_merged(run_dir: Path, current: set[str]) -> tuple[Moments | None, set[str]]:
     """A run's saved merge and the chunks it covers ("first:key"), if every one of them
     is still a chunk of the run with the same parts; else (None, nothing)."""
-    path = run_stats_path(run_dir)
-    if not path.is_file():
+    covers = _merged_covers(run_dir, current)
+    if not covers:
         return None, set()
     try:
-        with np.load(path, allow_pickle=False) as data:
-            covers = {str(c) for c in data["covers"]}
-            if not covers or not covers <= current:
-                return None, set()
+        with np.load(run_stats_path(run_dir), allow_pickle=False) as data:
             return Moments.from_arrays(data), covers
     except (OSError, ValueError, KeyError):
         return None, set()
 
 
+def _merged_covers(run_dir: Path, current: set[str]) -> set[str]:
+    """The chunks ("first:key") a run's saved merge covers, if every one of them is still a
+    chunk of the run with the same parts; else nothing."""
+    path = run_stats_path(run_dir)
+    if not path.is_file():
+        return set()
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            covers = {str(c) for c in data["covers"]}
+    except (OSError, ValueError, KeyError):
+        return set()
+    return covers if covers <= current else set()
+
+
 def _keep_merged(
-    run_dir: Path, chunks: list[tuple[int, int]], covers: list[str], total: Moments
+    run_dir: Path, chunks: list[tuple[int, int]], covers: list[str], total: Moments, drop: bool
 ) -> None:
-    """Save a run's merged moments with the chunks they cover, then remove the chunk files
-    they replace: a run folder holds one moments file, not one per chunk. Best effort: a
-    read-only folder keeps its files and merges them again next time."""
+    """Save a run's merged moments with the chunks they cover, then (`drop`) remove the chunk
+    files they replace: a run folder holds one moments file, not one per chunk. Best effort:
+    a read-only folder keeps its files and merges them again next time."""
     if len(chunks) < 2:
         return
     try:
         _save(run_stats_path(run_dir), total, covers=covers)
-        for first, _ in chunks:
+        for first, _ in chunks if drop else ():
             stats_path(run_dir, first).unlink(missing_ok=True)
     except OSError:
         pass

@@ -6,12 +6,13 @@ sweep or comparison folder holds `study.json`, `config.yaml` and one run folder 
 under `points/`. Every file is written atomically (a hidden temporary file, then a
 rename), so an interrupted run keeps everything it finished and never a half-written part.
 
-Each chunk's three parts are recorded, once written, in a small manifest
+Each chunk's parts are recorded, once written, in a small manifest
 (`chunks/chunk-<first>.json`: rows, bytes and sha256 of each part). A chunk counts as done
 only when its parts match their manifest; one that does not is moved to `set_aside/`
 (kept, for a look) and played again. A `.lock` file held by the working process keeps a
 second one out of the folder; `run.json` says `running`, `failed` or `interrupted` (with
-the reason) until the run is `complete`.
+the reason) until the run is `complete`. A candidate run of a tune or an advice keeps only
+the games and players tables (`CANDIDATE_TABLES`, recorded in `run.json`'s `tables`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,20 @@ CHUNKS = "chunks"  # one manifest per chunk
 SET_ASIDE = "set_aside"  # parts that failed verification, kept
 LOCK_FILE = ".lock"
 LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
+# The tables a candidate run of a tune or an advice keeps: what is judged of it is read from
+# its chunks' moments, and its games and players say whether two candidates played the same
+# games (an inert setting) and give a metric the moments lack. Its cards and turns, which
+# nothing reads, were two thirds of its folder and of the Parquet it wrote.
+CANDIDATE_TABLES = ("games", "players")
+
+
+def kept_tables(meta: dict) -> tuple[str, ...]:
+    """The tables a run keeps (run.json's `tables`; every table in a folder without one)."""
+    kept = meta.get("tables", TABLES)
+    names = {*map(str, kept)} if isinstance(kept, list | tuple) else set()
+    if not set(CANDIDATE_TABLES) <= names <= set(TABLES):
+        raise SimError(f"{RUN_FILE}: damaged (tables must name the games, players and others)")
+    return tuple(name for name in TABLES if name in kept)
 
 
 def _table_property(name: str, doc: str) -> property:
@@ -56,6 +71,7 @@ def _table_property(name: str, doc: str) -> property:
 
     def read(self: RunResult) -> pd.DataFrame:
         if name not in self.frames:
+            self.require(name)
             self.frames[name] = read_table(self.run_dir, name, _firsts(self.meta))
         return self.frames[name]
 
@@ -76,12 +92,24 @@ class RunResult:
     cards = _table_property("cards", "One row per game, seat and card type.")
     turns = _table_property("turns", "The score trace: each seat's table score after every round.")
 
+    def require(self, *names: str) -> None:
+        """Refuse, in one line, a table the run did not keep (a tune's or an advice's
+        candidate run keeps `CANDIDATE_TABLES`)."""
+        kept = kept_tables(self.meta)
+        if missing := [name for name in names if name not in kept]:
+            raise SimError(
+                f"{self.run_dir}: a candidate run of a tune or an advice keeps no"
+                f" {' or '.join(missing)} table (only {' and '.join(kept)}); sim run"
+                f" {Path(self.run_dir) / 'config.yaml'} plays its games with every table"
+            )
+
     def columns(self, name: str, columns: list[str]) -> pd.DataFrame:
         """Only these columns of table `name`, from the table if it was read, else from its
         parts (not kept): an analysis of many points that reads a few columns of each (a
         value study's 28 points) reads a sixth of the bytes. The rows in the table's order;
         the cards' without the all-zero rows the whole table puts back (the cards' columns
         must hold game, seat and card)."""
+        self.require(name)
         if name in self.frames:
             frame = self.frames[name]
             if name == "cards":  # the rows written: a count that is not 0
@@ -157,12 +185,15 @@ def write_chunk(
     write_json(_manifest_path(run_dir, first), {"first": first, "count": count, "tables": tables})
 
 
-def check_chunk(run_dir: Path, first: int, count: int) -> tuple[str, bool] | None:
-    """None when chunk `first` (of `count` games) is done: its parts match its manifest.
-    Else (why not, damaged): a chunk never written, written only in part (its run was
-    stopped) or of another length (the run was extended) is not damaged, only unfinished."""
+def check_chunk(
+    run_dir: Path, first: int, count: int, names: tuple[str, ...] = TABLES
+) -> tuple[str, bool] | None:
+    """None when chunk `first` (of `count` games) is done: its parts of the tables `names`
+    (those the run keeps) match its manifest. Else (why not, damaged): a chunk never
+    written, written only in part (its run was stopped) or of another length (the run was
+    extended) is not damaged, only unfinished."""
     manifest = _manifest_path(run_dir, first)
-    parts = {name: _part_path(run_dir, name, first) for name in TABLES}
+    parts = {name: _part_path(run_dir, name, first) for name in names}
     if not manifest.exists():
         written = any(p.exists() for p in parts.values())
         return ("not recorded in chunks/" if written else "missing"), False
@@ -175,7 +206,7 @@ def check_chunk(run_dir: Path, first: int, count: int) -> tuple[str, bool] | Non
             if not path.exists():
                 return f"its {name} part is missing", True
             data = path.read_bytes()
-            want = tables[name]
+            want = tables[name]  # (a KeyError if the manifest lists fewer: unreadable)
             if len(data) != want["bytes"] or hashlib.sha256(data).hexdigest() != want["sha256"]:
                 return f"its {name} part does not match its checksum", True
     except (ValueError, KeyError, TypeError):
@@ -196,12 +227,14 @@ def set_aside(run_dir: Path, first: int) -> None:
             os.replace(path, target)
 
 
-def verify_chunks(run_dir: Path, chunks: list[tuple[int, int]]) -> list[tuple[int, str]]:
-    """Check every chunk and set aside each damaged one. Returns (first, problem) of every
-    chunk that is not done."""
+def verify_chunks(
+    run_dir: Path, chunks: list[tuple[int, int]], names: tuple[str, ...] = TABLES
+) -> list[tuple[int, str]]:
+    """Check every chunk (its parts of the tables `names`) and set aside each damaged one.
+    Returns (first, problem) of every chunk that is not done."""
     bad = []
     for first, count in chunks:
-        found = check_chunk(run_dir, first, count)
+        found = check_chunk(run_dir, first, count, names)
         if found is not None:
             problem, damaged = found
             if damaged:
@@ -338,7 +371,7 @@ def study_yaml(study: StudyConfig) -> str:
     return dump_yaml(study.to_yaml_dict())
 
 
-def run_meta(study: StudyConfig, chunk_size: int) -> dict:
+def run_meta(study: StudyConfig, chunk_size: int, tables: tuple[str, ...] = TABLES) -> dict:
     """What `run.json` records of a run besides its status and timing."""
     return {
         "name": study.name,
@@ -353,6 +386,7 @@ def run_meta(study: StudyConfig, chunk_size: int) -> dict:
         "folder": study.folder,
         "sets": list(study.sets),  # the command line's --set changes, as given
         "manifests": True,  # every chunk is recorded in chunks/ (older folders are not)
+        "tables": list(tables),  # the tables it keeps (`kept_tables`)
     }
 
 
@@ -521,6 +555,11 @@ def resumable_run(
     meta = read_json(meta_path)
     saved = saved_study(meta, meta_path, plugins)
     _engine_matches(run_dir, meta)
+    if kept_tables(meta) != TABLES:
+        raise SimError(
+            f"{run_dir}: a candidate run of a tune or an advice; --resume the tune or advice"
+            " folder it is in"
+        )
     if study is not None and study.config_hash() != saved.config_hash():
         raise SimError(
             f"{run_dir}: was started from a different config (hash {saved.config_hash()})"
@@ -555,7 +594,7 @@ def load_run(run_dir: str | Path) -> RunResult:
         if not (isinstance(games, int) and isinstance(size, int) and games >= 0 and size > 0):
             raise SimError(f"{meta_path}: damaged (games and chunk_games must be counts)")
         chunks = chunk_ranges(games, size)
-        bad = verify_chunks(run_dir, chunks)
+        bad = verify_chunks(run_dir, chunks, kept_tables(meta))
         if bad:
             first, problem = bad[0]
             reason = f"{len(bad)} chunk(s) failed verification, first at game {first}: {problem}"

@@ -72,7 +72,13 @@ from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
 from sim.runs.partials import run_moments
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
-from sim.runs.storage import load_run, new_folder, read_study_meta, saved_study
+from sim.runs.storage import (
+    CANDIDATE_TABLES,
+    load_run,
+    new_folder,
+    read_study_meta,
+    saved_study,
+)
 from sim.studies import tune_search as S
 from sim.studies.advice import Advice, advice
 from sim.studies.advise_state import (
@@ -452,7 +458,9 @@ def _play_candidates(
             study = level_study(
                 state, state.levels[i], c.change.changes, games, seed, c.change.label
             )
-            points.append((c, i, Point(study, _folder(state, "screen", c.id, i))))
+            points.append(
+                (c, i, Point(study, _folder(state, "screen", c.id, i), None, CANDIDATE_TABLES))
+            )
     if not points:
         return
     execute([p for _, _, p in points], state.chunk, workers, died_hint=_hint(state))
@@ -575,7 +583,9 @@ def _check(
         models, noises = _judged(points, workers.quiet, why)
     else:
         targets = {n: t for n, t in targets.items() if n not in state.feel_targets}
-    rows = check_all(points, targets, state.chunk, workers, _hint(state), models, noises)
+    rows = check_all(
+        points, targets, state.chunk, workers, _hint(state), models, noises, CANDIDATE_TABLES
+    )
     state.spend(phase, games * len(points))
     by_level: dict[int, dict[str, dict]] = {}
     cells: dict[int, list[Cell]] = {}

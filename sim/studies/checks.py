@@ -19,6 +19,7 @@ from sim.metrics import target_band, target_status
 from sim.runs.options import Workers
 from sim.runs.orchestrate import Point, execute
 from sim.runs.partials import run_metrics_of
+from sim.runs.results import TABLES
 from sim.runs.storage import RunResult, load_run
 
 
@@ -74,10 +75,12 @@ def check(
     hint: str,
     feel: FeelModel | None = None,
     noise: dict[str, float] | None = None,
+    tables: tuple[str, ...] = TABLES,
 ) -> Checked:
     """Play `study` (its games and seed as given) into `folder`, resumably, and check it
-    (its games judged by `feel` when given, a feel target's interval widened by `noise`)."""
-    return check_all([(study, folder)], targets, chunk, workers, hint, [feel], [noise])[0]
+    (its games judged by `feel` when given, a feel target's interval widened by `noise`;
+    its run keeps `tables`)."""
+    return check_all([(study, folder)], targets, chunk, workers, hint, [feel], [noise], tables)[0]
 
 
 def check_all(
@@ -88,14 +91,15 @@ def check_all(
     hint: str,
     feel: list[FeelModel | None] | None = None,
     noise: list[dict[str, float] | None] | None = None,
+    tables: tuple[str, ...] = TABLES,
 ) -> list[Checked]:
     """`check` for several studies of one game count, played together in one pool (each
     with its feel model, when given one: its games then hold the feel columns, and a feel
-    target's interval adds that model's own `noise`)."""
+    target's interval adds that model's own `noise`); each run keeps `tables`."""
     models = feel or [None] * len(points)
     noises = noise or [None] * len(points)
     execute(
-        [Point(study, folder, m) for (study, folder), m in zip(points, models, strict=True)],
+        [Point(s, folder, m, tables) for (s, folder), m in zip(points, models, strict=True)],
         chunk,
         workers,
         died_hint=hint,

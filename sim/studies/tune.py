@@ -50,7 +50,7 @@ from sim.runs.options import Workers
 from sim.runs.orchestrate import chunk_games
 from sim.runs.parallel import resolve_jobs
 from sim.runs.paths import STUDY_FILE, folder_stem
-from sim.runs.storage import new_folder, read_study_meta, write_json
+from sim.runs.storage import CANDIDATE_TABLES, new_folder, read_study_meta, write_json
 from sim.studies import tune_search as S
 from sim.studies.checks import check
 from sim.studies.phases import Checkpoint, run_phases
@@ -309,7 +309,9 @@ def _check(
         why = f"a target on {state.feel_targets[0]}; each config checked is judged by its own"
         model, noise = config_feel(study, folder, workers.quiet, why)
     targets = state.tune.targets
-    checked = check(study, targets, folder, state.check_chunk, workers, hint, model, noise)
+    checked = check(
+        study, targets, folder, state.check_chunk, workers, hint, model, noise, CANDIDATE_TABLES
+    )
     return TuneRow(label, params, S.changes(params, state.start_point()), checked)
 
 

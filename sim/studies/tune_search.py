@@ -34,7 +34,7 @@ from sim.analysis.tuning import target_distance, target_misses
 from sim.config import Json, Settings, Space, StudyConfig, Targets, tune_game_problem, tune_values
 from sim.runs.orchestrate import Point, execute
 from sim.runs.partials import run_metrics_of
-from sim.runs.storage import RunResult, load_run
+from sim.runs.storage import CANDIDATE_TABLES, RunResult, load_run
 
 ETA = 3  # successive halving: keep a third, give them three times the games
 # Rungs per round: `first` games, then ETA times as many for the best third. A third rung
@@ -165,7 +165,10 @@ def evaluate(state, ids: list[int], games: int, workers) -> None:
     targets = state.tune.targets
     folders = [state.candidate_dir(i) for i in todo]
     model = state.search_model(folders, workers.quiet)  # None without a feel target
-    points = [Point(_study(state, i, games), f, model) for i, f in zip(todo, folders, strict=True)]
+    points = [
+        Point(_study(state, i, games), f, model, CANDIDATE_TABLES)
+        for i, f in zip(todo, folders, strict=True)
+    ]
     execute(
         points, state.chunk, workers, died_hint=f"finish it with sim tune --resume {state.out_dir}"
     )

@@ -239,3 +239,17 @@ def test_per_game_kingmaking_is_zero_with_two_players_and_nan_where_none_was_exa
     assert np.isnan(games.at[0, "share"]) and games.at[5, "share"] == 0.5
     two = per_game({"players": 2, "sampled": [0, 1], "decisions": []})
     assert two["share"].tolist() == [0.0, 0.0] and two["examined"].tolist() == [0, 0]
+
+
+def test_sim_report_refuses_a_page_path_before_measuring_kingmaking(tmp_path, capsys):
+    """The page's path is checked before any game of the report is played."""
+    config = tmp_path / "k.yaml"
+    config.write_text(f"extends: {BASE}\nname: k\ngames: 8\n")
+    run = tmp_path / "r"
+    assert cli(capsys, "run", config, "--out", run, "--no-report", "--quiet")[0] == 0
+    theirs = tmp_path / "theirs.html"
+    theirs.write_text("a designer's own page")
+    line = one_error(capsys, "report", run, "--kingmaking", "--all-chances", "--out", theirs)
+    assert "not a report made by sim" in line
+    assert not (run / "kingmaking.json").exists() and not (run / "winprob.parquet").exists()
+    assert theirs.read_text() == "a designer's own page"
