@@ -86,7 +86,7 @@ MIN_LOOKS = 20  # a study run until decided is looked at at least this often up 
 class Point:
     """One study to play, the run folder its results go to, its feel model when the study
     measures the feel (`sim.runs.chances`: each game's chance curves summarised), and the
-    tables its run keeps (a tune's or an advice's candidate: `CANDIDATE_TABLES`)."""
+    tables its run keeps (a candidate of a tune, an advice or a map: `CANDIDATE_TABLES`)."""
 
     study: StudyConfig
     folder: Path

@@ -135,7 +135,7 @@ def chunk_moments(run_dir: Path, first: int) -> Moments:
     if record is not None and not set(VALUE_TABLES) <= set(record.get("tables", VALUE_TABLES)):
         raise SimError(  # a candidate run (`CANDIDATE_TABLES`): no table to compute them from
             f"{run_dir}: the moments of the chunk at game {first} are missing or stale and the"
-            " run keeps no cards table; --resume the tune or advice folder it is in (the"
+            " run keeps no cards table; --resume the study folder it is in (the"
             " chunk is played again)"
         )
     moments = moments_of(read_chunk(run_dir, first, VALUE_TABLES))

@@ -11,8 +11,8 @@ Each chunk's parts are recorded, once written, in a small manifest
 only when its parts match their manifest; one that does not is moved to `set_aside/`
 (kept, for a look) and played again. A `.lock` file held by the working process keeps a
 second one out of the folder; `run.json` says `running`, `failed` or `interrupted` (with
-the reason) until the run is `complete`. A candidate run of a tune or an advice keeps only
-the games and players tables (`CANDIDATE_TABLES`, recorded in `run.json`'s `tables`).
+the reason) until the run is `complete`. A candidate run of a tune, an advice or a map keeps
+only the games and players tables (`CANDIDATE_TABLES`, recorded in `run.json`'s `tables`).
 """
 
 from __future__ import annotations
@@ -50,10 +50,10 @@ CHUNKS = "chunks"  # one manifest per chunk
 SET_ASIDE = "set_aside"  # parts that failed verification, kept
 LOCK_FILE = ".lock"
 LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
-# The tables a candidate run of a tune or an advice keeps: what is judged of it is read from
-# its chunks' moments, and its games and players say whether two candidates played the same
-# games (an inert setting) and give a metric the moments lack. Its cards and turns, which
-# nothing reads, were two thirds of its folder and of the Parquet it wrote.
+# The tables a candidate run of a tune, an advice or a map keeps: what is judged of it is read
+# from its chunks' moments, and its games and players say whether two candidates played the
+# same games (an inert setting) and give a metric or a seat's cell the moments lack. Its cards
+# and turns, which nothing reads, were two thirds of its folder and of the Parquet it wrote.
 CANDIDATE_TABLES = ("games", "players")
 
 
@@ -93,12 +93,12 @@ class RunResult:
     turns = _table_property("turns", "The score trace: each seat's table score after every round.")
 
     def require(self, *names: str) -> None:
-        """Refuse, in one line, a table the run did not keep (a tune's or an advice's
-        candidate run keeps `CANDIDATE_TABLES`)."""
+        """Refuse, in one line, a table the run did not keep (a candidate run of a tune, an
+        advice or a map keeps `CANDIDATE_TABLES`)."""
         kept = kept_tables(self.meta)
         if missing := [name for name in names if name not in kept]:
             raise SimError(
-                f"{self.run_dir}: a candidate run of a tune or an advice keeps no"
+                f"{self.run_dir}: a candidate run of a tune, an advice or a map keeps no"
                 f" {' or '.join(missing)} table (only {' and '.join(kept)}); sim run"
                 f" {Path(self.run_dir) / 'config.yaml'} plays its games with every table"
             )
@@ -557,7 +557,7 @@ def resumable_run(
     _engine_matches(run_dir, meta)
     if kept_tables(meta) != TABLES:
         raise SimError(
-            f"{run_dir}: a candidate run of a tune or an advice; --resume the tune or advice"
+            f"{run_dir}: a candidate run of a tune, an advice or a map; --resume the study"
             " folder it is in"
         )
     if study is not None and study.config_hash() != saved.config_hash():

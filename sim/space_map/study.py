@@ -34,6 +34,7 @@ from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
+    CANDIDATE_TABLES,
     load_run,
     locked,
     mark_status,
@@ -180,7 +181,7 @@ def _play(
             s = point_study(study, point, level, games, seed)
             where = folder / f"p{i:03d}-l{j}"
             model, noise = judge(s, where) if judge and level is None else (None, None)
-            plan.append((i, level, Point(s, where, model), noise))
+            plan.append((i, level, Point(s, where, model, CANDIDATE_TABLES), noise))
     studies = [p.study for _, _, p, _ in plan]
     size = chunk_games(studies, resolve_jobs(workers.jobs, games * len(studies)))
     execute([p for _, _, p, _ in plan], size, workers, died_hint=f"the map's games are in {folder}")

@@ -1,4 +1,4 @@
-"""A tune's or an advice's candidate run keeps the games and players tables and its chunks'
+"""A tune's, an advice's or a map's candidate run keeps the games and players tables and its chunks'
 moments (`sim.runs.storage.CANDIDATE_TABLES`): the same metrics as a run of every table,
 one clear line where a table it did not keep is asked for, and a chunk whose moments are
 lost played again rather than read wrongly."""
@@ -61,14 +61,14 @@ def test_a_candidate_run_gives_the_same_metrics_and_rows(runs):
 def test_a_table_a_candidate_did_not_keep_is_one_clear_error(runs, capsys):
     run = load_run(runs["candidate"])
     for ask in (lambda: run.cards, lambda: run.turns, lambda: run.columns("cards", ["game"])):
-        with pytest.raises(SimError, match="candidate run of a tune or an advice keeps no"):
+        with pytest.raises(SimError, match="candidate run of a tune, an advice or a map keeps no"):
             ask()
     out = runs["candidate"].parent / "page.html"
     error = one_error(capsys, "report", runs["candidate"], "--out", out, "--quiet")
     assert "keeps no cards or turns table" in error
     assert not out.exists() and not list(runs["candidate"].glob("*.html"))
     error = one_error(capsys, "run", "--resume", runs["candidate"], "--quiet", "--no-report")
-    assert "--resume the tune or advice folder" in error
+    assert "--resume the study" in error
 
 
 @pytest.mark.parametrize("tables", [["games"], ["games", "players", "moves"], "games", [1, 2]])

@@ -169,6 +169,8 @@ def test_a_map_writes_its_folder_and_page_and_answers_a_point(small_map, capsys)
     assert set(first) == {"estimate", "lo", "hi"}
     assert "held-out check" in printed and "region:" in printed
     assert (folder / "m.html").read_text().count('id="map-data"') == 1
+    runs = list((folder / "m").glob("*/*/run.json"))  # every point's run keeps two tables
+    assert runs and all(json.loads(r.read_text())["tables"] == ["games", "players"] for r in runs)
     sim_cli("report", folder / "m", "--out", folder / "again.html", "--quiet")  # sim report
     assert (folder / "again.html").read_text().count('id="map-data"') == 1
     code, out, _ = cli(capsys, "map", folder / "m", "--predict", "--set", "deck.sprayers=6")

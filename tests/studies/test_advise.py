@@ -70,12 +70,21 @@ def test_the_fix_is_judged_by_the_whole_game_and_confirmed(base_advice):
 
 
 def test_the_advice_says_what_a_fix_does_to_every_seat_and_level(base_advice):
-    data, text, _ = base_advice
+    data, text, tmp = base_advice
     for f in data["fixes"]:
         cells = {(c["level"], c["seat"]) for c in f["cells_detail"]}
         assert cells == {(lv, k) for lv in ("random", "greedy") for k in range(4)}
     assert data["games"]["total"] <= data["games"]["budget"] == 100_000
     assert set(data["seeds"]) == {"diagnose", "screen", "select", "confirm"}
+    kept = {  # each change's runs keep two tables; the diagnosis's, read for its causes, four
+        phase: {
+            tuple(json.loads(r.read_text())["tables"])
+            for r in (tmp / "a" / phase).glob("*/run.json")
+        }
+        for phase in data["seeds"]
+    }
+    assert kept["diagnose"] == {("games", "players", "cards", "turns")}
+    assert kept["screen"] == kept["select"] == kept["confirm"] == {("games", "players")}
     # every change tried is accounted for: a finalist, or why it dropped out
     assert all(r["dropped"] or r["games"] for r in data["screened"])
 

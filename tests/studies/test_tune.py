@@ -88,6 +88,10 @@ def test_candidates_share_their_games(known):
     confirmed = [json.loads((p / "run.json").read_text()) for p in (out_dir / "confirm").iterdir()]
     assert {m["seed"] for m in confirmed} == {9} and {m["games"] for m in confirmed} == {2000}
     assert len(confirmed) == 2  # the start's check and the chosen one, on the same games
+    for phase in ("candidates", "select", "confirm"):  # judged from moments: two tables kept
+        for run in (out_dir / phase).iterdir():
+            assert json.loads((run / "run.json").read_text())["tables"] == ["games", "players"]
+            assert not (run / "cards.parquet").exists() and not (run / "turns.parquet").exists()
 
 
 def test_a_killed_search_resumes_to_the_same_recommendation(known, tmp_path, monkeypatch):
