@@ -111,6 +111,24 @@ def test_sobol_indices_find_the_count_that_matters():
     assert abs(s["m"]["b"]["total"]["estimate"]) < 0.05
 
 
+def test_the_sensitivity_intervals_are_the_same_for_the_same_seed():
+    """scipy resamples them with numpy's global state: seeded from the map's seed, and that
+    state is left as it was."""
+    axes = (Axis("a", tuple(range(5))), Axis("b", tuple(range(4))))
+
+    def emulate(points):
+        x = np.array([[p["a"], p["b"]] for p in points], float)
+        return np.vstack([x[:, 0] + 0.3 * x[:, 1] + 0.1 * x[:, 0] * x[:, 1]]), np.ones((1, len(x)))
+
+    before = np.random.get_state()[1].copy()
+    runs = [charts.sensitivity(axes, ["m"], emulate, seed=5) for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert runs[0]["m"]["a"]["first"]["lo"] < runs[0]["m"]["a"]["first"]["hi"]
+    assert np.array_equal(np.random.get_state()[1], before)
+    other = charts.sensitivity(axes, ["m"], emulate, seed=6)["m"]["a"]["first"]
+    assert other["lo"] != runs[0]["m"]["a"]["first"]["lo"]  # the seed matters
+
+
 MAP_TEXT = (
     BASE_TEXT
     + """
