@@ -225,8 +225,8 @@ def test_a_run_inside_a_study_folder_is_refused_its_page_before_any_game(tmp_pat
     """Its own report.html would be inside the study's folder: refused before the page's
     games are played or a file is written into it."""
     inner = tmp_path / "study" / "diagnose" / "run"
-    code, _, err = cli(capsys, "run", ROOT / "configs" / "base.yaml", "--games", "8",
-                       "--jobs", "1", "--out", inner, "--quiet", "--no-report")  # fmt: skip
+    args = ("--games", "8", "--jobs", "1", "--out", inner, "--quiet", "--no-report")
+    code, _, err = cli(capsys, "run", ROOT / "configs" / "base.yaml", *args)
     assert code == 0, err
     (tmp_path / "study" / "study.json").write_text("{}")
     before = sorted(p.name for p in inner.iterdir())
