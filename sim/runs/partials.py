@@ -191,7 +191,7 @@ def run_moments(
     if total is None:
         return Moments.combine([])
     # a run that keeps no cards table keeps its chunks' files too: they are all it has
-    drop = set(VALUE_TABLES) <= set(kept_tables(meta))
+    drop = set(VALUE_TABLES) <= set(kept_tables(meta, run_dir))
     _keep_merged(run_dir, chunks, [keys[first] for first, _ in chunks], total, drop)
     return total
 

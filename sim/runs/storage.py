@@ -57,12 +57,13 @@ LEGACY_CHUNK_GAMES = 500  # run folders written before chunk_games was saved
 CANDIDATE_TABLES = ("games", "players")
 
 
-def kept_tables(meta: dict) -> tuple[str, ...]:
+def kept_tables(meta: dict, run_dir: Path | str = "") -> tuple[str, ...]:
     """The tables a run keeps (run.json's `tables`; every table in a folder without one)."""
     kept = meta.get("tables", TABLES)
     names = {*map(str, kept)} if isinstance(kept, list | tuple) else set()
     if not set(CANDIDATE_TABLES) <= names <= set(TABLES):
-        raise SimError(f"{RUN_FILE}: damaged (tables must name the games, players and others)")
+        where = Path(run_dir) / RUN_FILE
+        raise SimError(f"{where}: damaged (tables must name the games, players and others)")
     return tuple(name for name in TABLES if name in kept)
 
 
@@ -95,7 +96,7 @@ class RunResult:
     def require(self, *names: str) -> None:
         """Refuse, in one line, a table the run did not keep (a candidate run of a tune, an
         advice or a map keeps `CANDIDATE_TABLES`)."""
-        kept = kept_tables(self.meta)
+        kept = kept_tables(self.meta, self.run_dir)
         if missing := [name for name in names if name not in kept]:
             raise SimError(
                 f"{self.run_dir}: a candidate run of a tune, an advice or a map keeps no"
@@ -555,7 +556,7 @@ def resumable_run(
     meta = read_json(meta_path)
     saved = saved_study(meta, meta_path, plugins)
     _engine_matches(run_dir, meta)
-    if kept_tables(meta) != TABLES:
+    if kept_tables(meta, run_dir) != TABLES:
         raise SimError(
             f"{run_dir}: a candidate run of a tune, an advice or a map; --resume the study"
             " folder it is in"
@@ -594,7 +595,7 @@ def load_run(run_dir: str | Path) -> RunResult:
         if not (isinstance(games, int) and isinstance(size, int) and games >= 0 and size > 0):
             raise SimError(f"{meta_path}: damaged (games and chunk_games must be counts)")
         chunks = chunk_ranges(games, size)
-        bad = verify_chunks(run_dir, chunks, kept_tables(meta))
+        bad = verify_chunks(run_dir, chunks, kept_tables(meta, run_dir))
         if bad:
             first, problem = bad[0]
             reason = f"{len(bad)} chunk(s) failed verification, first at game {first}: {problem}"

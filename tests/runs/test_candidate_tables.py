@@ -73,8 +73,8 @@ def test_a_table_a_candidate_did_not_keep_is_one_clear_error(runs, capsys):
 
 @pytest.mark.parametrize("tables", [["games"], ["games", "players", "moves"], "games", [1, 2]])
 def test_a_damaged_list_of_tables_is_refused(tables):
-    with pytest.raises(SimError, match="damaged"):
-        kept_tables({"tables": tables})
+    with pytest.raises(SimError, match=r"^somewhere/run.json: damaged"):
+        kept_tables({"tables": tables}, "somewhere")
 
 
 def test_a_candidate_chunk_whose_moments_are_lost_is_played_again(tmp_path):
