@@ -110,20 +110,21 @@ def load_moments(run_dir: Path, first: int) -> Moments | None:
 def lost_moments(run_dir: Path, chunks: list[tuple[int, int]]) -> list[int]:
     """The first games of the chunks whose moments are saved neither in their own file nor
     in the run's merge, for their current parts (reading the files' keys alone)."""
-    keys = {first: _key(chunk_record(run_dir, first)) for first, _ in chunks}
-    covered = _merged_covers(run_dir, {f"{first}:{key}" for first, key in keys.items()})
-    lost = []
-    for first, key in keys.items():
-        if f"{first}:{key}" in covered:
-            continue
-        try:
-            with np.load(stats_path(run_dir, first), allow_pickle=False) as data:
-                if str(data["key"]) == key:
-                    continue
-        except (OSError, ValueError, KeyError):
-            pass
-        lost.append(first)
-    return lost
+    keys = {first: f"{first}:{_key(chunk_record(run_dir, first))}" for first, _ in chunks}
+    covered = _merged_covers(run_dir, set(keys.values()))
+    return [
+        f for f, key in keys.items() if key not in covered and not _has_moments(run_dir, f, key)
+    ]
+
+
+def _has_moments(run_dir: Path, first: int, key: str) -> bool:
+    """Does chunk `first` have its own moments file of its parts (`key`, "first:sha…")?
+    Reads the file's key alone (a whole file is about ten arrays to parse)."""
+    try:
+        with np.load(stats_path(run_dir, first), allow_pickle=False) as data:
+            return f"{first}:{data['key']}" == key
+    except (OSError, ValueError, KeyError):
+        return False
 
 
 def chunk_moments(run_dir: Path, first: int) -> Moments:
@@ -170,7 +171,7 @@ def run_moments(
     keys = {first: f"{first}:{_key(chunk_record(run_dir, first))}" for first, _ in chunks}
     total, covered = _load_merged(run_dir, set(keys.values()))
     todo = [first for first, _ in chunks if keys[first] not in covered]
-    missing = [first for first in todo if load_moments(run_dir, first) is None]
+    missing = [first for first in todo if not _has_moments(run_dir, first, keys[first])]
     if say:
         say(
             f"{len(chunks)} chunks of {meta.get('games', 0):,} games:"
