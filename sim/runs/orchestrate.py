@@ -217,8 +217,9 @@ def _finish_chunk(index: int, point: Point, chunk, columns=None, spare=None):
     first, count = chunk.first, len(chunk.games)
     if point.feel is not None:
         chunk.feel = chunk_feel(point.feel, study, chunk)
-    # (a candidate's cards and turns are built and dropped: building them is a tenth of
-    # writing them, and arrow_tables is compiled code's neighbour, `sim.COMPILED`)
+    # a candidate's cards and turns are built and dropped: building them costs a tenth of
+    # writing them, and arrow_tables lives in a file whose bytes key the compile cache
+    # (`sim.COMPILED`), so it is left as it is
     parts = {name: t for name, t in arrow_tables(study, chunk).items() if name in point.tables}
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
     stats = {}
