@@ -152,6 +152,10 @@ def test_huge_games_option(study, tmp_path, capsys):
         (["--games", "0"], "--games must be from 1"),
         (["--runner", "--repeat", "0", "--games", "20"], "--repeat must be from 1"),
         (["--policies", "--games", "-1"], "--games must be from 1"),
+        (["--share", "play", "--config", ROOT / "configs" / "base.yaml"], "--share play: one of"),
+        (["--share", "tune"], "add --config"),
+        (["--share", "tune", "--config", "nothing.yaml"], "nothing.yaml: no such config"),
+        (["--share", "tune", "--config", ROOT / "configs" / "base.yaml"], "no 'tune:' block"),
     ],
 )
 def test_bench_counts(args, needle, capsys):

@@ -178,7 +178,13 @@ def bench(args: argparse.Namespace) -> int:
 
     if args.keep is not None and not args.report:
         raise SimError("--keep DIR keeps the run of --report; add --report, or leave --keep out")
-    if args.report:
+    if args.share is not None:
+        from sim.bench.share import bench_share
+
+        if args.config is None:
+            raise SimError("--share COMMAND runs the study of --config FILE; add --config")
+        bench_share(args.share, args.config)
+    elif args.report:
         bench_report(games=args.games, config_path=args.config, keep=args.keep)
     elif args.policies:
         bench_policies(games=min(args.games, 4000), config_path=args.config)

@@ -524,6 +524,13 @@ def _bench(sub) -> None:
         help="play --games all-random games, then time the report build and its peak memory",
     )
     p.add_argument("--keep", default=None, metavar="DIR", help="--report: keep the run in DIR")
+    p.add_argument(
+        "--share",
+        default=None,
+        metavar="COMMAND",
+        help="run sim COMMAND --config's study (tune, advise, map, run, ...) in a fresh process:"
+        " the share of its CPU spent playing games",
+    )
 
 
 COMMANDS = (

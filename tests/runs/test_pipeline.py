@@ -116,6 +116,22 @@ def test_the_runner_bench_says_how_many_cores_one_worker_kept_busy(capsys):
     assert "cores 1" in capsys.readouterr().out
 
 
+def test_the_share_bench_times_play_and_finishing_of_a_command_as_run(tmp_path, capsys):
+    """`sim bench --share run`: the command in a fresh process, its workers' play and
+    finishing logged and set against the CPU of it and its children."""
+    from sim.bench.share import bench_share
+
+    config = tmp_path / "small.yaml"
+    config.write_text(f"extends: {BASE}\nname: small\ngames: 2000\n")
+    row = bench_share("run", config)
+    assert 0 < row["play_s"] and 0 < row["finish_s"]
+    assert row["play_s"] + row["finish_s"] < row["cpu_s"] == row["main_s"] + row["workers_s"]
+    assert 0 < row["play_share"] < 1 and row["play_share"] == row["play_s"] / row["cpu_s"]
+    line = capsys.readouterr().out
+    assert f"playing {row['play_s']:.1f} CPU-s ({row['play_share']:.0%})" in line
+    assert not list(tmp_path.glob("*/run.json")) and not (tmp_path / "reports").exists()
+
+
 def test_a_chunk_written_with_a_spare_thread_is_the_same_chunk(study, tmp_path):
     """The last chunk on one worker is written with the finisher's help (`write_chunk`'s
     spare: the largest part there, the rest here): the same parts, byte for byte, and the
