@@ -206,24 +206,51 @@ def t_sf(t: float, df: float) -> float:
 
 
 def t_isf(q: float, df: float) -> float:
-    """The t with P(T > t) = q (0 < q < 1/2): Newton's method on `t_sf`, kept inside a
-    bracket that bisection shrinks, to the last bits of a double."""
-    lo, hi = 0.0, 1.0
-    while t_sf(hi, df) > q:
-        lo, hi = hi, 2 * hi
-    t = (lo + hi) / 2
+    """The t with P(T > t) = q (0 < q < 1/2): Newton's method on `t_sf` from Cornish and
+    Fisher's start (`_t_start`), kept inside the bracket its steps find (doubling up while
+    the tail is too heavy, bisecting where a step would leave it), to the last bits of a
+    double. A p-value's bisection asks for thousands of these: from that start most take
+    three or four tails, not sixteen. From CF_DF degrees of freedom on the start is the
+    quantile (the incomplete beta function loses digits there, the expansion none)."""
+    t = _t_start(q, df)
+    if df >= CF_DF:
+        return t
+    lo, hi = 0.0, math.inf
     log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    for _ in range(200):
+    for _ in range(400):
         f = t_sf(t, df) - q
         lo, hi = (t, hi) if f > 0 else (lo, t)
         density = math.exp(log_c - (df + 1) / 2 * math.log1p(t * t / df))
-        new = t + f / density if density > 0 else (lo + hi) / 2
-        if not lo < new < hi:
-            new = (lo + hi) / 2
-        if abs(new - t) <= 1e-15 * new:
+        new = t + f / density if density > 0 else math.nan
+        if not lo < new < hi:  # (a NaN too)
+            new = (lo + hi) / 2 if hi < math.inf else 2 * t
+        elif hi == math.inf:  # a far tail of few df: Newton creeps up, so at least double
+            new = max(new, 2 * t) if f > 0.5 * q else new
+        if abs(new - t) <= 1e-15 * new or (hi < math.inf and hi - lo <= 4e-16 * hi):
             return new
         t = new
     return t
+
+
+# From here on Cornish and Fisher's expansion to 1/df⁵ is Student's quantile: to the last bits
+# of a double up to z = 6, within 1e-12 up to z = 12 (against mpmath at 40 digits), where the
+# incomplete beta function has begun to lose digits (1e-10 at 1e5 df).
+CF_DF = 2000.0
+
+
+def _t_start(q: float, df: float) -> float:
+    """Cornish and Fisher's expansion of the t quantile about the normal one, to 1/df⁵
+    (Abramowitz and Stegun 26.7.5, and the fifth term of Fisher and Cornish 1960): exact
+    from CF_DF on, close from about ten df, a positive start below."""
+    z = -NORMAL.inv_cdf(q)
+    z2 = z * z
+    g1 = (z2 + 1) * z / 4
+    g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
+    g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384
+    g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
+    g5 = (((((27 * z2 + 339) * z2 + 930) * z2 - 1782) * z2 - 765) * z2 + 17955) * z / 368640
+    t = z + (g1 + (g2 + (g3 + (g4 + g5 / df) / df) / df) / df) / df
+    return t if t > 0 else z
 
 
 def _wilson(p: float, n: float, z: float) -> tuple[float, float]:

@@ -56,11 +56,13 @@ def test_students_quantile_at_any_df_agrees_with_scipy_and_needs_no_scipy_import
     # t_of at a df that is not whole, in pure Python: within 1e-10 of scipy's stdtrit from
     # z = 0.1 to the p-value floor (z = 12), and exact near the median, where scipy's own
     # loses digits (mpmath at 40 digits: 0.00106384615460186659 for df 4, z 0.001)
-    for df in (1.0, 1.3, 2.5, 3.7, 4.0, 6.25, 9.9, 30.3, 1e4):
+    for df in (1.0, 1.3, 2.5, 3.7, 4.0, 6.25, 9.9, 30.3, 1999.0, 2000.0, 1e4, 1e6, 1e9):
         for z in (0.1, 1.0, 1.644854, Z95 + 1e-9, 2.575829, 3.290527, 6.0, 12.0):
             want = float(-sps.t.isf(sps.norm.sf(z), df))
             assert -t_of(z, df) == pytest.approx(want, rel=1e-10)
     assert t_of(0.001, 4.0) == pytest.approx(0.00106384615460186659, rel=1e-13)
+    # Cornish and Fisher's expansion from 2,000 df on (mpmath at 40 digits: 1.9611508261004394)
+    assert t_of(Z95 + 1e-12, 2000.0) == pytest.approx(1.96115082610043941, rel=1e-15)
     assert t_of(-1.0, 3.5) == -t_of(1.0, 3.5) and t_of(0.0, 3.5) == 0.0
     code = (
         "import numpy as np\n"
