@@ -154,7 +154,7 @@ class Streamed:
         if any(not v.index.equals(index) for v in values[1:]):
             raise ValueError("paired bootstrap needs the same game indices in every table")
         return cls(
-            paired=[Replicates.of(v, resamples, seed, 0) for v in values],
+            paired=Replicates.of_points(values, resamples, seed, 0),  # one set of weights
             unpaired=[Replicates.of(v, resamples, seed + 1, i + 1) for i, v in enumerate(values)]
             if unpaired
             else None,

@@ -85,6 +85,30 @@ class Replicates:
             weighted += w @ x[at]
         return cls(columns, len(games), x.sum(axis=0), weight, weighted)
 
+    @classmethod
+    def of_points(
+        cls, values: list[pd.DataFrame], resamples: int, seed: int, stream: int = 0
+    ) -> list[Replicates]:
+        """`of` of several tables of the same games under the same weights (the paired
+        bootstrap), each group's weights drawn once for all of them: the same sums, bit for
+        bit, as one `of` per table, for a fraction of the drawing."""
+        columns = [tuple(sorted(v.columns)) for v in values]
+        xs = [
+            v.reindex(columns=list(v_columns)).to_numpy(float)
+            for v, v_columns in zip(values, columns, strict=True)
+        ]
+        games = values[0].index.to_numpy()
+        weight = np.zeros(resamples)
+        weighted = [np.zeros((resamples, len(c))) for c in columns]
+        for at, w in _groups(np.asarray(games, np.int64), resamples, seed, stream):
+            weight += w.sum(axis=1)
+            for sums, x in zip(weighted, xs, strict=True):
+                sums += w @ x[at]
+        return [
+            cls(c, len(games), x.sum(axis=0), weight.copy(), sums)
+            for c, x, sums in zip(columns, xs, weighted, strict=True)
+        ]
+
     def expand(self, columns: tuple[str, ...]) -> Replicates:
         """Over more columns: a column this part lacks is NaN, as in a whole table."""
         if columns == self.columns:

@@ -217,3 +217,22 @@ def test_verdict_calls_close_points_noise():
     v = target_verdict(means[:, None], draws, [name], ["a", "b", "c"], {name: 0.0})
     ranking = v.ranking.set_index("label")
     assert v.best == 0 and ranking.loc["b", "within_noise"] and not ranking.loc["c", "within_noise"]
+
+
+def test_the_paired_weights_drawn_once_give_each_points_own_sums_bit_for_bit():
+    """`Replicates.of_points` (the paired bootstrap's weights drawn once for every point) is
+    one `Replicates.of` per point, exactly; games need not fill whole groups of 256."""
+    from sim.analysis.replicates import Replicates
+
+    rng = np.random.default_rng(3)
+    games = np.r_[np.arange(5, 300), np.arange(700, 1013)]
+    tables = [
+        pd.DataFrame(rng.normal(size=(len(games), 4)), index=games, columns=list("dbca")),
+        pd.DataFrame(rng.integers(0, 3, size=(len(games), 3)), index=games, columns=list("xyz")),
+    ]
+    together = Replicates.of_points(tables, 300, seed=11, stream=0)
+    for table, got in zip(tables, together, strict=True):
+        alone = Replicates.of(table, 300, seed=11, stream=0)
+        assert got.columns == alone.columns and got.n == alone.n
+        for name in ("total", "weight", "weighted"):
+            assert np.array_equal(getattr(got, name), getattr(alone, name))
