@@ -67,12 +67,19 @@ def t975(df: int) -> float:
         return float("nan")
     if df <= len(_T975_SMALL):
         return _T975_SMALL[df - 1]
-    x = Z95  # Abramowitz & Stegun 26.7.5
-    g1 = (x**3 + x) / 4
-    g2 = (5 * x**5 + 16 * x**3 + 3 * x) / 96
-    g3 = (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384
-    g4 = (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160
-    return x + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+    return cornish_fisher(Z95, df, fifth=False)
+
+
+def cornish_fisher(z: float, df: float, fifth: bool = True) -> float:
+    """Student's quantile at the normal quantile z by Cornish and Fisher's expansion in 1/df
+    (Abramowitz & Stegun 26.7.5 to 1/df⁴; `fifth`: Fisher and Cornish's 1/df⁵ term too)."""
+    z2 = z * z
+    g1 = (z2 + 1) * z / 4
+    g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
+    g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384
+    g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
+    g5 = (((((27 * z2 + 339) * z2 + 930) * z2 - 1782) * z2 - 765) * z2 + 17955) * z / 368640
+    return z + (g1 + (g2 + (g3 + (g4 + (g5 if fifth else 0.0) / df) / df) / df) / df) / df
 
 
 NORMAL = NormalDist()
@@ -239,17 +246,10 @@ CF_DF = 2000.0
 
 
 def _t_start(q: float, df: float) -> float:
-    """Cornish and Fisher's expansion of the t quantile about the normal one, to 1/df⁵
-    (Abramowitz and Stegun 26.7.5, and the fifth term of Fisher and Cornish 1960): exact
-    from CF_DF on, close from about ten df, a positive start below."""
+    """`cornish_fisher` at the tail q, to 1/df⁵: exact from CF_DF on, close from about ten
+    df, a positive start below."""
     z = -NORMAL.inv_cdf(q)
-    z2 = z * z
-    g1 = (z2 + 1) * z / 4
-    g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
-    g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384
-    g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
-    g5 = (((((27 * z2 + 339) * z2 + 930) * z2 - 1782) * z2 - 765) * z2 + 17955) * z / 368640
-    t = z + (g1 + (g2 + (g3 + (g4 + g5 / df) / df) / df) / df) / df
+    t = cornish_fisher(z, df)
     return t if t > 0 else z
 
 
