@@ -105,7 +105,7 @@ def test_every_rule_variant_acts_in_its_case(case):
 
 def test_a_changed_game_would_be_caught(monkeypatch):
     """The digest sees one changed cell: a game's table differs, so does its hash."""
-    from sim.runs.results import tables as real
+    from sim.runs.tables import tables as real
 
     def one_more_turn(study, chunk):
         out = real(study, chunk)

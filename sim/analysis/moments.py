@@ -40,13 +40,20 @@ INF = math.inf
 _blas: ThreadpoolController | None = None  # the process's BLAS, found on first use
 
 
-def gram(d: np.ndarray) -> np.ndarray:
-    """dᵀd on one BLAS thread: a tenth of einsum's time, and BLAS's own threads on a busy
-    machine (the workers already fill every core) took a hundred times longer."""
+def blas() -> ThreadpoolController:
+    """The process's BLAS libraries, found once: finding them walks every loaded library
+    (about 14 ms), so a study finds them before it forks its workers (`sim.runs.play`'s
+    `load_engine`), which inherit them."""
     global _blas
     if _blas is None:
         _blas = ThreadpoolController()
-    with _blas.limit(limits=1, user_api="blas"):
+    return _blas
+
+
+def gram(d: np.ndarray) -> np.ndarray:
+    """dᵀd on one BLAS thread: a tenth of einsum's time, and BLAS's own threads on a busy
+    machine (the workers already fill every core) took a hundred times longer."""
+    with blas().limit(limits=1, user_api="blas"):
         return d.T @ d
 
 

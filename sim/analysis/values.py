@@ -140,7 +140,7 @@ def _dense_seats(players: pd.DataFrame | None, index: pd.Index) -> int:
 
 def _dense_cards(cards: pd.DataFrame, games: np.ndarray, seats: int, kinds: int, codes) -> bool:
     """Has `cards` one row per game, seat and card type, in that order (the rows
-    `sim.runs.results.with_zero_card_rows` gives, or a chunk's arrays)?"""
+    `sim.runs.tables.with_zero_card_rows` gives, or a chunk's arrays)?"""
     if len(cards) != len(games) * seats * kinds:
         return False
     seat = cards["seat"].to_numpy()

@@ -47,7 +47,7 @@ from sim.runs.parallel import (
 )
 from sim.runs.partials import VALUE_TABLES, lost_moments, save_moments, stats_path
 from sim.runs.play import engine_is_cached, load_engines, play_arrays
-from sim.runs.results import TABLES, arrow_tables
+from sim.runs.results import TABLES
 from sim.runs.storage import (
     RUN_FILE,
     RunResult,
@@ -64,6 +64,7 @@ from sim.runs.storage import (
     write_chunk,
     write_text,
 )
+from sim.runs.tables import arrow_tables
 from sim.runs.until import Until, Watch, watched_columns
 from sim.runs.values import moments_of_columns, value_columns, values_frame
 from sim.specs import ISMCTS_DEFAULTS, LOOKAHEAD_DEFAULTS
@@ -217,10 +218,7 @@ def _finish_chunk(index: int, point: Point, chunk, columns=None, spare=None):
     first, count = chunk.first, len(chunk.games)
     if point.feel is not None:
         chunk.feel = chunk_feel(point.feel, study, chunk)
-    # a candidate's cards and turns are built and dropped: building them costs a tenth of
-    # writing them, and arrow_tables lives in a file whose bytes key the compile cache
-    # (`sim.COMPILED`), so it is left as it is
-    parts = {name: t for name, t in arrow_tables(study, chunk).items() if name in point.tables}
+    parts = arrow_tables(study, chunk, point.tables)
     seat0 = float(chunk.win_shares()[:, 0].mean()) if count else 0.0
     stats = {}
 

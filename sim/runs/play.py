@@ -27,6 +27,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from sim.analysis.moments import blas
 from sim.config import SeatSpec, StudyConfig
 from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
 from sim.config.study import announce_plugin
@@ -50,7 +51,6 @@ from sim.runs.loop import play_chunk
 from sim.runs.parallel import is_worker
 from sim.runs.results import (
     ChunkArrays,
-    arrow_tables,
     empty_arrays,
     finish_rounds,
     max_rounds,
@@ -58,6 +58,7 @@ from sim.runs.results import (
     summarize_game,
     trace_scratch,
 )
+from sim.runs.tables import arrow_tables
 from sim.runs.values import value_columns
 from sim.specs import PLUGIN, SeatError, load_plugin, policy_code
 
@@ -276,6 +277,7 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
         empty = play_arrays(study, 0, 0)
         arrow_tables(study, empty)
         value_columns(study, empty)
+        blas()  # the BLAS a chunk's moments pin to one thread
         load_walk()  # the feel's trees: a chunk's feel walks them compiled
     return time.perf_counter() - t0
 

@@ -3,12 +3,9 @@
 The one home of the four tables' columns. A finished state is summarised
 in compiled code into three small arrays per game (`summarize_game`), and
 the game loop records each seat's table score after every round
-(`record_rounds`, the `turns` table); a chunk of such arrays becomes Arrow
-tables with categoricals and small integers (`arrow_tables`), written to
-Parquet by `sim.runs.storage` or read into pandas (`tables`). Every row carries
-the config hash and the engine version, so results of another config or an
-older engine are never mixed up with new ones.
-"""
+(`record_rounds`, the `turns` table); the compiled helpers here also lay out the
+cards and turns rows. `sim.runs.tables` turns a chunk of such arrays into Arrow
+tables, in a file of its own because this one keys the compile cache (`sim.COMPILED`)."""
 
 from __future__ import annotations
 
@@ -16,17 +13,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
 from numba import njit
 
 from sim.analysis.tension import (
     COMEBACK_POINTS,
     OPEN_POINTS,
-    TENSION_COLUMNS,
     equal_turn_scores,
 )
-from sim.config import StudyConfig
 from sim.engine.scoring import (
     best_toy,
     box_majority,
@@ -53,13 +46,9 @@ from sim.engine.state import (
     SC_TRIGGER_TURN,
     SC_TURNS,
     SC_WASTED,
-    STAT_NAMES,
-    TRIGGER_NAMES,
-    CardTypes,
     ParamsRecord,
 )
 from sim.engine.table import CALLED
-from sim.version import ENGINE_VERSION
 
 TABLES = ("games", "players", "cards", "turns")
 
@@ -393,101 +382,13 @@ def empty_arrays(count: int, pr: ParamsRecord) -> tuple[np.ndarray, ...]:
     )
 
 
-# ---------------------------------------------------------------- the tables
-
-
-def _categorical(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
-    """A column of names stored as small codes (a pandas Categorical once read)."""
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8()), pa.array(names))
-
-
-def arrow_tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pa.Table]:
-    """The four tables as Arrow tables built straight from the arrays (no pandas on the way
-    to disk: writing is a runner cost the engine does not pay)."""
-    types = CardTypes(study.game.game_dict()["deck"])
-    players = study.game.players
-    count = len(chunk.games)
-    index = np.arange(chunk.first, chunk.first + count)
-    slots = chunk.slots
-    config_hash = [study.config_hash()]
-
-    def tagged(columns: dict, rows: int) -> pa.Table:
-        columns["config_hash"] = _categorical(np.zeros(rows, np.int8), config_hash)
-        columns["engine_version"] = pa.array(np.full(rows, ENGINE_VERSION, np.int16))
-        return pa.table(columns)
-
-    g = {
-        "game": index,
-        "seed": np.full(count, study.seed),
-        "players": np.full(count, players, np.int8),
-    }
-    for k, name in enumerate(GAME_COLUMNS):
-        if name == "trigger":
-            g["end_trigger"] = _categorical(chunk.games[:, k], list(TRIGGER_NAMES))
-        else:
-            g[name] = chunk.games[:, k].astype(np.int32)
-    subsets = [",".join(str(q) for q in range(players) if m >> q & 1) for m in range(1 << players)]
-    n_winners = chunk.games[:, G_N_WINNERS]
-    g["winners"] = _categorical(chunk.games[:, G_WINNERS], subsets)
-    g["n_winners"] = n_winners.astype(np.int8)
-    g["tie"] = n_winners > 1
-    g["margin"] = chunk.games[:, G_MARGIN].astype(np.int32)
-    g["rotation"] = slots[:, 0].astype(np.int8)
-    g["rounds"] = chunk.rounds.astype(np.int16)
-    for name in TENSION_COLUMNS:  # sim.analysis.tension defines them
-        g[name] = chunk.tension[name]
-    for name, column in (chunk.feel or {}).items():  # sim.feel.chances defines them
-        g[name] = column
-
-    labels = [seat.label for seat in study.seats]
-    names = sorted(set(labels))
-    slot_policy = np.array([names.index(label) for label in labels])
-    flat_slots = slots.reshape(-1)
-    p = {
-        "game": np.repeat(index, players),
-        "seat": np.tile(np.arange(players, dtype=np.int8), count),
-        "slot": flat_slots.astype(np.int8),
-        "policy": _categorical(slot_policy[flat_slots], names),
-    }
-    seats = chunk.seats.reshape(count * players, N_P)
-    for k, name in enumerate(SEAT_COLUMNS):
-        p[name] = seats[:, k].astype(np.int32)
-    p["rank"] = seats[:, P_RANK].astype(np.int8)  # 1 is best; tied seats share the best rank
-    p["win_share"] = chunk.win_shares().reshape(-1)
-    p["equal_turn_score"] = chunk.equal_turn_scores.reshape(-1)
-
-    # cards: only the rows with a non-zero count (more than a quarter of rows are all
-    # zero: a seat never held that card; `with_zero_card_rows` puts them back on reading),
-    # by seat, then card type, then game: a type's counters resemble each other, so the part
-    # is about a fifth smaller than in game order; readers never rely on the order
-    game, seat, card, counts = nonzero_card_rows(chunk.cards)
-    c = {
-        "game": game + chunk.first,
-        "seat": seat,
-        "card": _categorical(card, types.names),
-    }
-    for k, name in enumerate(STAT_NAMES):
-        c[name] = counts[k]
-    return {
-        "games": tagged(g, count),
-        "players": tagged(p, count * players),
-        "cards": tagged(c, len(game)),
-        "turns": tagged(trace_columns(chunk), int(chunk.rounds.sum()) * players),
-    }
-
-
-def trace_columns(chunk: ChunkArrays) -> dict[str, np.ndarray]:
-    """The `turns` table: one row per game, seat and round (in that order, so that delta
-    encoding packs each seat's slowly changing score into a few bits), `score` the seat's
-    table score after that round; a game's last round holds its final scores."""
-    game, seat, round_, score = _trace_rows(chunk.trace, chunk.rounds, chunk.first)
-    return {"game": game, "seat": seat, "round": round_, "score": score}
+# ---------------------------------------------------------------- the tables' rows
 
 
 @njit(cache=True, nogil=True)
-def _trace_rows(trace, rounds, first):
-    """trace_columns' four columns in one pass (numpy's masks over the padded trace took
-    four passes and a mask as large as the trace)."""
+def trace_rows(trace, rounds, first):
+    """The `turns` table's four columns (`sim.runs.tables`) in one pass (numpy's masks over
+    the padded trace took four passes and a mask as large as the trace)."""
     count, _, players = trace.shape
     n = 0
     for g in range(count):
@@ -506,41 +407,3 @@ def _trace_rows(trace, rounds, first):
                 score[i] = trace[g, r, p]
                 i += 1
     return game, seat, round_, score
-
-
-def tables(study: StudyConfig, chunk: ChunkArrays) -> dict[str, pd.DataFrame]:
-    """The tidy games, players, cards and turns tables of some games' raw results."""
-    frames = {name: table.to_pandas() for name, table in arrow_tables(study, chunk).items()}
-    frames["cards"] = with_zero_card_rows(frames["cards"])
-    return frames
-
-
-def with_zero_card_rows(cards: pd.DataFrame) -> pd.DataFrame:
-    """The cards table with the all-zero rows that are not written to disk put back: one
-    row per game, seat and card type, in that order. (Every seat is dealt cards, so every
-    game and seat has rows to find.)"""
-    games = np.unique(cards.game.to_numpy())
-    seats = int(cards.seat.max()) + 1 if len(cards) else 0
-    kinds = cards.card.cat.categories
-    ntypes = len(kinds)
-    rows = len(games) * seats * ntypes
-    at = (
-        np.searchsorted(games, cards.game.to_numpy()) * seats + cards.seat.to_numpy()
-    ) * ntypes + cards.card.cat.codes.to_numpy()
-    full = {
-        "game": np.repeat(games, seats * ntypes),
-        "seat": np.tile(np.repeat(np.arange(seats, dtype=cards.seat.dtype), ntypes), len(games)),
-        "card": pd.Categorical.from_codes(np.tile(np.arange(ntypes), len(games) * seats), kinds),
-    }
-    for name in STAT_NAMES:
-        column = np.zeros(rows, cards[name].dtype)
-        column[at] = cards[name].to_numpy()
-        full[name] = column
-    # the same in every row of a run
-    config_hash = cards.config_hash.cat
-    full["config_hash"] = pd.Categorical.from_codes(
-        np.full(rows, config_hash.codes.iloc[0] if rows else 0, np.int8), config_hash.categories
-    )
-    version = cards.engine_version
-    full["engine_version"] = np.full(rows, version.iloc[0] if rows else 0, version.dtype)
-    return pd.DataFrame(full)[list(cards.columns)]

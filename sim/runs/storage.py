@@ -35,10 +35,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.config import StudyConfig, dump_yaml, parse_study
+from sim.engine.state import STAT_NAMES
 from sim.errors import SimError, one_line
 from sim.runs.encoding import part_bytes
 from sim.runs.paths import RUN_FILE, STUDY_FILE
-from sim.runs.results import STAT_NAMES, TABLES, with_zero_card_rows
+from sim.runs.results import TABLES
+from sim.runs.tables import with_zero_card_rows
 from sim.version import ENGINE_VERSION, __version__
 
 try:

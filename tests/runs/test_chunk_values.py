@@ -17,7 +17,8 @@ from sim.analysis.tension import TENSION_COLUMNS, trace_summary
 from sim.analysis.values import game_values
 from sim.config import load_study
 from sim.runs.play import play_arrays
-from sim.runs.results import ChunkArrays, tables
+from sim.runs.results import ChunkArrays
+from sim.runs.tables import tables
 from sim.runs.values import chunk_values, moments_of_columns, value_columns
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"

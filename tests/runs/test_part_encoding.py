@@ -15,7 +15,8 @@ import pytest
 from sim.config import load_study
 from sim.runs.encoding import part_bytes
 from sim.runs.play import play_arrays
-from sim.runs.results import TABLES, arrow_tables
+from sim.runs.results import TABLES
+from sim.runs.tables import arrow_tables
 
 BASE = Path(__file__).resolve().parents[2] / "configs" / "base.yaml"
 
@@ -47,3 +48,13 @@ def test_a_column_with_a_missing_value_stays_optional():
     assert schema.column(1).max_definition_level == 1  # score: may be missing
     assert frame["score"].isna().tolist() == [False, True, False]
     assert frame["game"].tolist() == [0, 1, 2]
+
+
+def test_only_the_named_tables_are_built_and_each_is_the_same(parts):
+    """A candidate's run builds only the tables it keeps (`arrow_tables`' names), in TABLES
+    order, each exactly as when all four are built."""
+    study = load_study(BASE)
+    some = arrow_tables(study, play_arrays(study, 0, 300), ("players", "games"))
+    assert list(some) == ["games", "players"]
+    for name, table in some.items():
+        assert table.equals(parts[name])

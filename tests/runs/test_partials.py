@@ -249,7 +249,7 @@ def test_per_game_values_without_pivots_equal_the_pivoted_ones(study, finished):
     back) gives the same per-game values as the general one (here forced by shuffling the
     rows, so every pivot and join runs), mixed policies and rotation included."""
     from sim.runs.play import play_arrays
-    from sim.runs.results import tables
+    from sim.runs.tables import tables
 
     chunk = play_arrays(study, 0, 300)
     frames = tables(study, chunk)

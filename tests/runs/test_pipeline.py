@@ -139,8 +139,8 @@ def test_a_chunk_written_with_a_spare_thread_is_the_same_chunk(study, tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     from sim.runs.play import play_arrays
-    from sim.runs.results import arrow_tables
     from sim.runs.storage import write_chunk
+    from sim.runs.tables import arrow_tables
 
     parts = arrow_tables(study, play_arrays(study, 0, 300))
     alone, helped = tmp_path / "alone", tmp_path / "helped"

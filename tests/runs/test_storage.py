@@ -15,8 +15,9 @@ from cli_helpers import cli, one_error
 from sim import load_run
 from sim.cli import main
 from sim.config import load_study
+from sim.engine.state import STAT_NAMES
 from sim.errors import SimError
-from sim.runs.results import STAT_NAMES, TABLES
+from sim.runs.results import TABLES
 from sim.runs.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
 
 ROOT = Path(__file__).resolve().parents[2]
