@@ -19,6 +19,7 @@ COMPILED = (
     "runs/loop.py",
     "feel/forest.py",
     "analysis/cs_kernel.py",
+    "analysis/moment_sums.py",
     "table/rollout.py",
 )
 

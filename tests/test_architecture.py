@@ -211,9 +211,9 @@ def test_every_compiled_module_keys_the_compile_cache():
     assert compiled <= covered, sorted(str(p.relative_to(SIM)) for p in compiled - covered)
 
 
-# Imported by a compiled module for its Python code only (arrow tables, run metadata): no
+# Imported by a compiled module for its Python code only (a chunk's tension columns): no
 # compiled function reads them, so they need not key the cache.
-PYTHON_SIDE = {"sim.runs.results": {"sim.analysis.tension", "sim.config", "sim.version"}}
+PYTHON_SIDE = {"sim.runs.results": {"sim.analysis.tension"}}
 
 
 def test_what_compiled_modules_import_keys_the_compile_cache_too():

@@ -45,7 +45,14 @@ from sim.runs.parallel import (
     parallel_results,
     resolve_jobs,
 )
-from sim.runs.partials import VALUE_TABLES, lost_moments, save_moments, stats_path
+from sim.runs.partials import (
+    VALUE_TABLES,
+    forget_fresh,
+    lost_moments,
+    remember_moments,
+    save_moments,
+    stats_path,
+)
 from sim.runs.play import engine_is_cached, load_engines, play_arrays
 from sim.runs.results import TABLES
 from sim.runs.storage import (
@@ -233,7 +240,8 @@ def _finish_chunk(index: int, point: Point, chunk, columns=None, spare=None):
         return index, first, count, seat0, parts, stats["moments"], stats.get("watched")
     write_chunk(folder, first, parts, spare, meanwhile=statistics)
     save_moments(folder, first, stats["moments"])
-    return index, first, count, seat0, None, None, stats.get("watched")
+    # the moments go back too (a few tens of kB): the study reads them next
+    return index, first, count, seat0, None, stats["moments"], stats.get("watched")
 
 
 def _played_here(points: Sequence[Point], todo, columns):
@@ -426,6 +434,7 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
     pulse.progress(done, total)  # what a silence says (`sim.runs.pulse`)
     seat0: list[float] = []
     columns = None if watch is None else watch.until.columns()
+    forget_fresh()
     here = workers.backend != "dask" and resolve_jobs(workers.jobs, len(todo)) == 1
     if here and not any(specs.is_plugin(s.policy) for p in points for s in p.study.seats):
         # (a plug-in's games are played in forked children: no thread beside a fork)
@@ -446,6 +455,7 @@ def _play(points, todo, games, workers: Workers, watch: Watch | None = None) -> 
             if parts is not None:  # a Dask worker that does not see the folder
                 write_chunk(points[i].folder, first, parts)
                 save_moments(points[i].folder, first, moments)
+            remember_moments(points[i].folder, first, moments)
             played += count
             pulse.progress(done + played, total)
             if watch is not None:

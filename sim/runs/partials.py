@@ -74,6 +74,24 @@ def _key(record: dict | None) -> str:
     return "+".join(str(tables.get(name, {}).get("sha256", "")) for name in VALUE_TABLES)
 
 
+# The chunk moments this process's last pool played, by file and key: a study reads them
+# right after its pool (a tune's estimates, an advice's screen), and reading each file again
+# cost the main process about 1.5 ms a chunk. A file's entry is used once, by the merge that
+# replaces it, and only under the key of the parts on disk then; each pool starts afresh.
+_FRESH: dict[Path, tuple[str, Moments]] = {}
+
+
+def forget_fresh() -> None:
+    """Start a pool's memory of its chunks' moments afresh (`remember_moments`)."""
+    _FRESH.clear()
+
+
+def remember_moments(run_dir: Path, first: int, moments: Moments) -> None:
+    """Keep a chunk's moments, just saved by a worker, for this process's next read of them."""
+    path = stats_path(run_dir, first)
+    _FRESH[path] = (_key(chunk_record(run_dir, first)), moments)
+
+
 def save_moments(run_dir: Path, first: int, moments: Moments) -> None:
     """Write a chunk's moments, keyed by its manifest (written first), atomically."""
     _save(stats_path(run_dir, first), moments, key=_key(chunk_record(run_dir, first)))
@@ -91,6 +109,9 @@ def _save(path: Path, moments: Moments, **labels) -> None:
 
 def _load(path: Path, key: str) -> Moments | None:
     """The moments saved at `path` under `key`; None when missing, unreadable or stale."""
+    fresh = _FRESH.pop(path, None)
+    if fresh is not None and fresh[0] == key and path.is_file():
+        return fresh[1]
     if not path.is_file():
         return None
     try:
@@ -120,6 +141,9 @@ def lost_moments(run_dir: Path, chunks: list[tuple[int, int]]) -> list[int]:
 def _has_moments(run_dir: Path, first: int, key: str) -> bool:
     """Does chunk `first` have its own moments file of its parts (`key`, "first:sha…")?
     Reads the file's key alone (a whole file is about ten arrays to parse)."""
+    fresh = _FRESH.get(stats_path(run_dir, first))
+    if fresh is not None and f"{first}:{fresh[0]}" == key and stats_path(run_dir, first).is_file():
+        return True
     try:
         with np.load(stats_path(run_dir, first), allow_pickle=False) as data:
             return f"{first}:{data['key']}" == key

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from sim.analysis import moment_sums
 from sim.analysis.moments import blas
 from sim.config import SeatSpec, StudyConfig
 from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
@@ -277,7 +278,8 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
         empty = play_arrays(study, 0, 0)
         arrow_tables(study, empty)
         value_columns(study, empty)
-        blas()  # the BLAS a chunk's moments pin to one thread
+        moment_sums.load()  # and the BLAS its moments pin to one thread
+        blas()
         load_walk()  # the feel's trees: a chunk's feel walks them compiled
     return time.perf_counter() - t0
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.analysis.moments import Moments
+from sim.analysis.moment_sums import deviations_and_sums
+from sim.analysis.moments import Moments, gram
 from sim.analysis.usage import is_item_name
 from sim.analysis.values import policy_shares
 from sim.config import StudyConfig
@@ -60,14 +61,18 @@ def values_frame(chunk: ChunkArrays, columns: dict[str, np.ndarray]) -> pd.DataF
 def moments_of_columns(columns: dict[str, np.ndarray]) -> Moments:
     """`Moments.of(values_frame(chunk, columns))` without the DataFrame: the per-game value
     columns (name: one value per game) are copied once, in sorted order, into one
-    column-major matrix (the layout `Moments.of` reads, so every sum is rounded the same
-    way). A per-chunk cost beside the play."""
+    column-major matrix (the layout `Moments.of` reads), whose sums the compiled
+    `deviations_and_sums` adds in numpy's order, bit for bit. A per-chunk cost beside the
+    play."""
     names = tuple(sorted(columns))
     count = len(next(iter(columns.values()))) if columns else 0
+    if count == 0:
+        return Moments.empty(names)
     x = np.empty((count, len(names)), order="F")
     for j, name in enumerate(names):
         x[:, j] = columns[name]
-    return Moments.of_matrix(names, x)
+    mean, nonbinary, lo, hi, m3, m4 = deviations_and_sums(x)  # x holds the deviations now
+    return Moments(names, count, mean, gram(x), nonbinary, lo, hi, m3, m4)
 
 
 def value_columns(study: StudyConfig, chunk: ChunkArrays) -> dict[str, np.ndarray]:

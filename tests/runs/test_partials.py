@@ -261,3 +261,31 @@ def test_per_game_values_without_pivots_equal_the_pivoted_ones(study, finished):
     pd.testing.assert_frame_equal(fast, slow, check_exact=False, rtol=1e-12)
     whole = game_values(finished.games, finished.players, finished.cards)
     assert len(whole) == 1200 and not whole.filter(like="seat").isna().any().any()
+
+
+def test_the_moments_a_pool_hands_back_are_those_on_disk_and_used_once(study, tmp_path):
+    """The main process keeps the moments its workers hand back (`remember_moments`) for its
+    next read of them: the same arrays as the files, used once, and never under a key that
+    no longer matches the chunk's parts."""
+    from sim.runs import partials
+    from sim.runs.options import Workers
+    from sim.runs.orchestrate import Point, execute
+
+    folder = tmp_path / "run"
+    small = study.with_overrides(games=300)
+    execute([Point(small, folder, None)], 100, Workers(2, quiet=True), died_hint="")
+    chunks = run_chunks(load_run(folder).meta)
+    fresh = {first: partials._FRESH.get(stats_path(folder, first)) for first, _ in chunks}
+    assert all(v is not None for v in fresh.values()), "every chunk handed back"
+    for first, (_, kept) in fresh.items():
+        partials._FRESH.pop(stats_path(folder, first))
+        on_disk = load_moments(folder, first)  # read from the file
+        for part in ("mean", "m2", "nonbinary", "lo", "hi", "m3", "m4"):
+            np.testing.assert_array_equal(getattr(kept, part), getattr(on_disk, part))
+    # a kept entry is served once, under the parts' key only
+    first = chunks[0][0]
+    partials.remember_moments(folder, first, Moments.empty())
+    assert load_moments(folder, first).n == 0  # served from memory ...
+    assert load_moments(folder, first).n == 100  # ... once
+    partials._FRESH[stats_path(folder, first)] = ("not the parts' key", Moments.empty())
+    assert load_moments(folder, first).n == 100
