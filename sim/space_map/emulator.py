@@ -1,9 +1,10 @@
 """An emulator of one metric over the space: a Gaussian process fitted to the simulated
 points, each point's own simulation variance as its noise.
 
-The fit is scikit-learn's `GaussianProcessRegressor` (a constant times an anisotropic RBF
+The fit is scikit-learn's `GaussianProcessRegressor`'s (a constant times an anisotropic RBF
 kernel, plus a white-noise nugget for what the inputs leave unexplained; the kernel's
-hyper-parameters by maximum marginal likelihood with restarts), plus a fixed constant
+hyper-parameters by maximum marginal likelihood with restarts, step for step as scikit-learn
+fits them: `sim.space_map.likelihood`), plus a fixed constant
 kernel of one (scaled) unit: the metric's overall level is itself estimated from noisy
 points, so an emulator that finds the metric flat is still only as sure of its level as
 the points' noise allows (without it, a flat fit would claim to know the level exactly).
@@ -15,13 +16,13 @@ A metric that does not vary over the points (within its noise) is a constant.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from sim.analysis.intervals import Z95
+from sim.space_map.likelihood import fit_kernel
 
 RESTARTS = 3  # of the marginal-likelihood optimiser, from random length scales
 
@@ -98,10 +99,6 @@ def fit(
     """Fit the emulator of one metric: values y with standard errors se at inputs x. An
     input that is the same at every point (a seat that never takes an extra turn there)
     tells nothing: it is left out of the optimisation and given an IGNORED length scale."""
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.gaussian_process import GaussianProcessRegressor
-    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
-
     centre = float(np.mean(y))
     spread = float(np.std(y))
     noise = np.maximum(np.asarray(se, float), 1e-9) ** 2
@@ -111,25 +108,11 @@ def fit(
             x, centre, 1.0, 0.0, np.ones(x.shape[1]), 0.0, pooled, np.zeros(0), np.zeros((0, 0))
         )
     active = x.std(0) > 0
-    kernel = (
-        ConstantKernel(1.0, (1e-2, 1e2)) * RBF(np.ones(int(active.sum())), (0.05, 100.0))
-        + ConstantKernel(BIAS, "fixed")
-        + WhiteKernel(1e-3, (1e-8, 1.0))
+    amplitude, fitted, nugget = fit_kernel(
+        x[:, active], (y - centre) / spread, noise / spread**2, BIAS, seed, restarts
     )
-    gp = GaussianProcessRegressor(
-        kernel,
-        alpha=noise / spread**2,
-        n_restarts_optimizer=restarts,
-        random_state=seed,
-    )
-    with warnings.catch_warnings():  # a bound reached is an answer here, not a fault
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        gp.fit(x[:, active], (y - centre) / spread)
-    k = gp.kernel_  # ((amplitude * RBF) + bias) + white
-    amplitude = float(k.k1.k1.k1.constant_value)
     scales = np.full(x.shape[1], IGNORED)
-    scales[active] = np.atleast_1d(np.asarray(k.k1.k1.k2.length_scale, float))
-    nugget = float(k.k2.noise_level)
+    scales[active] = fitted
     gram = BIAS + amplitude * np.exp(-0.5 * _sqdist(x / scales, x / scales))
     gram[np.diag_indices_from(gram)] += nugget + noise / spread**2
     factor = cho_factor(gram, lower=True)
