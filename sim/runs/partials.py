@@ -229,9 +229,19 @@ def run_metrics_of(run: RunResult, names: list[str]) -> pd.DataFrame:
     a metric reads (a feel metric of games played without the feel, which fails there too)."""
     metrics = [metric(n) for n in names]
     moments = run_moments(Path(run.run_dir), run.meta)
-    if all(any(matches(c, [p]) for c in moments.columns) for p in needs(metrics)):
+    if _has_columns(moments.columns, needs(metrics)):
         return metrics_from_moments(moments, metrics)
     return run_metrics(run.games, run.players, names)
+
+
+def _has_columns(columns: tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+    """Does every pattern (a name, or a family such as `seat*`) match one of the columns?
+    (A name is looked up; only a family is matched against each column.)"""
+    have = set(columns)
+    return all(
+        p in have if not any(ch in p for ch in "*?[") else any(matches(c, [p]) for c in columns)
+        for p in patterns
+    )
 
 
 def _load_merged(run_dir: Path, current: set[str]) -> tuple[Moments | None, set[str]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from sim import units
-from sim.analysis.balance import run_metrics, with_model_noise
+from sim.analysis.balance import with_model_noise
 from sim.analysis.intervals import z_of
 from sim.analysis.whole_game import level_cells
 from sim.config import StudyConfig
@@ -32,6 +32,7 @@ from sim.runs.chances import config_feel, run_feel
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
+from sim.runs.partials import run_metrics_of
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
     CANDIDATE_TABLES,
@@ -190,7 +191,7 @@ def _play(
     for i, level, p, noise in plan:
         run = load_run(p.folder)
         names = metric_names(study, level)
-        table = run_metrics(run.games, run.players, names)
+        table = run_metrics_of(run, names)  # from its chunks' moments, no table read
         table = with_model_noise(table, noise or {}).set_index("metric")
         for name in names:
             row = table.loc[name]

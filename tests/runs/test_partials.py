@@ -289,3 +289,22 @@ def test_the_moments_a_pool_hands_back_are_those_on_disk_and_used_once(study, tm
     assert load_moments(folder, first).n == 100  # ... once
     partials._FRESH[stats_path(folder, first)] = ("not the parts' key", Moments.empty())
     assert load_moments(folder, first).n == 100
+
+
+@pytest.mark.parametrize(
+    "patterns,found",
+    [
+        (("turns", "seat*"), True),
+        (("turns", "suspense"), False),  # a feel column the games lack
+        (("level*",), False),
+        (("had:*", "dead_cards"), True),
+        ((), True),
+    ],
+)
+def test_a_metric_reads_the_moments_when_they_hold_every_column_it_needs(patterns, found):
+    from sim.metrics import matches
+    from sim.runs.partials import _has_columns
+
+    columns = ("dead_cards", "had:fish", "seat0", "seat1", "turns")
+    assert _has_columns(columns, patterns) is found
+    assert found == all(any(matches(c, [p]) for c in columns) for p in patterns)
