@@ -102,8 +102,9 @@ def deviations_and_sums(x):
     m4 = np.empty(k)
     cube = np.empty(n)
     fourth = np.empty(n)
+    columns = x.T  # row-major (k, n): each column one contiguous row, as cube and fourth
     for j in range(k):
-        col = x[:, j]
+        col = columns[j]
         small, large, nan = col[0], col[0], False
         count = 0
         for i in range(n):

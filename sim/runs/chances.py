@@ -34,7 +34,7 @@ from sim.metrics import FEEL_COLUMNS, FEEL_METRICS
 from sim.runs import pulse
 from sim.runs.partials import run_chunks
 from sim.runs.paths import RUN_FILE
-from sim.runs.play import play_arrays
+from sim.runs.play import load_engines, play_arrays
 from sim.runs.results import ChunkArrays
 from sim.runs.storage import RunResult, read_chunk, saved_study, write_bytes
 from sim.version import ENGINE_VERSION, cache_root
@@ -184,6 +184,7 @@ def feel_model(studies: list[StudyConfig], say: Callable[[str], None] | None = N
         say(f"fitting the chances of winning for {where} on {sum(counts):,} pilot games (once)")
     seed = int(key[:15], 16)
     names = lineup_names(studies)
+    load_engines(studies, say is not None)  # a first run compiles here: said as such
     model = fit_model(pilot_arrays(studies, counts, seed, names), names, seed)
     if not plugin:
         try:
@@ -231,6 +232,7 @@ def feel_noise(
         )
     seed = int(key[:15], 16)
     names = lineup_names(studies)
+    load_engines(studies, not quiet)
     pilots = pilot_arrays(studies, counts, seed, names)
     check = pilot_arrays(studies, [max(c // 2, 1) for c in counts], seed + 1, names)
     noise = model_noise(pilots, check, names, seed)

@@ -82,3 +82,22 @@ def test_the_compile_note_says_first_run_only_when_nothing_is_cached(monkeypatch
     monkeypatch.setattr(play, "engine_is_cached", lambda study=None: cached)
     play.load_engine(load_study(ROOT / "configs" / "base.yaml"))
     assert notes and notes[0].startswith(says)
+
+
+def test_the_feel_models_pilot_games_load_the_engine_under_its_heartbeat(monkeypatch, tmp_path):
+    """A first run compiles the engine for the feel model's pilot games: the engine is loaded
+    (`load_engines`, whose heartbeat says "compiling the engine … first run after install")
+    before any pilot game is played, not compiled silently inside the pilot's play."""
+    from sim.config import load_study
+    from sim.runs import chances
+
+    order = []
+    real_load, real_pilot = chances.load_engines, chances.pilot_arrays
+    monkeypatch.setattr(
+        chances, "load_engines", lambda s, say=True: order.append("load") or real_load(s, say)
+    )
+    monkeypatch.setattr(chances, "pilot_arrays", lambda *a: order.append("pilot") or real_pilot(*a))
+    monkeypatch.setattr(chances, "cache_path", lambda key: tmp_path / f"{key}.npz")  # not cached
+    study = load_study(ROOT / "configs" / "base.yaml")
+    chances.feel_model([study])
+    assert order and order[0] == "load" and "pilot" in order
