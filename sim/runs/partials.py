@@ -77,8 +77,10 @@ def _key(record: dict | None) -> str:
 # The chunk moments this process's last pool played, by file and key: a study reads them
 # right after its pool (a tune's estimates, an advice's screen), and reading each file again
 # cost the main process about 1.5 ms a chunk. A file's entry is used once, by the merge that
-# replaces it, and only under the key of the parts on disk then; each pool starts afresh.
+# replaces it, and only under the key of the parts on disk then; each pool starts afresh,
+# and a pool of very many chunks keeps the first FRESH_BYTES of them (the rest are read).
 _FRESH: dict[Path, tuple[str, Moments]] = {}
+FRESH_BYTES = 64 << 20
 
 
 def forget_fresh() -> None:
@@ -87,9 +89,17 @@ def forget_fresh() -> None:
 
 
 def remember_moments(run_dir: Path, first: int, moments: Moments) -> None:
-    """Keep a chunk's moments, just saved by a worker, for this process's next read of them."""
+    """Keep a chunk's moments, just saved by a worker, for this process's next read of them
+    (while those kept hold less than FRESH_BYTES)."""
+    if len(_FRESH) * _nbytes(moments) >= FRESH_BYTES:
+        return
     path = stats_path(run_dir, first)
     _FRESH[path] = (_key(chunk_record(run_dir, first)), moments)
+
+
+def _nbytes(moments: Moments) -> int:
+    """About the room one chunk's moments take (its cross-product matrix, mostly)."""
+    return moments.m2.nbytes + 6 * moments.mean.nbytes
 
 
 def save_moments(run_dir: Path, first: int, moments: Moments) -> None:

@@ -7,7 +7,7 @@ constant plus white noise, each point's own simulation variance on the diagonal
 likelihood and its gradient (Rasmussen and Williams, eqs. 5.8-5.9), from the kernel's start
 and then from `restarts` log-uniform starts within the bounds, keeping the best. Its kernel
 objects price every evaluation with their hyper-parameter bookkeeping: in a map of the base
-study, four fifths of the main process's CPU went to it, not to the algebra of 30 points.
+study, about 6 of its main process's 17.5 CPU-s went to it, not to the algebra of 30 points.
 Here the same algebra, in the same order of floating-point operations (the same numpy and
 scipy calls on arrays of the same layout) and the same scipy optimiser: a test fits random
 problems both ways and finds the same hyper-parameters, bit for bit.

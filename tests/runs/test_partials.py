@@ -308,3 +308,31 @@ def test_a_metric_reads_the_moments_when_they_hold_every_column_it_needs(pattern
     columns = ("dead_cards", "had:fish", "seat0", "seat1", "turns")
     assert _has_columns(columns, patterns) is found
     assert found == all(any(matches(c, [p]) for c in columns) for p in patterns)
+
+
+def test_a_pool_of_very_many_chunks_keeps_a_bounded_share_of_their_moments(
+    study, tmp_path, monkeypatch
+):
+    """The moments a pool hands back are kept up to FRESH_BYTES (the rest are read from their
+    files), so a run of millions of games holds no more than that in memory."""
+    from sim.runs import partials
+    from sim.runs.options import Workers
+    from sim.runs.orchestrate import Point, execute
+
+    one = partials._nbytes(chunk_moments(*_first_chunk(study, tmp_path)))
+    monkeypatch.setattr(partials, "FRESH_BYTES", 2 * one)
+    folder = tmp_path / "many"
+    many = Point(study.with_overrides(games=500), folder, None)
+    execute([many], 100, Workers(2, quiet=True), died_hint="")
+    assert len(partials._FRESH) == 2
+    assert run_moments(folder, load_run(folder).meta).n == 500  # the rest read from disk
+
+
+def _first_chunk(study, tmp_path):
+    from sim.runs.options import Workers
+    from sim.runs.orchestrate import Point, execute
+
+    folder = tmp_path / "one"
+    one = Point(study.with_overrides(games=100), folder, None)
+    execute([one], 100, Workers(1, quiet=True), died_hint="")
+    return folder, 0
