@@ -86,6 +86,8 @@ def bench_share(command: str, config_path: str | Path) -> dict:
         probe = json.loads(lines[-1]) if done.returncode == 0 and lines else None
         if probe is None or probe["code"] != 0:
             said = (done.stderr.strip().splitlines() or ["(nothing said)"])[-1]
+            if "Traceback" in done.stderr:  # a bug: its traceback is what a report needs
+                print(done.stderr.rstrip(), file=sys.stderr)
             said = said.removeprefix("error: ")
             raise SimError(f"sim {command} {config_path} failed: {said}")
         play, finish = _sums(log)
