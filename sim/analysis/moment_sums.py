@@ -89,11 +89,13 @@ def _pairwise(a, n):
 
 
 @njit(cache=True, nogil=True)
-def deviations_and_sums(x):
-    """Per column of x (n > 0 rows, column-major): the mean, the count of values that are
-    not 0 or 1, the smallest and largest value (NaN if the column holds one, as numpy's
-    min and max), and the central sums Σ d³ and Σ d⁴; x is overwritten with d = x − mean."""
-    n, k = x.shape
+def deviations_and_sums(columns):
+    """Per row of `columns` (k × n, row-major, n > 0: one value column a row): the mean, the
+    count of values that are not 0 or 1, the smallest and largest value (NaN if the column
+    holds one, as numpy's min and max), and the central sums Σ d³ and Σ d⁴; each row is
+    overwritten with its deviations d = x − mean. Row-major whatever the shape (numba would
+    type a column-major matrix of one row or one column as row-major: another kernel)."""
+    k, n = columns.shape
     mean = np.empty(k)
     nonbinary = np.zeros(k, np.int64)
     lo = np.empty(k)
@@ -102,7 +104,6 @@ def deviations_and_sums(x):
     m4 = np.empty(k)
     cube = np.empty(n)
     fourth = np.empty(n)
-    columns = x.T  # row-major (k, n): each column one contiguous row, as cube and fourth
     for j in range(k):
         col = columns[j]
         small, large, nan = col[0], col[0], False
@@ -133,6 +134,5 @@ def deviations_and_sums(x):
 
 
 def load() -> None:
-    """Load (or compile) the kernel in this process, so that the workers it forks have it:
-    for column-major matrices (numba would type a 1 × 1 one as row-major, another kernel)."""
-    deviations_and_sums(np.zeros((2, 2), order="F"))
+    """Load (or compile) the kernel in this process, so that the workers it forks have it."""
+    deviations_and_sums(np.zeros((2, 2)))

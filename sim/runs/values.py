@@ -71,7 +71,7 @@ def moments_of_columns(columns: dict[str, np.ndarray]) -> Moments:
     x = np.empty((count, len(names)), order="F")
     for j, name in enumerate(names):
         x[:, j] = columns[name]
-    mean, nonbinary, lo, hi, m3, m4 = deviations_and_sums(x)  # x holds the deviations now
+    mean, nonbinary, lo, hi, m3, m4 = deviations_and_sums(x.T)  # x: the deviations now
     return Moments(names, count, mean, gram(x), nonbinary, lo, hi, m3, m4)
 
 

@@ -34,7 +34,7 @@ def test_the_compiled_sums_are_numpys(n):
     )
     expected = _numpy(x.copy(order="F"))
     d = x.copy(order="F")
-    mean, nonbinary, lo, hi, m3, m4 = deviations_and_sums(d)
+    mean, nonbinary, lo, hi, m3, m4 = deviations_and_sums(d.T)
     got = Moments(expected.columns, n, mean, gram(d), nonbinary, lo, hi, m3, m4)
     for part in ("mean", "m2", "nonbinary", "lo", "hi", "m3", "m4"):
         np.testing.assert_array_equal(getattr(got, part), getattr(expected, part), err_msg=part)
@@ -42,15 +42,16 @@ def test_the_compiled_sums_are_numpys(n):
 
 
 def test_loading_the_kernel_loads_the_one_the_workers_call():
-    """`load` (before a pool forks) leaves the workers nothing to load: the one signature a
-    worker's value matrix (column-major) calls is the one it loaded. In a fresh process,
-    where nothing else called the kernel first."""
+    """`load` (before a pool forks) leaves the workers nothing to load: a worker's value
+    matrix, of any shape (a chunk of one game too), calls the one kernel it loaded. In a
+    fresh process, where nothing else called the kernel first."""
     probe = (
         "import numpy as np\n"
         "from sim.analysis import moment_sums as m\n"
         "m.load()\n"
         "loaded = set(m.deviations_and_sums.signatures)\n"
-        "m.deviations_and_sums(np.zeros((300, 7), order='F'))\n"
+        "for shape in ((300, 7), (1, 7), (300, 1)):\n"
+        "    m.deviations_and_sums(np.zeros(shape, order='F').T)\n"
         "assert set(m.deviations_and_sums.signatures) == loaded, 'another kernel loaded'\n"
     )
     subprocess.run([sys.executable, "-c", probe], check=True)
