@@ -165,8 +165,8 @@ def tune(args: argparse.Namespace) -> int:
     """`sim tune CONFIG`: the start's check, the search, the selection and the confirmation
     on fresh seeds; tune.json, the recommended (or closest) study as YAML, the page."""
     from sim.report.tune_report import build_tune_report
+    from sim.runs.folders import default_folder
     from sim.runs.paths import check_page, folder_stem
-    from sim.runs.storage import default_folder
     from sim.studies.common import stop_marked
     from sim.studies.outputs import write_tune_files
     from sim.studies.tune import run_tune
@@ -242,8 +242,8 @@ def _tune_by_advice(args, request, workers, study) -> int:
     (one fix engine, so the two cannot disagree); advice.json, the YAML, the page."""
     from sim.analysis.advice_words import advice_summary
     from sim.report.advise_report import build_advise_report
+    from sim.runs.folders import default_folder
     from sim.runs.paths import folder_stem
-    from sim.runs.storage import default_folder
     from sim.studies.advise import run_advise
     from sim.studies.common import stop_marked
     from sim.studies.outputs import write_advice, write_advised_study
@@ -279,8 +279,8 @@ def advise(args: argparse.Namespace) -> int:
     how it plays, and the smallest confirmed fix of each problem; advice.json and the page."""
     from sim.analysis.advice_words import advice_summary
     from sim.report.advise_report import build_advise_report
+    from sim.runs.folders import default_folder
     from sim.runs.paths import folder_stem
-    from sim.runs.storage import default_folder
     from sim.studies.advise import run_advise
     from sim.studies.common import stop_marked
     from sim.studies.outputs import write_advice
@@ -346,7 +346,8 @@ def turns(args: argparse.Namespace) -> int:
     """`sim turns CONFIG`: turns per seat against deck size for 2–5 players (or --players),
     as a table; with --figure, the same drawn as an SVG file."""
     from sim.report.figures import turns_by_deck
-    from sim.runs.storage import make_folder, write_text
+    from sim.runs.folders import make_folder
+    from sim.runs.storage import write_text
     from sim.studies.deck_parity import SCAN_GAMES, deck_scan, scan_text
 
     games = SCAN_GAMES if args.games is None else args.games

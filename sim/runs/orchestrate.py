@@ -37,6 +37,7 @@ from sim.errors import SimError, one_line, os_problem
 from sim.feel.model import FeelModel
 from sim.runs import pulse
 from sim.runs.chances import chunk_feel
+from sim.runs.folders import make_folder
 from sim.runs.options import ALL_CORES, Workers
 from sim.runs.parallel import (
     WorkerDied,
@@ -60,7 +61,6 @@ from sim.runs.storage import (
     RunResult,
     chunk_ranges,
     drop_chunk,
-    make_folder,
     mark_status,
     read_chunk,
     read_json,

@@ -7,7 +7,7 @@ command, `sim report` and the pages themselves agree on the names. One rule
 page, a figure, a game's log), checked before any game: a path that cannot be
 written, or an existing file that is not one of this tool's outputs of that
 kind, is refused (the latter unless `--force`). Folders (runs, studies, tunes)
-are new or empty (`sim.runs.storage.new_folder`).
+are new or empty (`sim.runs.folders.new_folder`).
 """
 
 from __future__ import annotations

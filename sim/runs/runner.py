@@ -16,11 +16,12 @@ from sim.config import StudyConfig
 from sim.errors import SimError
 from sim.feel.model import FeelModel
 from sim.runs.chances import can_feel, chunk_feel, feel_noise, run_feel, wants_noise
+from sim.runs.folders import locked, new_folder
 from sim.runs.options import ALL_CORES, AS_CONFIGURED, Request, Workers
 from sim.runs.orchestrate import Point, chunk_size, execute, until_chunk
 from sim.runs.paths import RUN_FILE, check_page
 from sim.runs.play import play_arrays
-from sim.runs.storage import RunResult, locked, new_folder, read_json, resumable_run, write_json
+from sim.runs.storage import RunResult, read_json, resumable_run, write_json
 from sim.runs.tables import tables
 from sim.runs.until import Plan, check_request, new_plan, resumed_plan, study_questions
 

@@ -29,6 +29,7 @@ from sim.feel.model import FeelModel
 from sim.metrics import FAIR_BAND, FEEL_METRICS, PLAY_METRICS, target_band
 from sim.runs import pulse
 from sim.runs.chances import config_feel, run_feel
+from sim.runs.folders import locked
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
@@ -37,7 +38,6 @@ from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
     CANDIDATE_TABLES,
     load_run,
-    locked,
     mark_status,
     read_study_meta,
     study_yaml,

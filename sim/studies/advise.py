@@ -67,18 +67,13 @@ from sim.config.blocks import ADVISE_SHARPEN as SHARPEN
 from sim.errors import SimError
 from sim.metrics import FEEL_PLAY, PLAY_METRICS
 from sim.runs.chances import config_feel
+from sim.runs.folders import new_folder
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Point, chunk_games, execute
 from sim.runs.parallel import resolve_jobs
 from sim.runs.partials import run_moments
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
-from sim.runs.storage import (
-    CANDIDATE_TABLES,
-    load_run,
-    new_folder,
-    read_study_meta,
-    saved_study,
-)
+from sim.runs.storage import CANDIDATE_TABLES, load_run, read_study_meta, saved_study
 from sim.studies import tune_search as S
 from sim.studies.advice import Advice, advice
 from sim.studies.advise_state import (

@@ -27,17 +27,15 @@ from pathlib import Path
 from sim.config import StudyConfig, parse_study
 from sim.errors import SimError
 from sim.runs.chances import can_feel, run_feel
+from sim.runs.folders import locked, new_folder, read_status
 from sim.runs.options import Request, Workers
 from sim.runs.orchestrate import Executed, Point, chunk_sizes, execute, until_chunk
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.storage import (
     RunResult,
     load_run,
-    locked,
     mark_status,
-    new_folder,
     point_dir,
-    read_status,
     read_study_meta,
     require_complete,
     saved_study,

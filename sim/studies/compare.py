@@ -15,17 +15,11 @@ import pandas as pd
 
 from sim.config import StudyConfig
 from sim.errors import SimError
+from sim.runs.folders import locked
 from sim.runs.options import Request, Workers
 from sim.runs.paths import STUDY_FILE, check_page, folder_stem
 from sim.runs.results import TABLES
-from sim.runs.storage import (
-    RunResult,
-    locked,
-    read_study_meta,
-    saved_study,
-    study_yaml,
-    write_text,
-)
+from sim.runs.storage import RunResult, read_study_meta, saved_study, study_yaml, write_text
 from sim.runs.until import check_request, new_plan, resumed_plan, study_questions
 from sim.studies.common import RUN_KEYS, fresh_dir, open_study, recorded_chunks, run_points
 

@@ -18,16 +18,10 @@ import pandas as pd
 from sim.config import Settings, StudyConfig
 from sim.errors import SimError
 from sim.runs.chances import can_feel, feel_noise, study_feel, wants_noise
+from sim.runs.folders import locked
 from sim.runs.options import Request, Workers
 from sim.runs.paths import check_page, folder_stem
-from sim.runs.storage import (
-    LEGACY_CHUNK_GAMES,
-    RunResult,
-    locked,
-    read_study_meta,
-    study_yaml,
-    write_text,
-)
+from sim.runs.storage import LEGACY_CHUNK_GAMES, RunResult, read_study_meta, study_yaml, write_text
 from sim.runs.until import Plan, check_request, new_plan, resumed_plan, study_questions
 from sim.studies.common import fresh_dir, open_study, recorded_chunks, run_points, same_study
 

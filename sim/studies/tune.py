@@ -46,11 +46,12 @@ from sim.errors import SimError
 from sim.feel.model import FeelModel
 from sim.metrics import FEEL_METRICS
 from sim.runs.chances import config_feel, run_feel
+from sim.runs.folders import new_folder
 from sim.runs.options import Workers
 from sim.runs.orchestrate import chunk_games
 from sim.runs.parallel import resolve_jobs
 from sim.runs.paths import STUDY_FILE, folder_stem
-from sim.runs.storage import CANDIDATE_TABLES, new_folder, read_study_meta, write_json
+from sim.runs.storage import CANDIDATE_TABLES, read_study_meta, write_json
 from sim.studies import tune_search as S
 from sim.studies.checks import check
 from sim.studies.phases import Checkpoint, run_phases

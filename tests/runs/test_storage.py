@@ -17,8 +17,9 @@ from sim.cli import main
 from sim.config import load_study
 from sim.engine.state import STAT_NAMES
 from sim.errors import SimError
+from sim.runs.folders import LOCK_FILE, locked
 from sim.runs.results import TABLES
-from sim.runs.storage import LOCK_FILE, SET_ASIDE, check_chunk, locked, write_text
+from sim.runs.storage import SET_ASIDE, check_chunk, write_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "base.yaml"
@@ -258,7 +259,7 @@ def test_a_run_that_fails_says_so(tmp_path, capsys, monkeypatch):
     ],
 )
 def test_a_used_study_folder_is_named_for_what_it_holds(tmp_path, status, needle):
-    from sim.runs.storage import new_folder
+    from sim.runs.folders import new_folder
 
     (tmp_path / "study.json").write_text(json.dumps({"kind": "tune", "status": status}))
     with pytest.raises(SimError, match=needle):
