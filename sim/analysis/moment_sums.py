@@ -7,11 +7,9 @@ powers), about 3 ms of a tune candidate's 22 ms chunk. Here two passes a column 
 matrix but the deviations, written over the caller's copy.
 
 The sums must be numpy's to the last bit: a chunk's moments equal those of the same values
-read from its table (`tests/runs/test_chunk_values.py`). numpy adds a contiguous column
-pairwise (`pairwise_sum` in its `loops_utils.h`: eight running sums over blocks of up to
-128 values, halves above that, cut at a multiple of eight); `_pairwise` is that order, and
-the powers are formed as numpy forms them, ((d·d)·d)·d. Kept apart so that only a process
-that plays games imports numba for it.
+read from its table (`tests/runs/test_chunk_values.py`): a column is added in numpy's
+pairwise order (`sim.pairwise`), and the powers are formed as numpy forms them,
+((d·d)·d)·d. Kept apart so that only a process that plays games imports numba for it.
 """
 
 from __future__ import annotations
@@ -21,71 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-_BLOCK = 128  # numpy's PW_BLOCKSIZE
-
-
-@njit(cache=True, nogil=True)
-def _block(a, lo, n):
-    """a[lo:lo + n].sum() for n <= 128 in numpy's order: eight running sums, then the rest."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    whole = n - n % 8
-    while i < whole:
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(cache=True, nogil=True)
-def _pairwise(a, n):
-    """a[:n].sum() in numpy's order: blocks of up to 128 (`_block`), and above that the
-    sum of the two halves' sums, the first half cut at a multiple of eight. Without
-    recursion (numba's cache cannot load a recursive function): a stack of halves, each
-    frame waiting for its first half's sum (`state` 0) or its second's (1)."""
-    if n <= _BLOCK:
-        return _block(a, 0, n)
-    starts = np.empty(64, np.int64)  # 64 halvings: far more than any length needs
-    sizes = np.empty(64, np.int64)
-    state = np.empty(64, np.int64)
-    first = np.empty(64)
-    top = 0
-    starts[0], sizes[0], state[0] = 0, n, 0
-    while True:
-        if sizes[top] > _BLOCK:  # split: work on its first half
-            half = sizes[top] // 2
-            half -= half % 8
-            starts[top + 1], sizes[top + 1], state[top + 1] = starts[top], half, 0
-            top += 1
-            continue
-        v = _block(a, starts[top], sizes[top])
-        top -= 1
-        while top >= 0 and state[top] == 1:  # a second half done: its frame is done too
-            v = first[top] + v
-            top -= 1
-        if top < 0:
-            return v
-        first[top], state[top] = v, 1  # a first half done: now the second
-        half = sizes[top] // 2
-        half -= half % 8
-        starts[top + 1], sizes[top + 1], state[top + 1] = starts[top] + half, sizes[top] - half, 0
-        top += 1
+from sim.pairwise import pairwise_sum
 
 
 @njit(cache=True, nogil=True)
@@ -121,15 +55,15 @@ def deviations_and_sums(columns):
         nonbinary[j] = count
         lo[j] = np.nan if nan else small
         hi[j] = np.nan if nan else large
-        m = _pairwise(col, n) / n
+        m = pairwise_sum(col, n) / n
         mean[j] = m
         for i in range(n):
             d = col[i] - m
             col[i] = d
             cube[i] = d * d * d
             fourth[i] = cube[i] * d
-        m3[j] = _pairwise(cube, n)
-        m4[j] = _pairwise(fourth, n)
+        m3[j] = pairwise_sum(cube, n)
+        m4[j] = pairwise_sum(fourth, n)
     return mean, nonbinary, lo, hi, m3, m4
 
 

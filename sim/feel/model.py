@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.feel import kernel
 from sim.feel.chances import (
     chances,
     distinct_rows,
@@ -68,7 +69,14 @@ class FeelModel:
         return chances(predicted, live, rounds, won), live, inverse
 
     def per_game(self, trace, rounds, player, won) -> dict[str, np.ndarray]:
-        """FEEL_COLUMNS of the games given by their arrays, one value per game."""
+        """FEEL_COLUMNS of the games given by their arrays, one value per game: in one
+        compiled pass where this process loaded it (`sim.feel.kernel`, a process that plays
+        games), else in numpy; the same values either way."""
+        done = kernel.per_game(self, trace, rounds, player, won)
+        return self.per_game_numpy(trace, rounds, player, won) if done is None else done
+
+    def per_game_numpy(self, trace, rounds, player, won) -> dict[str, np.ndarray]:
+        """`per_game` in numpy (`sim.feel.chances`): the kernel's reference."""
         p, live, seats = self._chances(trace, rounds, player, won)
         return self.curves(p, live, rounds, won, seats)
 

@@ -34,6 +34,7 @@ from sim.config.limits import DEFAULT_PLUGIN_TIME_LIMIT
 from sim.config.study import announce_plugin
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
+from sim.feel import kernel as feel_kernel
 from sim.feel.forest import load_walk
 from sim.guard.foreign import ForeignError, call_limited
 from sim.policies.base import LegalAction
@@ -280,7 +281,8 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
         value_columns(study, empty)
         moment_sums.load()  # and the BLAS its moments pin to one thread
         blas()
-        load_walk()  # the feel's trees: a chunk's feel walks them compiled
+        load_walk()  # the feel's trees, and the feel of a chunk in one compiled pass
+        feel_kernel.load()
     return time.perf_counter() - t0
 
 
