@@ -18,7 +18,6 @@ COMPILED = (
     "runs/results.py",
     "runs/loop.py",
     "feel/chances.py",  # its constants, read by the feel kernel
-    "feel/forest.py",
     "feel/kernel.py",
     "analysis/cs_kernel.py",
     "analysis/moment_sums.py",

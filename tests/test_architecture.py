@@ -188,6 +188,9 @@ def test_config_and_engine_do_not_know_each_other(a, b):
         assert leaks == [], f"{x} imports {leaks}"
 
 
+GROUND_OF_ANALYSIS = ("sim.metrics", "sim.units", "sim.pairwise")
+
+
 def test_analysis_is_pure():
     """analysis reads DataFrames: it imports nothing of sim but itself, the metric registry,
     the unit convention (plain formatting) and numpy's order of a sum (`sim.pairwise`)."""
@@ -196,7 +199,8 @@ def test_analysis_is_pure():
             outside = sorted(
                 t
                 for t in GRAPH[name]
-                if not t.startswith("sim.analysis") and t not in ("sim.metrics", "sim.units", "sim.pairwise")
+                if not t.startswith("sim.analysis")
+                and t not in ("sim.metrics", "sim.units", "sim.pairwise")
             )
             assert outside == [], f"{name} imports {outside}"
 

@@ -4,18 +4,18 @@ scikit-learn's `HistGradientBoostingRegressor` fits the chances (`sim.feel.model
 then evaluates them for every round of every game in its workers, where importing
 scikit-learn and building its inputs as DataFrames would cost more than the games. So the
 fitted trees are copied into five flat arrays (`Forest.of`) and walked by a small compiled
-loop (`predict`), or by numpy for a few rows (a page's sample, in a process that loads no
-compiled code otherwise). The copy reads the predictor's node table, which is not public API:
-`tests/feel/test_feel.py` checks the copy against `model.predict` on fresh inputs, so a
-scikit-learn that changes it fails a test rather than a run.
+loop (`sim.feel.kernel.walk`), or by numpy for a few rows (a page's sample, in a process
+that loads no compiled code otherwise). The copy reads the predictor's node table, which
+is not public API: `tests/feel/test_feel.py` checks the copy against `model.predict` on
+fresh inputs, so a scikit-learn that changes it fails a test rather than a run.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 
 @dataclass(frozen=True)
@@ -57,21 +57,17 @@ class Forest:
         """The regression at every row of x (rows x the inputs the model was fitted on): a
         few rows (a page's sample of distinct states) walked by numpy, so a process that
         plays no game never loads compiled code for them; many, or any in a process that
-        loaded the compiled walk with its games (`load_walk`: a chunk's feel, 3 times faster
-        so), by the compiled loop. Both add the same leaves in the same order: the same
-        predictions, bit for bit."""
-        if len(x) <= NUMPY_ROWS and not _WALK_LOADED:
+        loaded the compiled kernel with its games (`compiled`), by the compiled walk
+        (`sim.feel.kernel.walk`, 3 times faster). Both add the same leaves in the same
+        order: the same predictions, bit for bit."""
+        kernel = compiled()
+        if kernel is None and len(x) > NUMPY_ROWS:
+            from sim.feel import kernel
+
+            kernel.load()
+        if kernel is None:
             return _predict_numpy(np.asarray(x, np.float64), self)
-        return _predict(
-            np.ascontiguousarray(x, np.float64),
-            self.feature,
-            self.threshold,
-            self.left,
-            self.right,
-            self.value,
-            self.roots,
-            self.baseline,
-        )
+        return kernel.predict(self, x)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The forest as named arrays (for an .npz file)."""
@@ -93,22 +89,19 @@ class Forest:
 
 
 NUMPY_ROWS = 50_000  # rows up to which numpy walks the trees (about 0.1 s at most)
-_WALK_LOADED = False  # this process loaded the compiled walk (`load_walk`)
 
 
-def load_walk() -> None:
-    """Load the compiled walk in this process (3 ms where the engine's compiled code is
-    loaded already; forked workers inherit it), so every feel it computes walks compiled:
-    a chunk of 2,500 games' distinct states, about 43,000 rows, in 18 ms against numpy's 61."""
-    global _WALK_LOADED
-    empty = np.zeros(0, np.int64)
-    _predict(np.zeros((0, 1)), empty, np.zeros(0), empty, empty, np.zeros(0), empty, 0.0)
-    _WALK_LOADED = True
+def compiled():
+    """`sim.feel.kernel` where this process loaded it (`kernel.load`: a process that plays
+    games; forked workers inherit it), else None. Looked up, not imported: a process that
+    plays no game (a page) never imports numba for the feel."""
+    kernel = sys.modules.get("sim.feel.kernel")
+    return kernel if kernel is not None and kernel.LOADED else None
 
 
 def _predict_numpy(x: np.ndarray, forest: Forest) -> np.ndarray:
-    """`_predict` in numpy: every row walks each tree level by level, the leaves added tree
-    by tree in the compiled loop's order."""
+    """`sim.feel.kernel.walk` in numpy: every row walks each tree level by level, the leaves
+    added tree by tree in the compiled loop's order."""
     total = np.zeros(len(x))
     for root in forest.roots:
         node = np.full(len(x), root, np.int64)
@@ -120,17 +113,3 @@ def _predict_numpy(x: np.ndarray, forest: Forest) -> np.ndarray:
             inner = inner[forest.feature[node[inner]] >= 0]
         total += forest.value[node]
     return forest.baseline + total
-
-
-@njit(cache=True, nogil=True)
-def _predict(x, feature, threshold, left, right, value, roots, baseline):
-    out = np.full(x.shape[0], baseline)
-    for i in range(x.shape[0]):
-        total = 0.0
-        for root in roots:
-            node = root
-            while feature[node] >= 0:
-                node = left[node] if x[i, feature[node]] <= threshold[node] else right[node]
-            total += value[node]
-        out[i] += total
-    return out

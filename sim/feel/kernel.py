@@ -16,21 +16,39 @@ set the pace of a one-worker run. Here each game is read once, in the same steps
 Every float is formed by the same operations in the same order as numpy's: a sum over the
 seats adds them one by one from 0.0, a sum over a game's steps follows numpy's pairwise
 order over every step of the chunk's trace (`pairwise_sum`), the trees are walked by the
-same loop (`sim.feel.forest._predict`); a test holds the two to equality on real chunks.
+same loop (`walk`); a test holds the two to equality on real chunks.
 The numpy path stays for a process that loads no compiled code (a page's sample).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from sim.feel.chances import COMEBACK, DECIDED, FLOOR
-from sim.feel.forest import _predict
 from sim.pairwise import pairwise_sum
 
 _INTS = 6  # score, best other, rank, step, seat, player: what a public state is made of
 _EMPTY = -1
+_LOWEST = np.iinfo(np.int64).min  # below every score: the second best of one seat
+
+
+@njit(cache=True, nogil=True)
+def walk(x, feature, threshold, left, right, value, roots, baseline):
+    """A forest's prediction at every row of x (`sim.feel.forest.Forest`'s arrays): each
+    row walks every tree, the leaves added tree by tree."""
+    out = np.full(x.shape[0], baseline)
+    for i in range(x.shape[0]):
+        total = 0.0
+        for root in roots:
+            node = root
+            while feature[node] >= 0:
+                node = left[node] if x[i, feature[node]] <= threshold[node] else right[node]
+            total += value[node]
+        out[i] += total
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -93,7 +111,7 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
     live_steps = np.int64(0)  # not a literal 0: numba would compile callees for it too
     for g in range(count):
         live_steps += rounds[g]
-    lowest_int = np.iinfo(np.int64).min
+    lowest_int = _LOWEST
     scale = max(usual, 1.0)
 
     # 1. each live step's seats as distinct states' numbers
@@ -135,7 +153,7 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
         x[d, 6] = seats
         x[d, 7] = kept[d, 5]
     cf, ct, cl, cr, cv, croots, cbase = chance
-    predicted = _predict(x, cf, ct, cl, cr, cv, croots, cbase)
+    predicted = walk(x, cf, ct, cl, cr, cv, croots, cbase)
 
     # 2. the chances (numpy's `chances`, already `nan_to_num`'d: 0 after a game's end)
     q = np.zeros((count, steps, seats))
@@ -169,7 +187,7 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
                 for k in range(seats):
                     d = q[g, t, k] - q[g, t - 1, k]
                     total += d * d
-                moved[g, t] = np.sqrt(total)
+                moved[g, t] = math.sqrt(total)
             total = 0.0
             for k in range(seats):
                 total += q[g, t, k] * (1 - q[g, t, k])
@@ -188,7 +206,7 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
                     distinct = new
                 at += 1
     mf, mt, ml, mr, mv, mroots, mbase = move
-    expected = _predict(inputs[:distinct], mf, mt, ml, mr, mv, mroots, mbase)
+    expected = walk(inputs[:distinct], mf, mt, ml, mr, mv, mroots, mbase)
 
     # 4. the summaries
     root = np.zeros(steps)
@@ -205,7 +223,7 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
         for t in range(steps):
             root[t] = 0.0
             if t < n:
-                root[t] = np.sqrt(min(max(expected[which[at]], 0.0), spread[g, t]))
+                root[t] = math.sqrt(min(max(expected[which[at]], 0.0), spread[g, t]))
                 at += 1
                 chance = -np.inf
                 for k in range(seats):
@@ -224,24 +242,29 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
 
 
 COLUMNS = ("suspense", "surprise", "decisive_moment", "largest_swing", "comeback_by_chance")
-_LOADED = False  # this process loaded the kernel (`load`): its chunks' feel is computed here
+LOADED = False  # this process loaded the kernels (`load`; `sim.feel.forest.compiled`)
 
 
 def load() -> None:
-    """Load (or compile) the kernel in this process, before a pool of workers forks."""
-    global _LOADED
+    """Load (or compile) the kernels in this process, before a pool of workers forks."""
+    global LOADED
     trace, players = np.zeros((0, 1, 2), np.int16), np.zeros((0, 2), np.int64)
     forest = _arrays(None)
     out = np.zeros((len(COLUMNS), 0))
     feel_columns(trace, np.zeros(0, np.int64), players, np.zeros((0, 2)), 1.0, forest, forest, out)
-    _LOADED = True
+    walk(np.zeros((0, 1)), *forest)
+    LOADED = True
+
+
+def predict(forest, x: np.ndarray) -> np.ndarray:
+    """`forest.predict(x)` by the compiled walk."""
+    return walk(np.ascontiguousarray(x, np.float64), *_arrays(forest))
 
 
 def per_game(model, trace, rounds, player, won) -> dict[str, np.ndarray] | None:
-    """`model.per_game` of these games by the kernel, or None where this process did not
-    load it or the trace is not of the chunks' type (int16: the kernel is compiled for it
-    alone)."""
-    if not _LOADED or trace.dtype != np.int16:
+    """`model.per_game` of these games by the kernel (loaded: `load`), or None where the
+    trace is not of the chunks' type (int16: the kernel is compiled for it alone)."""
+    if trace.dtype != np.int16:
         return None
     out = np.empty((len(COLUMNS), len(rounds)))
     feel_columns(

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.feel import kernel
 from sim.feel.chances import (
     chances,
     distinct_rows,
@@ -32,7 +31,7 @@ from sim.feel.chances import (
     public_states,
     summaries,
 )
-from sim.feel.forest import Forest
+from sim.feel.forest import Forest, compiled
 
 FEEL_VERSION = 1  # bump when the model's inputs or fitting change: cached models refit
 TREES = 30  # 30 trees of 15 leaves: as calibrated as 60 of 31 on the base game, at half the cost
@@ -72,7 +71,8 @@ class FeelModel:
         """FEEL_COLUMNS of the games given by their arrays, one value per game: in one
         compiled pass where this process loaded it (`sim.feel.kernel`, a process that plays
         games), else in numpy; the same values either way."""
-        done = kernel.per_game(self, trace, rounds, player, won)
+        kernel = compiled()
+        done = None if kernel is None else kernel.per_game(self, trace, rounds, player, won)
         return self.per_game_numpy(trace, rounds, player, won) if done is None else done
 
     def per_game_numpy(self, trace, rounds, player, won) -> dict[str, np.ndarray]:

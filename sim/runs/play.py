@@ -35,7 +35,6 @@ from sim.config.study import announce_plugin
 from sim.engine.game import Game
 from sim.errors import IllegalAction, PolicyError, SimError, one_line
 from sim.feel import kernel as feel_kernel
-from sim.feel.forest import load_walk
 from sim.guard.foreign import ForeignError, call_limited
 from sim.policies.base import LegalAction
 from sim.policies.compiled import action_banned
@@ -281,8 +280,7 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
         value_columns(study, empty)
         moment_sums.load()  # and the BLAS its moments pin to one thread
         blas()
-        load_walk()  # the feel's trees, and the feel of a chunk in one compiled pass
-        feel_kernel.load()
+        feel_kernel.load()  # the feel's trees, and a chunk's feel in one compiled pass
     return time.perf_counter() - t0
 
 

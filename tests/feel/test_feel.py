@@ -44,9 +44,9 @@ def felt(played):
 def test_the_compiled_trees_predict_what_scikit_learn_predicts(monkeypatch):
     """The copy of the fitted trees reads scikit-learn's node table (not public API): on
     fresh inputs it must give model.predict's values, by numpy's walk and the compiled one."""
-    from sim.feel import forest as walks
+    from sim.feel import kernel
 
-    monkeypatch.setattr(walks, "_WALK_LOADED", False)  # as in a process that played nothing
+    monkeypatch.setattr(kernel, "LOADED", False)  # as in a process that played nothing
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     rng = np.random.default_rng(1)
@@ -57,22 +57,22 @@ def test_the_compiled_trees_predict_what_scikit_learn_predicts(monkeypatch):
     fresh = rng.normal(size=(2000, 5))
     assert np.allclose(Forest.of(model).predict(fresh), model.predict(fresh), atol=1e-9)
     # a few rows are walked by numpy, many by the compiled loop: the same values, bit for bit
-    from sim.feel.forest import NUMPY_ROWS, _predict
+    from sim.feel.forest import NUMPY_ROWS
 
     forest = Forest.of(model)
-    many = rng.normal(size=(NUMPY_ROWS + 1, 5))
-    compiled = forest.predict(many)
-    arrays = (forest.feature, forest.threshold, forest.left, forest.right, forest.value)
-    assert np.array_equal(compiled[:2000], forest.predict(many[:2000]))
-    assert np.array_equal(compiled, _predict(many, *arrays, forest.roots, forest.baseline))
-    # where the compiled walk is loaded (a process that plays: `load_walk`), a few rows too
     walked = []
-    monkeypatch.setattr(walks, "_predict", lambda *a: walked.append(len(a[0])) or _predict(*a))
-    few = forest.predict(many[:2000])
-    assert walked == [] and np.array_equal(few, compiled[:2000])  # numpy's walk
-    walks.load_walk()
-    assert walks._WALK_LOADED and np.array_equal(forest.predict(many[:2000]), few)
-    assert walked == [0, 2000]  # load_walk's empty call, then the rows
+    predict = kernel.predict
+    monkeypatch.setattr(kernel, "predict", lambda f, x: walked.append(len(x)) or predict(f, x))
+    few = forest.predict(fresh)
+    assert walked == [] and not kernel.LOADED  # numpy's walk, and numba not needed
+    many = np.concatenate([fresh, rng.normal(size=(NUMPY_ROWS, 5))])
+    compiled = forest.predict(many)  # loads the kernel, then walks the rows compiled
+    assert walked == [len(many)] and kernel.LOADED
+    arrays = (forest.feature, forest.threshold, forest.left, forest.right, forest.value)
+    assert np.array_equal(compiled[:2000], few)
+    assert np.array_equal(compiled, kernel.walk(many, *arrays, forest.roots, forest.baseline))
+    # where the kernel is loaded (a process that plays), a few rows are walked compiled too
+    assert np.array_equal(forest.predict(fresh), few) and walked[-1] == len(fresh)
 
 
 def _reference_public_states(trace, rounds, player, usual):

@@ -71,8 +71,16 @@ def test_the_kernel_is_numpys_feel_at_the_edges(model, seats, most):
 
 
 def test_the_kernel_is_used_only_where_it_was_loaded_and_fits(model, monkeypatch):
+    """A process that plays games loaded the kernel and its chunks' feel is computed by
+    it; a page's process (not loaded) and a trace of another type are computed by numpy."""
     trace = np.zeros((2, 3, 4), np.int16)
     args = (np.array([3, 2], np.int16), np.zeros((2, 4), np.int64), np.full((2, 4), 0.25))
+    calls = []
+    per_game = kernel.per_game
+    monkeypatch.setattr(kernel, "per_game", lambda *a: calls.append(1) or per_game(*a))
     assert kernel.per_game(model, trace.astype(np.int64), *args) is None  # not its type
-    monkeypatch.setattr(kernel, "_LOADED", False)
-    assert kernel.per_game(model, trace, *args) is None
+    reference = model.per_game_numpy(trace, *args)
+    for loaded, used in ((True, [1, 1]), (False, [1, 1])):
+        monkeypatch.setattr(kernel, "LOADED", loaded)
+        done = model.per_game(trace, *args)
+        assert calls == used and all(np.array_equal(done[k], reference[k]) for k in done)
