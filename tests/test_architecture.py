@@ -27,6 +27,7 @@ FLOORS: dict[str, int] = {
     "sim.metrics": 0,
     "sim.units": 0,
     "sim.pairwise": 0,  # numpy's order of a sum, compiled (a chunk's moments and feel)
+    "sim.stack": 0,  # a roomy Python stack for a command (CPython's frame chunks)
     "sim.analysis": 0,
     "sim.feel": 0,  # each seat's chance round by round, and what the curves say (pure)
     # models and rules, which do not know each other

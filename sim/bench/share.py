@@ -49,7 +49,8 @@ def timed(module, name, tag):
 timed(play, "play_chunk", "play")
 timed(orchestrate, "_finish_chunk", "finish")
 from sim.cli import main
-code = main(argv)
+from sim.stack import in_a_roomy_stack
+code = in_a_roomy_stack(lambda: main(argv))  # as the sim script runs it
 wall = time.perf_counter() - t
 me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 cpu = lambda r: r.ru_utime + r.ru_stime

@@ -20,6 +20,7 @@ import threading
 import traceback
 
 from sim.errors import SimError, os_problem
+from sim.stack import in_a_roomy_stack
 
 BUG_REPORT = (
     "This is a bug in ifitfits-sim, not a mistake of yours: please report it with the"
@@ -45,8 +46,10 @@ def _on_sigterm(signum, frame) -> None:
 
 
 def cli() -> None:
-    """The `sim` script (and `python -m sim.cli`): `main`, then `leave` with its exit code."""
-    leave(main())
+    """The `sim` script (and `python -m sim.cli`): `main`, then `leave` with its exit code.
+    `main` runs in a roomy stack (`sim.stack`): a first run's compile makes no mmap calls
+    for its frames."""
+    leave(in_a_roomy_stack(main))
 
 
 def leave(code: int | None) -> None:
