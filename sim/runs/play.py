@@ -62,6 +62,7 @@ from sim.runs.results import (
 from sim.runs.tables import arrow_tables
 from sim.runs.values import value_columns
 from sim.specs import PLUGIN, SeatError, load_plugin, policy_code
+from sim.stack import in_a_roomy_stack
 
 
 class Seat:
@@ -273,7 +274,8 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
     t0 = time.perf_counter()
     codes, _ = lineup_policies(study)
     names = policy_set_names(policy_set(codes[codes != PLUGIN])) or "Python seats"
-    with compile_heartbeat(f"the engine for {names}", note=compile_note(), enabled=say):
+
+    def load_all() -> None:
         # and the compiled pieces that turn a chunk into tables, so forked workers have them
         empty = play_arrays(study, 0, 0)
         arrow_tables(study, empty)
@@ -281,6 +283,11 @@ def load_engine(study: StudyConfig, say: bool = True) -> float:
         moment_sums.load()  # and the BLAS its moments pin to one thread
         blas()
         feel_kernel.load()  # the feel's trees, and a chunk's feel in one compiled pass
+
+    with compile_heartbeat(f"the engine for {names}", note=compile_note(), enabled=say):
+        # numba's compiler in a roomy stack wherever this is called from (a test, a
+        # notebook), not only under the sim script (`sim.stack`)
+        in_a_roomy_stack(load_all)
     return time.perf_counter() - t0
 
 
