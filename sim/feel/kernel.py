@@ -269,7 +269,7 @@ def per_game(model, trace, rounds, player, won) -> dict[str, np.ndarray] | None:
     out = np.empty((len(COLUMNS), len(rounds)))
     feel_columns(
         np.ascontiguousarray(trace),
-        np.asarray(rounds, np.int64),
+        np.ascontiguousarray(rounds, np.int64),
         np.ascontiguousarray(player, np.int64),
         np.ascontiguousarray(won, np.float64),
         float(model.usual),
