@@ -61,10 +61,11 @@ class Forest:
         (`sim.feel.kernel.walk`, 3 times faster). Both add the same leaves in the same
         order: the same predictions, bit for bit."""
         kernel = compiled()
-        if kernel is None and len(x) > NUMPY_ROWS:
-            from sim.feel import kernel
+        if kernel is None and len(x) > NUMPY_ROWS:  # many rows: worth loading the kernel
+            from sim.feel import kernel as loaded
 
-            kernel.load()
+            loaded.load()
+            kernel = loaded
         if kernel is None:
             return _predict_numpy(np.asarray(x, np.float64), self)
         return kernel.predict(self, x)

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from sim.feel.chances import COMEBACK, DECIDED, FLOOR
+from sim.metrics import FEEL_COLUMNS as COLUMNS  # `out`'s rows, in this order
 from sim.pairwise import pairwise_sum
 
 _INTS = 6  # score, best other, rank, step, seat, player: what a public state is made of
@@ -241,7 +242,6 @@ def feel_columns(trace, rounds, player, won, usual, chance, move, out):
         out[4, g] = 1.0 if lowest < COMEBACK / seats else 0.0
 
 
-COLUMNS = ("suspense", "surprise", "decisive_moment", "largest_swing", "comeback_by_chance")
 LOADED = False  # this process loaded the kernels (`load`; `sim.feel.forest.compiled`)
 
 
