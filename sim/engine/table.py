@@ -51,13 +51,23 @@ CALLED = {"cache": True, "_nrt": False}
 
 @njit(**INLINE)
 def copy_state(dst, src, pr):
-    """A search's private copy of the state: dst holds all that src's game reads. That is the
-    head (what a new game resets), the per-box data of the grid rows that hold a card, the
-    lists up to their counts, and the constant lookup table: the rest is written before it is
-    read (a new game resets the head only). In random base games this is 54% of the state's
-    51 kB on average (37-63%). Plain loops on unsigned indices, which LLVM turns into vector
-    copies: numba's slice assignment copied one clamped index at a time, about a sixth of
-    the look-ahead's time in perf."""
+    """A search's private copy of the state: dst holds all that src's game reads. That is
+    what `copy_live` copies and the constant lookup table (o_tab, never written in a game)."""
+    copy_live(dst, src, pr)
+    _copy_range(dst, src, pr.o_tab, pr.state_size)
+
+
+@njit(**INLINE)
+def copy_live(dst, src, pr):
+    """`copy_state` without the constant lookup table: for a dst that already holds this
+    game's (a search copies the state once per decision and then, per playout, only this).
+
+    The head (what a new game resets), the per-box data of the grid rows that hold a card,
+    the lists up to their counts: the rest is written before it is read (a new game resets
+    the head only). In random base games this is 54% of the state's 51 kB on average
+    (37-63%), the table a further 4 kB. Plain loops on unsigned indices, which LLVM turns
+    into vector copies: numba's slice assignment copied one clamped index at a time, about a
+    sixth of the look-ahead's time in perf."""
     _copy_range(dst, src, 0, pr.o_scratch)
     lo = (src[SC_MINR] + pr.rows) * pr.width  # the cells of the rows that hold a card
     hi = (src[SC_MAXR] + pr.rows + 1) * pr.width
@@ -71,7 +81,7 @@ def copy_state(dst, src, pr):
     _copy_range(dst, src, pr.o_sleep + lo * pr.players, pr.o_sleep + hi * pr.players)
     _copy_range(dst, src, pr.o_front, pr.o_front + src[SC_NFRONT])
     _copy_range(dst, src, pr.o_placed, pr.o_placed + src[SC_NPLACED])
-    _copy_range(dst, src, pr.o_cat_cell, pr.state_size)  # the cats, Princesses, items, table
+    _copy_range(dst, src, pr.o_cat_cell, pr.o_tab)  # the cats, Princesses and items
 
 
 @njit(**INLINE)

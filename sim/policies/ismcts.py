@@ -34,9 +34,9 @@ from numba import njit
 
 from sim.engine.linker import own_code_only
 from sim.engine.rng import next_u64
-from sim.engine.scoring import final_scores, win_share
+from sim.engine.scoring import table_scores, win_share
 from sim.engine.state import DEC_OVER, SC_DECISION, SC_LOG, SC_SEAT, SC_TURNS
-from sim.engine.table import copy_state
+from sim.engine.table import copy_live, copy_state
 from sim.engine.turns import apply_action
 from sim.policies.compiled import allowed_actions, choose_greedy, choose_random, top_actions
 from sim.policies.lookahead import SCORE_WEIGHT, hand_out, shuffle_unseen, unseen_counts
@@ -88,9 +88,10 @@ def _new_node(tree, at, parent, a, mover):
 
 
 @njit(cache=True)
-def _outcome(s, pr, reward):
-    """Every seat's rollout value, as lookahead scores it (see lookahead._rollout_value)."""
-    scores = final_scores(s, pr)
+def _outcome(s, pr, reward, scores, roots):
+    """Every seat's rollout value, as lookahead scores it (see lookahead._rollout_value);
+    `scores` and `roots` are scratch for `table_scores`."""
+    table_scores(s, pr, scores, roots)
     over = s[SC_DECISION] == DEC_OVER
     for p in range(pr.players):
         other = -(1 << 40)
@@ -153,11 +154,14 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     streams = np.empty((pr.players + 1, 1), np.uint64)  # per seat, then the deals'
     streams[pr.players, 0] = next_u64(stream)
     reward = np.zeros(pr.players, np.float64)
+    scores = np.zeros(pr.players, np.int64)
+    roots = np.empty(pr.ndeck, np.int32)
     _new_node(tree, 0, -1, -1, -1)
     nodes = 1
     turns0 = s[SC_TURNS]
+    copy_state(s2, s, pr)  # then per iteration all but the constant table (`copy_live`)
     for _ in range(budget):
-        copy_state(s2, s, pr)
+        copy_live(s2, s, pr)
         s2[SC_LOG] = 0
         hand_out(s2, pr, me, cards, shuffle_unseen(counts, streams[pr.players], cards))
         for q in range(pr.players):
@@ -192,7 +196,7 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
             else:
                 a = choose_random(s2, pr, streams[q], buf2, own)
             apply_action(s2, pr, a)
-        _outcome(s2, pr, reward)
+        _outcome(s2, pr, reward, scores, roots)
         while node > 0:
             tree[node, T_VISITS] += 1.0
             tree[node, T_VALUE] += reward[int(tree[node, T_MOVER])]

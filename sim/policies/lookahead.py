@@ -18,7 +18,7 @@ from numba import njit
 
 from sim.engine.linker import own_code_only
 from sim.engine.rng import next_u64, randint
-from sim.engine.scoring import final_scores, win_share
+from sim.engine.scoring import table_scores, win_share
 from sim.engine.state import (
     DEC_ITEM,
     DEC_OVER,
@@ -37,7 +37,7 @@ from sim.engine.state import (
     ST_PLAYED,
     ST_WASTED,
 )
-from sim.engine.table import INLINE, copy_state
+from sim.engine.table import INLINE, copy_live, copy_state
 from sim.engine.turns import apply_action
 from sim.policies.compiled import allowed_actions, choose_greedy, choose_random, top_actions
 from sim.specs import (
@@ -134,12 +134,13 @@ def hand_out(s, pr, me, pool, n):
 
 
 @njit(cache=True)
-def _rollout_value(s, pr, me):
+def _rollout_value(s, pr, me, scores, roots):
     """SCORE_WEIGHT per point ahead of the best rival, plus the win share if the game is over.
 
-    A rollout cut at its horizon is judged on the table as it stands then.
+    A rollout cut at its horizon is judged on the table as it stands then (R8's scores by
+    `table_scores`, into the scratch `scores`, with `roots` its scratch).
     """
-    scores = final_scores(s, pr)
+    table_scores(s, pr, scores, roots)
     other = -(1 << 40)
     for q in range(pr.players):
         if q != me:
@@ -180,12 +181,15 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
         for q in range(pr.players):
             seat_seeds[r, q] = next_u64(streams[pr.players])
         hidden = shuffle_unseen(counts, streams[pr.players], deals[r])
+    scores = np.zeros(pr.players, np.int64)
+    roots = np.empty(pr.ndeck, np.int32)
+    copy_state(s2, s, pr)  # then per playout all but the constant table (`copy_live`)
     best = -1e300
     pick = candidates[0]
     for c in range(k):
         total = 0.0
         for r in range(rollouts):
-            copy_state(s2, s, pr)
+            copy_live(s2, s, pr)
             s2[SC_LOG] = 0
             for q in range(pr.players):
                 streams[q, 0] = seat_seeds[r, q]
@@ -201,7 +205,7 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
                 else:
                     a = choose_random(s2, pr, streams[q], buf2, own)
                 apply_action(s2, pr, a)
-            total += _rollout_value(s2, pr, me)
+            total += _rollout_value(s2, pr, me, scores, roots)
         if total > best:  # ties keep greedy's ranking
             best = total
             pick = candidates[c]

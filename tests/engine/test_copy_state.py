@@ -1,7 +1,9 @@
 """A search's private copy of the state (`sim.engine.table.copy_state`) copies only what a game
 reads: the head, the per-box rows that hold a card, the lists up to their counts and the
 lookup table. A game continued from such a copy into a buffer of garbage plays exactly as one
-continued from a full copy, and the copy names every part of the layout past the head."""
+continued from a full copy, and the copy names every part of the layout past the head. The
+lookup table is never written in a game, so a search copies it once per decision and then
+only the rest (`copy_live`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from sim.engine.game import Game
 from sim.engine.legal import legal_actions
 from sim.engine.scoring import final_scores
 from sim.engine.state import DEC_OVER, LAYOUT, SC_DECISION, SC_LOG
-from sim.engine.table import copy_state
+from sim.engine.table import copy_live, copy_state
 from sim.engine.turns import apply_action
 from sim.runs.lineup import engine_for
 
@@ -33,6 +35,58 @@ def test_the_copy_knows_every_part_past_the_head():
     assert tuple(names[names.index("o_scratch") + 1 :]) == KNOWN
 
 
+def _goes_on_alike(full, part, pr, rng, buf, other):
+    """Play full and part on with the same random choices; both must play the same game."""
+    full[SC_LOG] = part[SC_LOG] = 0
+    while full[SC_DECISION] != DEC_OVER:
+        n = legal_actions(full, pr, buf)
+        assert legal_actions(part, pr, other) == n
+        assert np.array_equal(buf[:n], other[:n])
+        a = buf[rng.integers(n)]
+        apply_action(full, pr, a)
+        apply_action(part, pr, a)
+    assert part[SC_DECISION] == DEC_OVER
+    assert np.array_equal(final_scores(full, pr), final_scores(part, pr))
+
+
+def test_the_lookup_table_is_never_written_in_a_game():
+    engine = engine_for(load_study(ROOT / "configs" / "base.yaml").game)
+    pr = engine.pr
+    rng = np.random.default_rng(3)
+    for seed in range(3):
+        game = Game(engine, seed)
+        table = game.s[pr.o_tab : pr.state_size].copy()
+        assert table.any()
+        while not game.over:
+            game.apply(int(rng.choice(game.legal())))
+        assert np.array_equal(game.s[pr.o_tab : pr.state_size], table)
+
+
+def test_a_live_copy_over_an_earlier_copy_goes_on_as_a_full_copy():
+    """copy_live leaves the table alone: over a buffer that holds the game's table (an earlier
+    copy_state, then a game played on in it) and garbage elsewhere, the game goes on alike."""
+    engine = engine_for(load_study(ROOT / "configs" / "base.yaml").game)
+    pr = engine.pr
+    rng = np.random.default_rng(11)
+    buf, other = np.zeros(pr.max_actions, np.int32), np.zeros(pr.max_actions, np.int32)
+    checked = 0
+    for seed in range(3):
+        game = Game(engine, seed)
+        part = rng.integers(-3, 600, len(game.s)).astype(np.int32)
+        copy_state(part, game.s, pr)  # the table, once
+        part[: pr.o_tab] = rng.integers(-3, 600, pr.o_tab)  # stale values everywhere else
+        step = 0
+        while not game.over:
+            if step % 11 == 5:
+                full = game.s.copy()
+                copy_live(part, game.s, pr)
+                _goes_on_alike(full, part, pr, rng, buf, other)  # part is now stale again
+                checked += 1
+            game.apply(int(rng.choice(game.legal())))
+            step += 1
+    assert checked >= 8
+
+
 def test_a_game_goes_on_from_a_copy_into_garbage_as_from_a_full_copy():
     engine = engine_for(load_study(ROOT / "configs" / "base.yaml").game)
     pr = engine.pr
@@ -47,16 +101,7 @@ def test_a_game_goes_on_from_a_copy_into_garbage_as_from_a_full_copy():
                 full = game.s.copy()
                 part = rng.integers(-3, 600, len(game.s)).astype(np.int32)  # stale values
                 copy_state(part, game.s, pr)
-                full[SC_LOG] = part[SC_LOG] = 0
-                while full[SC_DECISION] != DEC_OVER:
-                    n = legal_actions(full, pr, buf)
-                    assert legal_actions(part, pr, other) == n
-                    assert np.array_equal(buf[:n], other[:n])
-                    a = buf[rng.integers(n)]
-                    apply_action(full, pr, a)
-                    apply_action(part, pr, a)
-                assert part[SC_DECISION] == DEC_OVER
-                assert np.array_equal(final_scores(full, pr), final_scores(part, pr))
+                _goes_on_alike(full, part, pr, rng, buf, other)
                 checked += 1
             game.apply(int(rng.choice(game.legal())))
             step += 1
