@@ -51,24 +51,47 @@ CALLED = {"cache": True, "_nrt": False}
 
 @njit(**INLINE)
 def copy_state(dst, src, pr):
-    """A search's private copy of the state: dst holds all that src's game reads. That is
-    what `copy_live` copies and the constant lookup table (o_tab, never written in a game)."""
-    copy_live(dst, src, pr)
-    _copy_range(dst, src, pr.o_tab, pr.state_size)
+    """A search's private copy of the state: dst holds all that src's game reads. That is the
+    head (what a new game resets), the per-box data of the grid rows that hold a card, the
+    lists up to their counts, and the constant lookup table: the rest is written before it is
+    read (a new game resets the head only). In random base games this is 54% of the state's
+    51 kB on average (37-63%). Plain loops on unsigned indices, which LLVM turns into vector
+    copies: numba's slice assignment copied one clamped index at a time, about a sixth of
+    the look-ahead's time in perf."""
+    _copy_range(dst, src, 0, pr.o_scratch)
+    _copy_boxes(dst, src, pr)
+    _copy_range(dst, src, pr.o_tab, pr.state_size)  # the lookup table
 
 
 @njit(**INLINE)
 def copy_live(dst, src, pr):
-    """`copy_state` without the constant lookup table: for a dst that already holds this
-    game's (a search copies the state once per decision and then, per playout, only this).
+    """`copy_state` into a dst that holds a `copy_state` of an earlier or the same state of
+    src's game, played on since (a search: one copy_state per decision, then this per
+    playout). What such a dst already has alike is left: the lookup table (never written in
+    a game), the cells of the grid rows that neither state has reached (blank in both: the
+    rows span only grows), and the telemetry counters (o_stats, o_seat_stats: play writes
+    them and never reads them; they are copied again at the next copy_state).
 
-    The head (what a new game resets), the per-box data of the grid rows that hold a card,
-    the lists up to their counts: the rest is written before it is read (a new game resets
-    the head only). In random base games this is 54% of the state's 51 kB on average
-    (37-63%), the table a further 4 kB. Plain loops on unsigned indices, which LLVM turns
-    into vector copies: numba's slice assignment copied one clamped index at a time, about a
-    sixth of the look-ahead's time in perf."""
-    _copy_range(dst, src, 0, pr.o_scratch)
+    The grid rows copied are those that hold a card in either state and the row beside each
+    end (the front's cells, o_fpos), read from dst's head before it is overwritten."""
+    top = max(min(src[SC_MINR], dst[SC_MINR]) - 1 + pr.rows, 0)
+    bottom = min(max(src[SC_MAXR], dst[SC_MAXR]) + 2 + pr.rows, 2 * pr.rows + 1)
+    lo, hi = top * pr.width, bottom * pr.width
+    _copy_range(dst, src, 0, pr.o_walls)  # the scalars
+    _copy_range(dst, src, pr.o_walls + lo, pr.o_walls + hi)
+    _copy_range(dst, src, pr.o_occ + lo, pr.o_occ + hi)
+    _copy_range(dst, src, pr.o_seam + 2 * lo, pr.o_seam + 2 * hi)
+    _copy_range(dst, src, pr.o_fpos + lo, pr.o_fpos + hi)
+    _copy_range(dst, src, pr.o_deck, pr.o_stats)  # the deck, the hands, the supplies
+    _copy_range(dst, src, pr.o_seam_bits, pr.o_scratch)  # free seams, front counts
+    _copy_boxes(dst, src, pr)
+
+
+@njit(**INLINE)
+def _copy_boxes(dst, src, pr):
+    """The per-box data of the grid rows that hold a card in src, the front and placed lists
+    up to their counts, the cats, Princesses and items (what copy_state copies past the
+    head; a cell of another row is written before it is read)."""
     lo = (src[SC_MINR] + pr.rows) * pr.width  # the cells of the rows that hold a card
     hi = (src[SC_MAXR] + pr.rows + 1) * pr.width
     _copy_range(dst, src, pr.o_parent + lo, pr.o_parent + hi)

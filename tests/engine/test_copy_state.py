@@ -63,28 +63,37 @@ def test_the_lookup_table_is_never_written_in_a_game():
 
 
 def test_a_live_copy_over_an_earlier_copy_goes_on_as_a_full_copy():
-    """copy_live leaves the table alone: over a buffer that holds the game's table (an earlier
-    copy_state, then a game played on in it) and garbage elsewhere, the game goes on alike."""
+    """copy_live over a buffer that holds a copy_state of an earlier state of the game (or
+    the same state), played on since by other choices (a search's playout, whose table
+    spreads further than the game's): the head equals the game's but for the telemetry
+    counters, and the game goes on alike."""
     engine = engine_for(load_study(ROOT / "configs" / "base.yaml").game)
     pr = engine.pr
     rng = np.random.default_rng(11)
     buf, other = np.zeros(pr.max_actions, np.int32), np.zeros(pr.max_actions, np.int32)
+    head = np.r_[0 : pr.o_stats, pr.o_seam_bits : pr.o_scratch]  # all but the counters
     checked = 0
-    for seed in range(3):
+    for seed in range(4):
         game = Game(engine, seed)
-        part = rng.integers(-3, 600, len(game.s)).astype(np.int32)
-        copy_state(part, game.s, pr)  # the table, once
-        part[: pr.o_tab] = rng.integers(-3, 600, pr.o_tab)  # stale values everywhere else
+        part = rng.integers(-3, 600, len(game.s)).astype(np.int32)  # stale values
         step = 0
         while not game.over:
-            if step % 11 == 5:
-                full = game.s.copy()
+            if step % 7 == 3:
+                if step % 14 == 3:  # a new decision: the one full copy
+                    copy_state(part, game.s, pr)
+                part[SC_LOG] = 0
+                for _ in range(int(rng.integers(0, 40))):  # a playout of other choices
+                    if part[SC_DECISION] == DEC_OVER:
+                        break
+                    n = legal_actions(part, pr, buf)
+                    apply_action(part, pr, buf[rng.integers(n)])
                 copy_live(part, game.s, pr)
-                _goes_on_alike(full, part, pr, rng, buf, other)  # part is now stale again
+                assert np.array_equal(part[head], game.s[head])
+                _goes_on_alike(game.s.copy(), part, pr, rng, buf, other)  # part played on
                 checked += 1
             game.apply(int(rng.choice(game.legal())))
             step += 1
-    assert checked >= 8
+    assert checked >= 12
 
 
 def test_a_game_goes_on_from_a_copy_into_garbage_as_from_a_full_copy():
