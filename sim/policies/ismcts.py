@@ -159,7 +159,7 @@ def choose_ismcts(s, pr, stream, buf, w, params, values, s2, buf2, pool, tree):
     _new_node(tree, 0, -1, -1, -1)
     nodes = 1
     turns0 = s[SC_TURNS]
-    copy_state(s2, s, pr)  # then per iteration all but the constant table (`copy_live`)
+    copy_state(s2, s, pr)  # then per iteration only what a playout changed (`copy_live`)
     for _ in range(budget):
         copy_live(s2, s, pr)
         s2[SC_LOG] = 0

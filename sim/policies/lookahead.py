@@ -183,7 +183,7 @@ def choose_lookahead(s, pr, stream, buf, w, params, values, s2, buf2, scratch):
         hidden = shuffle_unseen(counts, streams[pr.players], deals[r])
     scores = np.zeros(pr.players, np.int64)
     roots = np.empty(pr.ndeck, np.int32)
-    copy_state(s2, s, pr)  # then per playout all but the constant table (`copy_live`)
+    copy_state(s2, s, pr)  # then per playout only what a playout changed (`copy_live`)
     best = -1e300
     pick = candidates[0]
     for c in range(k):
