@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.analysis.stats import clustered_diff_ci, clustered_mean_ci
+from sim.analysis.stats import Z95, Clusters
 
 
 def card_kind(card: str) -> str:
@@ -69,26 +69,43 @@ def _impact_arrays(data: pd.DataFrame) -> tuple[np.ndarray, ...]:
     return tuple(data[name].to_numpy() for name in IMPACT_COLUMNS)
 
 
+def _impact_columns(win, score, game, h, played) -> dict[str, np.ndarray]:
+    """The impact numbers of card kinds that share their seat-game rows, a column per kind:
+    each row's win share, score and game, and per row and kind ([rows, kinds] booleans)
+    whether the seat-game held the kind and whether it played it. Held against never held
+    is a difference of means with a normal interval clustered by game (`clustered_diff_ci`'s,
+    NaN when either side is empty); the means when played are plain means (NaN when none)."""
+    win, score = np.asarray(win, dtype=float), np.asarray(score, dtype=float)
+    h, played = np.asarray(h, dtype=bool), np.asarray(played, dtype=bool)
+    hf, pf = h.astype(float), played.astype(float)
+    n_held, n_played = hf.sum(axis=0), pf.sum(axis=0)
+    n_never = len(win) - n_held
+    with np.errstate(divide="ignore", invalid="ignore"):  # an empty side: NaN, as said
+        win_held, win_never = win @ hf / n_held, win @ (1 - hf) / n_never
+        # each row's influence on the difference of the two means
+        psi = np.where(h, (win[:, None] - win_held) / n_held, -(win[:, None] - win_never) / n_never)
+        half = Z95 * Clusters(game).se(psi)
+        improvement = np.where((n_held > 0) & (n_never > 0), win_held - win_never, np.nan)
+        return {
+            "n_held": n_held.astype(np.int64),
+            "n_never": n_never.astype(np.int64),
+            "win_held": win_held,
+            "win_never": win_never,
+            "improvement": improvement,
+            "lo": improvement - half,
+            "hi": improvement + half,
+            "score_held": score @ hf / n_held,
+            "score_never": score @ (1 - hf) / n_never,
+            "n_played": n_played.astype(np.int64),
+            "win_played": win @ pf / n_played,
+            "score_played": score @ pf / n_played,
+        }
+
+
 def _impact_row(win, score, game, h, played) -> dict:
-    """The impact numbers of one card kind's rows (one row per seat-game): each seat-game's
-    win share, score and game, and whether it held and played the kind."""
-    h, played = h.astype(bool, copy=False), played.astype(bool, copy=False)
-    d = clustered_diff_ci(win, h, game)
-    when_played = clustered_mean_ci(win[played], game[played])
-    return {
-        "n_held": d.n_a,
-        "n_never": d.n_b,
-        "win_held": win[h].mean() if d.n_a else np.nan,
-        "win_never": win[~h].mean() if d.n_b else np.nan,
-        "improvement": d.value,
-        "lo": d.lo,
-        "hi": d.hi,
-        "score_held": score[h].mean() if d.n_a else np.nan,
-        "score_never": score[~h].mean() if d.n_b else np.nan,
-        "n_played": int(played.sum()),
-        "win_played": when_played.value,
-        "score_played": score[played].mean() if played.any() else np.nan,
-    }
+    """`_impact_columns` of one card kind's rows (one row per seat-game), as one row."""
+    columns = _impact_columns(win, score, game, np.c_[h], np.c_[played])
+    return {name: values[0].item() for name, values in columns.items()}
 
 
 def card_impact(cards: pd.DataFrame, players: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
@@ -154,29 +171,35 @@ def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFram
     return pd.DataFrame(columns, index=data.index)
 
 
-def _shared_fits(cards, players, data: pd.DataFrame, groups: dict) -> dict | None:
-    """Every card kind's adjusted impact from one fit, when every kind has the very same
-    seat-game rows (the cards table has a row for every kind at every seat-game): the
-    circumstances, the win shares and the games are then one matrix for all, and each kind's
-    `held` coefficient is `partialled_coefs`' (what the kind's own fit gives). None when the
-    rows differ (a table cut by hand): each kind is then fitted on its own."""
+def shared_rows(data: pd.DataFrame, groups: dict) -> np.ndarray | None:
+    """[seat-game, kind] the row of each kind (`groups`: its rows of `data`) at each
+    seat-game, when every kind has the very same seat-game rows (the cards table has a row
+    for every kind at every seat-game): then every kind's numbers come from one matrix. None
+    when the rows differ (a table cut by hand): each kind is then taken on its own."""
+    first = next(iter(groups.values()), None)
+    if first is None or any(len(idx) != len(first) for idx in groups.values()):
+        return None
+    rows = np.stack(list(groups.values()), axis=1)
+    for key in ("game", "seat"):
+        values = data[key].to_numpy()
+        if not (values[rows] == values[first][:, None]).all():
+            return None
+    return rows
+
+
+def _shared_fits(cards, players, data: pd.DataFrame, rows: np.ndarray) -> list:
+    """Every card kind's adjusted impact from one fit, for kinds that share their seat-game
+    rows (`shared_rows`): the circumstances, the win shares and the games are one matrix for
+    all, and each kind's `held` coefficient is `partialled_coefs`' (what the kind's own fit
+    gives)."""
     from sim.analysis.inference import partialled_coefs
 
-    first = next(iter(groups.values()), None)
-    if first is None:
-        return None
-    keys = data[["game", "seat"]].to_numpy()
-    if any(
-        len(idx) != len(first) or not np.array_equal(keys[idx], keys[first])
-        for idx in groups.values()
-    ):
-        return None
+    first = rows[:, 0]
     x = _circumstances(cards, players, data.iloc[first])  # the same for every kind
     x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")].to_numpy(float)
-    held_ = np.stack([data["held"].to_numpy(float)[idx] for idx in groups.values()], axis=1)
+    held_ = data["held"].to_numpy(float)[rows]
     y = data["win_share"].to_numpy(float)[first]
-    fits = partialled_coefs(y, x, held_, data["game"].to_numpy()[first])
-    return dict(zip(groups, fits, strict=True))
+    return partialled_coefs(y, x, held_, data["game"].to_numpy()[first])
 
 
 def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
@@ -200,29 +223,36 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
 
 def card_impacts(cards: pd.DataFrame, players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """`card_impact(cards, players)` and `card_impact_adjusted(cards, players)` from one join
-    and one pass over the kinds (the run page shows both)."""
+    and, when the kinds share their seat-game rows (a run's table), one matrix for all kinds
+    (the run page shows both)."""
     from sim.analysis.inference import ClusteredOLS, adjust, family_note, normal_sf2
-    from sim.analysis.stats import Z95
 
     data = with_outcomes(cards, players)
     groups = data.groupby("card", sort=True, observed=True).indices
-    shared = _shared_fits(cards, players, data, groups)
-    base = _circumstances(cards, players, data) if shared is None else None
-    arrays = _impact_arrays(data)  # sliced per kind: no frame per kind
-    win, game = arrays[0].astype(float), arrays[2]
-    rows, raws = [], []
-    for card, idx in groups.items():
-        held_ = arrays[3][idx].astype(float)
-        raw = _impact_row(*(column[idx] for column in arrays))
-        raws.append({"card": card, **raw})
+    shared = shared_rows(data, groups)
+    win, score, game, held_, played_ = _impact_arrays(data)  # sliced per kind: no frames
+    if shared is not None:
+        first = shared[:, 0]
+        raw = _impact_columns(win[first], score[first], game[first], held_[shared], played_[shared])
+        fits = _shared_fits(cards, players, data, shared)
+    else:
+        each = [
+            _impact_columns(win[i], score[i], game[i], np.c_[held_[i]], np.c_[played_[i]])
+            for i in groups.values()
+        ]
+        raw = {name: np.concatenate([e[name] for e in each]) for name in each[0]} if each else {}
+        base = _circumstances(cards, players, data)
+    win = win.astype(float)
+    rows = []
+    for k, (card, idx) in enumerate(groups.items()):
         row = {"card": card, "kind": card_kind(str(card))}
         fit = None
-        if not 0 < held_.sum() < len(held_):
+        if not 0 < raw["n_held"][k] < len(idx):
             pass  # held by every seat-game, or by none: nothing to compare
         elif shared is not None:
-            fit = shared[card]
+            fit = fits[k]
         else:
-            x = base.iloc[idx].assign(held=held_)
+            x = base.iloc[idx].assign(held=held_[idx].astype(float))
             x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
             try:
                 fit = ClusteredOLS.of(win[idx], x, game[idx], qr=True).coef("held")
@@ -233,20 +263,15 @@ def card_impacts(cards: pd.DataFrame, players: pd.DataFrame) -> tuple[pd.DataFra
             row.update(adjusted=est, adj_lo=lo, adj_hi=hi, adj_p=p)
         else:
             row.update(adjusted=np.nan, adj_lo=np.nan, adj_hi=np.nan, adj_p=np.nan)
-        se = (raw["hi"] - raw["lo"]) / (2 * Z95)
-        raw_p = normal_sf2(raw["improvement"] / se) if se > 0 else np.nan
-        row.update(
-            improvement=raw["improvement"],
-            lo=raw["lo"],
-            hi=raw["hi"],
-            raw_p=raw_p,
-            n_held=raw["n_held"],
-            n_never=raw["n_never"],
-        )
+        improvement, lo, hi = raw["improvement"][k], raw["lo"][k], raw["hi"][k]
+        se = (hi - lo) / (2 * Z95)
+        raw_p = normal_sf2(improvement / se) if se > 0 else np.nan
+        row.update(improvement=improvement, lo=lo, hi=hi, raw_p=raw_p)
+        row.update(n_held=raw["n_held"][k], n_never=raw["n_never"][k])
         rows.append(row)
     out = pd.DataFrame(rows)
     out["adj_q"], out["adj_flag"] = adjust(out["adj_p"].to_numpy(), "fdr_bh")
     out["raw_q"], out["raw_flag"] = adjust(out["raw_p"].to_numpy(), "fdr_bh")
     out = out[ADJUSTED_COLUMNS].sort_values("adjusted", ascending=False, ignore_index=True)
     out.attrs["family"] = family_note("fdr_bh", int(out["adj_p"].notna().sum()))
-    return _impact_table(raws, ["card"]), out
+    return _impact_table({"card": list(groups), **raw}, ["card"]), out

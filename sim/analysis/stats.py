@@ -25,7 +25,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from sim.analysis.intervals import Z95, Summary, mean_bounds, share_bounds, t975
 
@@ -76,25 +75,70 @@ def win_share_ci(shares) -> Estimate:
     return Estimate(s.mean, lo, hi, s.n)
 
 
+class Clusters:
+    """Rows' clusters (their games), found once: the per-cluster sums of many columns of
+    per-row influence values in one call (`np.add.reduceat` over the rows in cluster order),
+    where a pandas groupby per column hashes the ids again each time. Ids are any sortable
+    values; rows already in cluster order (a run's tables: game by game) are not reordered."""
+
+    def __init__(self, ids) -> None:
+        ids = np.asarray(ids)
+        ordered = len(ids) < 2 or bool((ids[1:] >= ids[:-1]).all())
+        self.order = None if ordered else np.argsort(ids, kind="stable")
+        runs = ids if ordered else ids[self.order]
+        self.starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1]]) if len(ids) else runs[:0]
+        self.g = len(self.starts)  # how many clusters
+
+    def sums(self, psi) -> np.ndarray:
+        """Per-cluster sums of `psi` ([rows] or [rows, columns]): [g] or [g, columns]."""
+        psi = np.asarray(psi, dtype=float)
+        if self.order is not None:
+            psi = psi[self.order]
+        if not self.g:
+            return np.zeros((0, *psi.shape[1:]))
+        return np.add.reduceat(psi, self.starts, axis=0)
+
+    def present(self, rows) -> np.ndarray:
+        """How many clusters hold at least one of `rows` (booleans, [rows] or [rows, columns])."""
+        return (self.sums(rows) > 0).sum(axis=0)
+
+    def se(self, psi, g=None) -> np.ndarray:
+        """The sandwich standard error of each column of `psi` (summed within clusters), with
+        g - 1 degrees of freedom (g: the clusters of every row, or per column those holding
+        the column's rows); NaN where g < 2."""
+        g = np.asarray(self.g if g is None else g, dtype=float)
+        squares = (self.sums(psi) ** 2).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(g >= 2, np.sqrt(squares * g / (g - 1)), np.nan)
+
+
 def _cluster_se(psi: np.ndarray, clusters) -> tuple[float, int]:
     """Sandwich standard error from per-row influence values summed within clusters."""
-    sums = pd.Series(psi).groupby(np.asarray(clusters)).sum().to_numpy()
-    g = len(sums)
-    if g < 2:
-        return float("nan"), g
-    return float(np.sqrt((sums**2).sum() * g / (g - 1))), g
+    found = Clusters(clusters)
+    return float(found.se(psi)), found.g
+
+
+def clustered_means(values, rows, clusters: Clusters) -> tuple[np.ndarray, ...]:
+    """Per column of `values` ([n, k]): the mean of its `rows` (booleans [n, k]) with the
+    cluster-robust t interval of `clustered_mean_ci` (g - 1 degrees of freedom, g the clusters
+    those rows fall in); (mean, lo, hi, n), arrays of k, NaN where a column has no rows."""
+    y, rows = np.asarray(values, dtype=float), np.asarray(rows, dtype=bool)
+    n = rows.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.where(rows, y, 0.0).sum(axis=0) / n
+        g = clusters.present(rows)
+        se = clusters.se(np.where(rows, (y - m) / n, 0.0), g)
+    half = np.array([t975(int(k) - 1) for k in np.atleast_1d(g)]) * se
+    return m, m - half, m + half, n
 
 
 def clustered_mean_ci(values, clusters) -> Estimate:
     """Mean of rows grouped in clusters (games), with a cluster-robust t interval; n = rows."""
     y = np.asarray(values, dtype=float)
-    n = len(y)
-    if n == 0:
+    if len(y) == 0:
         return Estimate(float("nan"), float("nan"), float("nan"), 0)
-    m = float(y.mean())
-    se, g = _cluster_se((y - m) / n, clusters)
-    half = t975(g - 1) * se
-    return Estimate(m, m - half, m + half, n)
+    m, lo, hi, n = clustered_means(np.c_[y], np.ones((len(y), 1), bool), Clusters(clusters))
+    return Estimate(float(m[0]), float(lo[0]), float(hi[0]), int(n[0]))
 
 
 class Difference(NamedTuple):

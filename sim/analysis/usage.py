@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.analysis.cards import ITEM_KINDS, card_kind
-from sim.analysis.stats import Z95, clustered_mean_ci, mean_ci
+from sim.analysis.cards import ITEM_KINDS, card_kind, shared_rows
+from sim.analysis.stats import Z95, Clusters, clustered_means, mean_ci
 
 
 def is_item_name(card: str) -> bool:
@@ -45,18 +45,19 @@ def placed_items(cards: pd.DataFrame) -> pd.Series:
 
 
 def ratio_ci(num, den, clusters) -> tuple[float, float, float]:
-    """Σnum / Σden with a cluster-robust (delta method) 95% interval, kept inside [0, 1]
-    when the ratio is a share; NaN when Σden is 0."""
-    num = np.asarray(num, float)
-    den = np.asarray(den, float)
-    total = den.sum()
-    if total <= 0:
-        return float("nan"), float("nan"), float("nan")
-    r = num.sum() / total
-    psi = pd.Series((num - r * den) / total).groupby(np.asarray(clusters)).sum().to_numpy()
-    g = len(psi)
-    se = np.sqrt((psi**2).sum() * g / (g - 1)) if g > 1 else float("nan")
-    return float(r), float(r - Z95 * se), float(r + Z95 * se)
+    """Σnum / Σden with a cluster-robust (delta method) 95% interval; NaN when Σden is 0."""
+    r, lo, hi = ratios(np.c_[num], np.c_[den], Clusters(clusters))
+    return float(r[0]), float(lo[0]), float(hi[0])
+
+
+def ratios(num, den, clusters: Clusters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`ratio_ci` of each column of `num` and `den` ([rows, k]): (ratio, lo, hi), arrays."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    total = den.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(total > 0, num.sum(axis=0) / total, np.nan)
+        half = Z95 * clusters.se((num - r * den) / total)
+    return r, r - half, r + half
 
 
 USAGE_COUNTS = ("dealt", "drawn", "played", "final_hand", "first_turn")
@@ -75,50 +76,67 @@ def card_usage(cards: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     and for items into_led, into_rival, into_nobody (shares of placed items landing in a
     box the drawer leads, a box only rivals lead, a box nobody leads).
     """
-    n_games = len(games)
     turns = games.set_index("game")["turns"]
     col = {name: cards[name].to_numpy() for name in USAGE_COUNTS}
     col["held"], col["dead"] = held_copies(cards).to_numpy(), dead_copies(cards).to_numpy()
     col["placed"], col["game"] = placed_items(cards).to_numpy(), cards["game"].to_numpy()
     col["share"] = col["first_turn"] / turns.reindex(col["game"]).to_numpy()
-    # each kind's rows, kinds in the order they first appear (arrays: no frame per kind)
-    kinds = cards.groupby("card", sort=False, observed=True).indices.items()
-    rows = []
-    for card, idx in sorted(kinds, key=lambda kind: kind[1][0]):
-        card = str(card)
-        g = {name: values[idx] for name, values in col.items()}
-        item = card_kind(card) in ITEM_KINDS
-        game = g["game"]
-        holding = g["held"] > 0
-        dead_rate = ratio_ci(g["dead"], g["held"], game)
-        died = clustered_mean_ci((g["dead"] > 0)[holding], game[holding])
-        first = g["first_turn"] > 0
-        row = {
-            "card": card,
-            "kind": card_kind(card),
-            "held": g["held"].sum() / n_games,
-            "dealt": g["dealt"].sum() / n_games,
-            "drawn": g["drawn"].sum() / n_games,
-            "played": (g["placed"] if item else g["played"]).sum() / n_games,
-            "final_hand": g["final_hand"].sum() / n_games,
-            "dead": g["dead"].sum() / n_games,
+    # each kind's rows, kinds in the order they first appear; one matrix for all kinds when
+    # they share their seat-game rows (a run's table), else a column per kind in turn
+    found = cards.groupby("card", sort=False, observed=True).indices
+    kinds = dict(sorted(found.items(), key=lambda kind: kind[1][0]))
+    shared = shared_rows(cards, kinds)
+    parts = [shared] if shared is not None else [np.c_[idx] for idx in kinds.values()]
+    names = [str(card) for card in kinds]
+    items = np.array([card_kind(card) in ITEM_KINDS for card in names])
+    out, at = [], 0
+    for rows in parts:
+        k = rows.shape[1]
+        out.append(_usage_columns({n: v[rows] for n, v in col.items()}, items[at : at + k]))
+        at += k
+    frame = pd.concat([pd.DataFrame(o) for o in out], ignore_index=True)
+    frame[PER_GAME] = frame[PER_GAME] / len(games)
+    frame.insert(0, "kind", [card_kind(card) for card in names])
+    frame.insert(0, "card", names)
+    return frame
+
+
+PER_GAME = ["held", "dealt", "drawn", "played", "final_hand", "dead"]
+
+
+def _usage_columns(g: dict[str, np.ndarray], items: np.ndarray) -> dict[str, np.ndarray]:
+    """`card_usage`'s numbers (counts summed, not yet per game) of card kinds that share
+    their seat-game rows: `g` each count's [seat-game, kind] matrix, `items` which kinds are
+    toys or sprayers. An interval with no rows behind it is [0, 1]."""
+    clusters = Clusters(g["game"][:, 0])
+    holding = g["held"] > 0
+    dead_rate = ratios(g["dead"], g["held"], clusters)
+    died = clustered_means(g["dead"] > 0, holding, clusters)
+    first = g["first_turn"] > 0
+    sums = {name: values.sum(axis=0) for name, values in g.items() if name != "game"}
+    placed, nobody = sums["placed"], sums["into_nobody"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        some = items & (placed > 0)
+        return {
+            "held": sums["held"],
+            "dealt": sums["dealt"],
+            "drawn": sums["drawn"],
+            "played": np.where(items, placed, sums["played"]),
+            "final_hand": sums["final_hand"],
+            "dead": sums["dead"],
             "dead_rate": dead_rate[0],
-            "dead_lo": max(0.0, dead_rate[1]),
-            "dead_hi": min(1.0, dead_rate[2]),
-            "dead_games": died.value,
-            "dg_lo": max(0.0, died.lo),
-            "dg_hi": min(1.0, died.hi),
-            "n_held": int(holding.sum()),
-            "first_turn": g["first_turn"][first].mean() if first.any() else np.nan,
-            "first_share": g["share"][first].mean() if first.any() else np.nan,
+            "dead_lo": np.fmax(0.0, dead_rate[1]),
+            "dead_hi": np.fmin(1.0, dead_rate[2]),
+            "dead_games": died[0],
+            "dg_lo": np.fmax(0.0, died[1]),
+            "dg_hi": np.fmin(1.0, died[2]),
+            "n_held": holding.sum(axis=0),
+            "first_turn": np.where(first, g["first_turn"], 0).sum(axis=0) / first.sum(axis=0),
+            "first_share": np.where(first, g["share"], 0.0).sum(axis=0) / first.sum(axis=0),
+            "into_led": np.where(some, sums["into_led"] / placed, np.nan),
+            "into_rival": np.where(some, (sums["into_other"] - nobody) / placed, np.nan),
+            "into_nobody": np.where(some, nobody / placed, np.nan),
         }
-        placed = g["placed"].sum()
-        nobody = g["into_nobody"].sum()
-        row["into_led"] = g["into_led"].sum() / placed if item and placed else np.nan
-        row["into_rival"] = (g["into_other"].sum() - nobody) / placed if item and placed else np.nan
-        row["into_nobody"] = nobody / placed if item and placed else np.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def dead_card_notes(usage: pd.DataFrame, limit: int = 6, floor: float = 0.005) -> list[str]:

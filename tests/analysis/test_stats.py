@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from sim.analysis.stats import (
     Z95,
+    Clusters,
+    _cluster_se,
     bootstrap_ci,
     clustered_diff_ci,
     clustered_mean_ci,
+    clustered_means,
     mean_ci,
     t975,
     wilson,
@@ -108,3 +112,35 @@ def test_bootstrap_is_reproducible_with_its_seed():
 def test_bootstrap_of_constant_data_is_a_point():
     e = bootstrap_ci(np.full((10, 3), 2.0), lambda x: x.mean(), n_boot=50, seed=0)
     assert e == (2.0, 2.0, 2.0, 10)
+
+
+def test_clusters_sum_in_any_row_order():
+    """`Clusters` sums each column within clusters whatever the rows' order (a groupby's sums,
+    clusters in sorted order), and counts the clusters a column's rows fall in."""
+    rng = np.random.default_rng(5)
+    ids = rng.integers(0, 7, 60)
+    psi = rng.normal(size=(60, 3))
+    want = pd.DataFrame(psi).groupby(ids).sum().to_numpy()
+    for order in (np.arange(60), np.argsort(ids, kind="stable")):
+        clusters = Clusters(ids[order])
+        np.testing.assert_allclose(clusters.sums(psi[order]), want, rtol=1e-12, atol=1e-15)
+    rows = psi > 1.0
+    assert (Clusters(ids).present(rows) == [len(set(ids[r])) for r in rows.T]).all()
+    assert Clusters([]).g == 0 and np.isnan(_cluster_se(np.zeros(1), [4])[0])
+
+
+def test_clustered_means_are_each_columns_clustered_mean():
+    """Column by column, `clustered_means` of the rows a mask keeps is `clustered_mean_ci` of
+    those rows alone (their clusters, their degrees of freedom); a column with no rows or one
+    cluster has no interval."""
+    rng = np.random.default_rng(6)
+    games = np.repeat(np.arange(40), 3)
+    values = rng.random((120, 4))
+    rows = rng.random((120, 4)) < [0.5, 0.05, 0.0, 1.0]
+    rows[:, 1] = games == 7  # one game only
+    m, lo, hi, n = clustered_means(values, rows, Clusters(games))
+    for k in range(4):
+        one = clustered_mean_ci(values[rows[:, k], k], games[rows[:, k]])
+        got = (m[k], lo[k], hi[k], n[k])
+        np.testing.assert_allclose(got, tuple(one), rtol=1e-12, equal_nan=True)
+    assert np.isnan([m[2], lo[1], hi[1]]).all() and n[2] == 0

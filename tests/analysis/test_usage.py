@@ -9,12 +9,14 @@ import pandas as pd
 import pytest
 
 from sim.analysis.balance import estimate_metrics
+from sim.analysis.stats import Clusters
 from sim.analysis.usage import (
     card_usage,
     dead_card_notes,
     eviction_summary,
     evictions,
     ratio_ci,
+    ratios,
 )
 from sim.analysis.values import game_values
 from sim.config import load_study
@@ -113,3 +115,17 @@ def test_ratio_ci_is_the_clustered_delta_method():
     se = np.sqrt((psi**2).sum() * 3 / 2)
     assert hi - r == pytest.approx(1.959963984540054 * se)
     assert np.isnan(ratio_ci([0], [0], [0])[0])
+
+
+def test_ratios_are_each_columns_ratio_ci():
+    """Column by column, `ratios` is `ratio_ci` (one delta-method interval per card kind)."""
+    rng = np.random.default_rng(7)
+    game = np.repeat(np.arange(30), 4)
+    num = rng.integers(0, 3, (120, 3))
+    den = num + rng.integers(0, 3, (120, 3))
+    den[:, 2] = num[:, 2] = 0  # nothing held: no ratio
+    r, lo, hi = ratios(num, den, Clusters(game))
+    for k in range(3):
+        want = ratio_ci(num[:, k], den[:, k], game)
+        np.testing.assert_allclose((r[k], lo[k], hi[k]), want, rtol=1e-12, equal_nan=True)
+    assert np.isnan(r[2])
