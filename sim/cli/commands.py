@@ -299,17 +299,21 @@ def report(args: argparse.Namespace) -> int:
     from sim.runs import load_run
     from sim.runs.partials import run_data
     from sim.runs.results import TABLES
-    from sim.studies.outputs import write_run_summary
+    from sim.studies.outputs import SUMMARY_FILE, write_run_summary
 
     result = load_run(folder)  # read once: the page and summary.json share its partials
     result.require(*TABLES)  # a page reads every table (a candidate run keeps two)
     check_pages(result, args.out, args.force)  # before the kingmaking's games
     if args.all_chances:
         all_chances(result, args.quiet)
-    if args.kingmaking or (_wants_kingmaking(result) and not _has_kingmaking(result)):
+    sampled = args.kingmaking or (_wants_kingmaking(result) and not _has_kingmaking(result))
+    if sampled:
         print(kingmaking(result, args.quiet))
     print("\n".join(publish(result, args.out, args.force, False, args.quiet, not args.no_feel)))
-    write_run_summary(result, *run_data(result))
+    # the run wrote summary.json from the same rows; it changes only with a new kingmaking
+    # sample (or is written again if it is gone)
+    if sampled or not (folder / SUMMARY_FILE).is_file():
+        write_run_summary(result, *run_data(result))
     return 0
 
 

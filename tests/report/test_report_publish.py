@@ -3,6 +3,7 @@ only with a line that says so, and `sim report` of an old run leaves a newer run
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sim.cli import main
@@ -39,3 +40,20 @@ def test_reports_are_kept_per_run_and_never_replaced_silently(tmp_path, monkeypa
 
     assert main(["run", str(BASE), *QUICK, "--out", "bare", "--no-report"]) == 0
     assert not Path("bare/report.html").exists()
+
+
+def test_report_writes_summary_json_again_only_when_it_changes(tmp_path, monkeypatch, capsys):
+    """`sim report` of a run leaves the summary.json the run wrote from the same rows; writes
+    it again when it is gone, and when a kingmaking sample is played now (its rate joins)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(BASE), *QUICK, "--games", "12", "--out", "r", "--no-report"]) == 0
+    summary = Path("r/summary.json")
+    written, stamp = summary.read_text(), summary.stat().st_mtime_ns
+    assert main(["report", "r", "--quiet", "--no-feel"]) == 0
+    assert summary.stat().st_mtime_ns == stamp
+    summary.unlink()
+    assert main(["report", "r", "--quiet", "--no-feel", "--force"]) == 0
+    assert summary.read_text() == written
+    assert main(["report", "r", "--quiet", "--kingmaking", "--force"]) == 0
+    assert "kingmaking" in json.loads(summary.read_text())
+    capsys.readouterr()
