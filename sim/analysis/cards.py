@@ -171,35 +171,60 @@ def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFram
     return pd.DataFrame(columns, index=data.index)
 
 
-def shared_rows(data: pd.DataFrame, groups: dict) -> np.ndarray | None:
-    """[seat-game, kind] the row of each kind (`groups`: its rows of `data`) at each
-    seat-game, when every kind has the very same seat-game rows (the cards table has a row
-    for every kind at every seat-game): then every kind's numbers come from one matrix. None
-    when the rows differ (a table cut by hand): each kind is then taken on its own."""
-    first = next(iter(groups.values()), None)
-    if first is None or any(len(idx) != len(first) for idx in groups.values()):
+def full_layout(cards: pd.DataFrame) -> list[str] | None:
+    """The card kinds, when `cards` has its full layout: one row per seat-game and kind, the
+    kinds in the table's own order within each seat-game (a run's table, with its all-zero
+    rows put back: `sim.runs.tables.with_zero_card_rows`). Each column is then a [seat-game,
+    kind] matrix by a reshape, with no join and no groupby. None otherwise (a table cut by
+    hand): each kind is then taken on its own."""
+    card = cards["card"]
+    if not isinstance(card.dtype, pd.CategoricalDtype) or not len(cards):
         return None
-    rows = np.stack(list(groups.values()), axis=1)
+    kinds = len(card.cat.categories)
+    if (
+        len(cards) % kinds
+        or not (card.cat.codes.to_numpy().reshape(-1, kinds) == np.arange(kinds)).all()
+    ):
+        return None
     for key in ("game", "seat"):
-        values = data[key].to_numpy()
-        if not (values[rows] == values[first][:, None]).all():
+        values = cards[key].to_numpy().reshape(-1, kinds)
+        if not (values == values[:, :1]).all():
             return None
-    return rows
+    return [str(kind) for kind in card.cat.categories]
 
 
-def _shared_fits(cards, players, data: pd.DataFrame, rows: np.ndarray) -> list:
-    """Every card kind's adjusted impact from one fit, for kinds that share their seat-game
-    rows (`shared_rows`): the circumstances, the win shares and the games are one matrix for
-    all, and each kind's `held` coefficient is `partialled_coefs`' (what the kind's own fit
-    gives)."""
-    from sim.analysis.inference import partialled_coefs
+def _player_rows(players: pd.DataFrame, game: np.ndarray, seat: np.ndarray) -> np.ndarray | None:
+    """The players row of each (game, seat); None if one has none."""
+    width = int(max(players["seat"].max(), seat.max())) + 1
+    key = players["game"].to_numpy(np.int64) * width + players["seat"].to_numpy(np.int64)
+    order = np.argsort(key, kind="stable")
+    want = game.astype(np.int64) * width + seat.astype(np.int64)
+    at = np.minimum(np.searchsorted(key[order], want), len(key) - 1)
+    return order[at] if len(key) and (key[order][at] == want).all() else None
 
-    first = rows[:, 0]
-    x = _circumstances(cards, players, data.iloc[first])  # the same for every kind
-    x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")].to_numpy(float)
-    held_ = data["held"].to_numpy(float)[rows]
-    y = data["win_share"].to_numpy(float)[first]
-    return partialled_coefs(y, x, held_, data["game"].to_numpy()[first])
+
+def _by_kind(cards: pd.DataFrame, players: pd.DataFrame):
+    """A cards table in its full layout (`full_layout`) whose seat-games all have a players
+    row: (kinds, each seat-game's win share, score and game, [seat-game, kind] held and
+    played, the seat-games' game and seat as a frame); None otherwise."""
+    kinds = full_layout(cards)
+    if kinds is None:
+        return None
+    width = len(kinds)
+    seat_games = cards[["game", "seat"]].iloc[::width].reset_index(drop=True)
+    rows = _player_rows(players, seat_games["game"].to_numpy(), seat_games["seat"].to_numpy())
+    if rows is None:
+        return None
+
+    def count(name: str) -> np.ndarray:
+        return cards[name].to_numpy().reshape(-1, width)
+
+    item = np.array([card_kind(kind) in ITEM_KINDS for kind in kinds])
+    held_ = np.where(item, count("drawn") > 0, (count("dealt") + count("drawn")) > 0)
+    played_ = np.where(item, (count("into_led") + count("into_other")) > 0, count("played") > 0)
+    win = players["win_share"].to_numpy()[rows]
+    score = players["score"].to_numpy()[rows]
+    return kinds, win, score, seat_games["game"].to_numpy(), held_, played_, seat_games
 
 
 def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
@@ -222,42 +247,42 @@ def card_impact_adjusted(cards: pd.DataFrame, players: pd.DataFrame) -> pd.DataF
 
 
 def card_impacts(cards: pd.DataFrame, players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """`card_impact(cards, players)` and `card_impact_adjusted(cards, players)` from one join
-    and, when the kinds share their seat-game rows (a run's table), one matrix for all kinds
-    (the run page shows both)."""
-    from sim.analysis.inference import ClusteredOLS, adjust, family_note, normal_sf2
+    """`card_impact(cards, players)` and `card_impact_adjusted(cards, players)` in one pass
+    (the run page shows both): on a run's table (`full_layout`) every kind at once, from one
+    matrix and one partialled fit (`partialled_coefs`: each kind's `held` coefficient is what
+    its own fit gives); on a table cut by hand, kind by kind, each with its own fit."""
+    from sim.analysis.inference import (
+        ClusteredOLS,
+        adjust,
+        family_note,
+        normal_sf2,
+        partialled_coefs,
+    )
 
-    data = with_outcomes(cards, players)
-    groups = data.groupby("card", sort=True, observed=True).indices
-    shared = shared_rows(data, groups)
-    win, score, game, held_, played_ = _impact_arrays(data)  # sliced per kind: no frames
-    if shared is not None:
-        first = shared[:, 0]
-        raw = _impact_columns(win[first], score[first], game[first], held_[shared], played_[shared])
-        fits = _shared_fits(cards, players, data, shared)
+    matrix = _by_kind(cards, players)
+    if matrix is not None:
+        kinds, win, score, game, held_, played_, seat_games = matrix
+        raw = _impact_columns(win, score, game, held_, played_)
+        x = _circumstances(cards, players, seat_games)  # the same for every kind
+        x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")].to_numpy(float)
+        fits = partialled_coefs(win.astype(float), x, held_.astype(float), game)
     else:
+        data = with_outcomes(cards, players)
+        groups = data.groupby("card", sort=True, observed=True).indices
+        kinds = list(groups)
+        win, score, game, held_, played_ = _impact_arrays(data)  # sliced per kind: no frames
         each = [
             _impact_columns(win[i], score[i], game[i], np.c_[held_[i]], np.c_[played_[i]])
             for i in groups.values()
         ]
         raw = {name: np.concatenate([e[name] for e in each]) for name in each[0]} if each else {}
         base = _circumstances(cards, players, data)
-    win = win.astype(float)
+        fits = [_own_fit(win, game, held_, base, idx, ClusteredOLS) for idx in groups.values()]
     rows = []
-    for k, (card, idx) in enumerate(groups.items()):
+    for k, card in enumerate(kinds):
         row = {"card": card, "kind": card_kind(str(card))}
-        fit = None
-        if not 0 < raw["n_held"][k] < len(idx):
-            pass  # held by every seat-game, or by none: nothing to compare
-        elif shared is not None:
-            fit = fits[k]
-        else:
-            x = base.iloc[idx].assign(held=held_[idx].astype(float))
-            x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
-            try:
-                fit = ClusteredOLS.of(win[idx], x, game[idx], qr=True).coef("held")
-            except np.linalg.LinAlgError:  # collinear columns (a few games): not estimable
-                fit = None
+        fit = fits[k] if 0 < raw["n_held"][k] < raw["n_held"][k] + raw["n_never"][k] else None
+        # (held by every seat-game, or by none: nothing to compare)
         if fit is not None:
             est, lo, hi, p = fit
             row.update(adjusted=est, adj_lo=lo, adj_hi=hi, adj_p=p)
@@ -274,4 +299,18 @@ def card_impacts(cards: pd.DataFrame, players: pd.DataFrame) -> tuple[pd.DataFra
     out["raw_q"], out["raw_flag"] = adjust(out["raw_p"].to_numpy(), "fdr_bh")
     out = out[ADJUSTED_COLUMNS].sort_values("adjusted", ascending=False, ignore_index=True)
     out.attrs["family"] = family_note("fdr_bh", int(out["adj_p"].notna().sum()))
-    return _impact_table({"card": list(groups), **raw}, ["card"]), out
+    return _impact_table({"card": list(kinds), **raw}, ["card"]), out
+
+
+def _own_fit(win, game, held_, base: pd.DataFrame, idx: np.ndarray, ols):
+    """One kind's adjusted impact from its own fit (its rows `idx`); None where its columns
+    are collinear (a few games): not estimable."""
+    held_ = held_[idx].astype(float)
+    if not 0 < held_.sum() < len(held_):
+        return None
+    x = base.iloc[idx].assign(held=held_)
+    x = x.loc[:, x.std(ddof=0).gt(0) | (x.columns == "const")]
+    try:
+        return ols.of(win[idx].astype(float), x, game[idx], qr=True).coef("held")
+    except np.linalg.LinAlgError:
+        return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.analysis.cards import ITEM_KINDS, card_kind, shared_rows
+from sim.analysis.cards import ITEM_KINDS, card_kind, full_layout
 from sim.analysis.stats import Z95, Clusters, clustered_means, mean_ci
 
 
@@ -81,18 +81,21 @@ def card_usage(cards: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     col["held"], col["dead"] = held_copies(cards).to_numpy(), dead_copies(cards).to_numpy()
     col["placed"], col["game"] = placed_items(cards).to_numpy(), cards["game"].to_numpy()
     col["share"] = col["first_turn"] / turns.reindex(col["game"]).to_numpy()
-    # each kind's rows, kinds in the order they first appear; one matrix for all kinds when
-    # they share their seat-game rows (a run's table), else a column per kind in turn
-    found = cards.groupby("card", sort=False, observed=True).indices
-    kinds = dict(sorted(found.items(), key=lambda kind: kind[1][0]))
-    shared = shared_rows(cards, kinds)
-    parts = [shared] if shared is not None else [np.c_[idx] for idx in kinds.values()]
-    names = [str(card) for card in kinds]
+    # on a run's table (`full_layout`) every kind at once, a [seat-game, kind] matrix of each
+    # count by a reshape; else kind by kind, the kinds in the order they first appear
+    names = full_layout(cards)
+    if names is not None:
+        parts = [{name: values.reshape(-1, len(names)) for name, values in col.items()}]
+    else:
+        found = cards.groupby("card", sort=False, observed=True).indices
+        kinds = sorted(found.items(), key=lambda kind: kind[1][0])
+        names = [str(card) for card, _ in kinds]
+        parts = [{name: values[np.c_[idx]] for name, values in col.items()} for _, idx in kinds]
     items = np.array([card_kind(card) in ITEM_KINDS for card in names])
     out, at = [], 0
-    for rows in parts:
-        k = rows.shape[1]
-        out.append(_usage_columns({n: v[rows] for n, v in col.items()}, items[at : at + k]))
+    for part in parts:
+        k = part["held"].shape[1]
+        out.append(_usage_columns(part, items[at : at + k]))
         at += k
     frame = pd.concat([pd.DataFrame(o) for o in out], ignore_index=True)
     frame[PER_GAME] = frame[PER_GAME] / len(games)

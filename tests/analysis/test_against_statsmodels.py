@@ -114,14 +114,14 @@ def _card_impact_by_statsmodels(cards: pd.DataFrame, players: pd.DataFrame) -> p
 
     import sim.analysis.cards as cards_module
 
-    shared = cards_module.shared_rows
+    shared = cards_module.full_layout
     inference.ClusteredOLS = Recording
-    cards_module.shared_rows = lambda *args: None  # each kind's own design and fit
+    cards_module.full_layout = lambda *args: None  # each kind's own design and fit
     try:
         out = card_impact_adjusted(cards, players)
     finally:
         inference.ClusteredOLS = real
-        cards_module.shared_rows = shared
+        cards_module.full_layout = shared
     return out, fits
 
 

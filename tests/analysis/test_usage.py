@@ -129,3 +129,15 @@ def test_ratios_are_each_columns_ratio_ci():
         want = ratio_ci(num[:, k], den[:, k], game)
         np.testing.assert_allclose((r[k], lo[k], hi[k]), want, rtol=1e-12, equal_nan=True)
     assert np.isnan(r[2])
+
+
+def test_a_run_table_and_the_same_rows_shuffled_give_the_same_usage(tables, usage):
+    """A run's cards table (its full layout: every kind from one matrix) and the same rows
+    in another order (taken kind by kind) give the same numbers, kinds in the same order."""
+    from sim.analysis.cards import full_layout
+
+    cards = tables["cards"]
+    shuffled = cards.sample(frac=1.0, random_state=3)
+    assert full_layout(cards) is not None and full_layout(shuffled) is None
+    again = card_usage(shuffled.sort_values("card", kind="stable"), tables["games"])
+    pd.testing.assert_frame_equal(again.set_index("card"), usage, rtol=1e-12, atol=1e-15)
