@@ -152,40 +152,37 @@ def matchups(players: pd.DataFrame) -> pd.DataFrame:
     `beats` is how often a seat of the row policy finishes above a seat of the
     opponent policy in the same game (a tie counts 1/2), which exposes
     rock-paper-scissors that one overall ranking hides. On the diagonal the
-    opponent is another seat of the same policy (win share only).
+    opponent is another seat of the same policy (win share only). Every ordered pair of
+    seats comes from a games x seats grid of the table (no join of the table with itself).
     """
-    counts = players.groupby(["game", "policy"]).size().unstack(fill_value=0)
-    pairs = _pairs(players)
+    policy = pd.Categorical(players["policy"])  # the policies in the table's order
+    games, row = np.unique(players["game"].to_numpy(), return_inverse=True)
+    seat = players["seat"].to_numpy(np.int64)
+    grid = np.full((len(games), int(seat.max()) + 1 if len(seat) else 0), -1)
+    grid[row, seat] = policy.codes  # each game's seats' policies (-1: no such seat)
+    score = np.zeros(grid.shape)
+    score[row, seat] = players["score"].to_numpy(float)
+    win = np.zeros(grid.shape)
+    win[row, seat] = players["win_share"].to_numpy(float)
+    beats = np.sign(score[:, :, None] - score[:, None, :]) / 2 + 0.5  # [game, seat, other]
+    other = ~np.eye(grid.shape[1], dtype=bool)
+    kinds = len(policy.categories)
+    counts = (grid[:, :, None] == np.arange(kinds)).sum(axis=1)  # [game, policy]
     rows = []
-    for a in counts.columns:
-        for b in counts.columns:
+    for a, name_a in enumerate(policy.categories):
+        for b, name_b in enumerate(policy.categories):
             need = 2 if a == b else 1
-            games = counts.index[(counts[a] >= 1) & (counts[b] >= need)]
-            rows_a = players[(players["policy"] == a) & players["game"].isin(games)]
-            share = _share_row(rows_a["win_share"].to_numpy(), rows_a["game"].to_numpy())
-            row = {"policy": a, "opponent": b, "games": len(games), **share}
-            h2h = pairs[(pairs["policy"] == a) & (pairs["opponent"] == b)]
-            if a != b and len(h2h):
-                e = clustered_mean_ci(h2h["beats"].to_numpy(), h2h["game"].to_numpy())
+            met = (counts[:, a] >= 1) & (counts[:, b] >= need)
+            mine = (grid == a) & met[:, None]
+            share = _share_row(win[mine], np.broadcast_to(games[:, None], grid.shape)[mine])
+            row = {"policy": name_a, "opponent": name_b, "games": int(met.sum()), **share}
+            pair = (grid == a)[:, :, None] & (grid == b)[:, None, :] & other
+            if a != b and pair.any():
+                at = np.broadcast_to(games[:, None, None], pair.shape)[pair]
+                e = clustered_mean_ci(beats[pair], at)
                 row.update(beats=e.value, beats_lo=e.lo, beats_hi=e.hi, pairs=e.n)
             rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _pairs(players: pd.DataFrame) -> pd.DataFrame:
-    """Every ordered pair of different seats in a game, with 1 / 0.5 / 0 for finishing above."""
-    p = players[["game", "seat", "policy", "score"]]
-    m = p.merge(p, on="game", suffixes=("", "_o"))
-    m = m[m["seat"] != m["seat_o"]]
-    beats = np.sign(m["score"].to_numpy() - m["score_o"].to_numpy()) / 2 + 0.5
-    return pd.DataFrame(
-        {
-            "game": m["game"].to_numpy(),
-            "policy": m["policy"].to_numpy(),
-            "opponent": m["policy_o"].to_numpy(),
-            "beats": beats,
-        }
-    )
 
 
 def matchup_matrix(table: pd.DataFrame, value: str = "win_share") -> pd.DataFrame:

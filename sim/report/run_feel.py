@@ -111,10 +111,13 @@ def kingmaking_text(data: dict | None) -> str:
 def outcome_rows(chances: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
     """The chances before each game's end (rows of `winprob.parquet`), and each row's
     outcome (the seat's win share: its chance at the game's last step)."""
-    last = chances.groupby("game")["step"].transform("max")
-    end = chances[chances["step"] == last].set_index(["game", "seat"])["p"]
-    live = chances[chances["step"] < last]
-    won = end.reindex(pd.MultiIndex.from_frame(live[["game", "seat"]])).to_numpy()
+    last = chances.groupby("game")["step"].transform("max").to_numpy()
+    at_end = chances["step"].to_numpy() == last
+    width = int(chances["seat"].max()) + 1 if len(chances) else 1
+    key = chances["game"].to_numpy(np.int64) * width + chances["seat"].to_numpy(np.int64)
+    end = pd.Series(chances["p"].to_numpy()[at_end], index=key[at_end])
+    live = chances[~at_end]
+    won = end.reindex(key[~at_end]).to_numpy()
     return live, pd.Series(won, index=live.index)
 
 
@@ -130,12 +133,22 @@ def calibration(chances: pd.DataFrame, turns: pd.DataFrame) -> dict:
         predicted=("p", "mean"), observed=("won", "mean"), n=("p", "size")
     )
     ece = float((cal["n"] * (cal["predicted"] - cal["observed"]).abs()).sum() / cal["n"].sum())
-    score = turns.set_index(["game", "round", "seat"])["score"]
-    at = pd.MultiIndex.from_arrays([live["game"], live["step"], live["seat"]])
-    s = pd.Series(score.reindex(at).fillna(0.0).to_numpy(), index=live.index)  # step 0: 0
-    step = [live["game"], live["step"]]
-    lead = (s == s.groupby(step).transform("max")).astype(float)
-    lead /= lead.groupby(step).transform("sum")
+    # each live row's table score at its step (the turns rows of its round; step 0: 0)
+    game, step, seat = (live[name].to_numpy() for name in ("game", "step", "seat"))
+    mine = turns[np.isin(turns["game"].to_numpy(), np.unique(game))]
+    rounds = int(max(mine["round"].max() if len(mine) else 0, step.max() if len(step) else 0))
+    seats = int(max(mine["seat"].max() if len(mine) else 0, seat.max() if len(seat) else 0))
+
+    def key(g, r, s) -> np.ndarray:
+        return (np.asarray(g, np.int64) * (rounds + 1) + r) * (seats + 1) + s
+
+    score = pd.Series(
+        mine["score"].to_numpy(), index=key(mine["game"], mine["round"], mine["seat"])
+    )
+    s = pd.Series(score.reindex(key(game, step, seat)).fillna(0.0).to_numpy(), index=live.index)
+    at = key(game, step, 0) // (seats + 1)  # each row's (game, step)
+    lead = (s == s.groupby(at).transform("max")).astype(float)
+    lead /= lead.groupby(at).transform("sum")
     return {
         "bins": cal.reset_index(),
         "ece": ece,
