@@ -7,6 +7,10 @@ from the run folder's `page.json` when it was made for these games, and otherwis
 plays them and writes it (a read-only folder just plays them again next time).
 `pick` (`representative`) is the game and what the run's rows say of it, taken from
 the rows the report reads anyway: a side process that plays the parts reads no table.
+
+The deck scan depends on the config alone (its game, seats and seed: `config_hash`), not on
+the run, so it is also kept in the user's cache folder, as the feel model is: a later run
+of the same config (more games, another folder) reads it instead of playing it again.
 """
 
 from __future__ import annotations
@@ -24,10 +28,25 @@ from sim.errors import SimError
 from sim.runs.play import play_one
 from sim.runs.storage import RunResult, read_json, saved_study, write_json
 from sim.studies.deck_parity import deck_scan
-from sim.version import ENGINE_VERSION
+from sim.version import ENGINE_VERSION, cache_root
 
 PAGE_FILE = "page.json"
 DECK_SCAN_GAMES = 200  # games per deck size in the page's turns-against-deck-size figure
+# a deck scan's columns (`sim.studies.deck_parity.deck_scan`), as the page and its files hold them
+SCAN_COLUMNS = (
+    "players",
+    "boxes",
+    "hand_cards",
+    "games",
+    "turns",
+    "turns_min",
+    "turns_max",
+    "seat_turns",
+    "equal",
+    "extra0",
+    "all_equal",
+    "replaced",
+)
 
 
 @dataclass(frozen=True)
@@ -92,13 +111,50 @@ def page_plays(run: RunResult, pick: Pick) -> PagePlays:
     if stored is not None:
         return stored
     study = saved_study(run.meta, Path(run.run_dir) / "run.json", plugins=False)
-    scan = deck_scan(study, players=[study.game.players], games=DECK_SCAN_GAMES)
-    plays = PagePlays(scan, DECK_SCAN_GAMES, _replay(run, study, pick))
+    plays = PagePlays(page_scan(study), DECK_SCAN_GAMES, _replay(run, study, pick))
     try:
         write_json(path, {**key, **_as_json(plays)})
     except OSError:  # a read-only run folder: played again next time
         pass
     return plays
+
+
+def page_scan(study: StudyConfig) -> pd.DataFrame:
+    """The page's deck scan of a study (at its player count, DECK_SCAN_GAMES games per deck
+    size): from the user's cache when this engine scanned this config before, else played
+    and cached (a cache that cannot be read or written is passed by). The scan plays slow
+    seats and a designer's own policy by greedy (`scan_lineup`), so it is the config's
+    alone: the key is its hash, which leaves out its name, games and targets."""
+    key = f"{ENGINE_VERSION}-{DECK_SCAN_GAMES}-{study.config_hash()}"
+    path = cache_root() / "deck-scan" / f"{key}.json"
+    try:
+        return _scan_of(read_json(path)["deck_scan"])
+    except (OSError, SimError, KeyError, TypeError, ValueError):
+        pass  # none yet, or damaged: played again
+    scan = _play_scan(study)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, {"deck_scan": _scan_json(scan)})
+    except OSError:
+        pass
+    return scan
+
+
+def _play_scan(study: StudyConfig) -> pd.DataFrame:
+    return deck_scan(study, players=[study.game.players], games=DECK_SCAN_GAMES)
+
+
+def _scan_json(scan: pd.DataFrame) -> list[dict]:
+    return scan.assign(seat_turns=scan["seat_turns"].map(list)).to_dict("records")
+
+
+def _scan_of(records: list[dict]) -> pd.DataFrame:
+    """A deck scan from its JSON records; ValueError if they are not one (a damaged file)."""
+    scan = pd.DataFrame(records)
+    if list(scan.columns) != list(SCAN_COLUMNS) or not len(scan):
+        raise ValueError("not a deck scan")
+    scan["seat_turns"] = scan["seat_turns"].map(tuple)
+    return scan
 
 
 def _replay(run: RunResult, study: StudyConfig, pick: Pick) -> RepresentativeGame:
@@ -115,9 +171,8 @@ def _replay(run: RunResult, study: StudyConfig, pick: Pick) -> RepresentativeGam
 
 def _as_json(plays: PagePlays) -> dict:
     g = plays.game
-    scan = plays.deck_scan.assign(seat_turns=plays.deck_scan["seat_turns"].map(list))
     return {
-        "deck_scan": scan.to_dict("records"),
+        "deck_scan": _scan_json(plays.deck_scan),
         "game": {
             "index": g.index,
             "position": None if g.position is None else position_to_json(g.position),
@@ -137,9 +192,7 @@ def _read(path: Path, key: dict) -> PagePlays | None:
     if any(data.get(k) != v for k, v in key.items()):
         return None
     try:
-        scan = pd.DataFrame(data["deck_scan"])
-        if len(scan):
-            scan["seat_turns"] = scan["seat_turns"].map(tuple)
+        scan = _scan_of(data["deck_scan"])
         g = data["game"]
         position = None if g["position"] is None else parse_position(g["position"])
         game = RepresentativeGame(g["index"], position, g["replayed"], g["matches"], g["note"])
