@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from sim import units
-from sim.analysis.balance import n_seats, run_metrics
+from sim.analysis.balance import moment_metrics, n_seats, run_metrics
+from sim.analysis.moments import Moments
 from sim.analysis.stats import mean_ci, wilson, win_share_ci
 from sim.analysis.values import final_phase_turns
 
@@ -82,10 +83,14 @@ def turn_wins(players: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def turn_decomposition(games: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+def turn_decomposition(
+    games: pd.DataFrame, players: pd.DataFrame, moments: Moments | None = None
+) -> pd.DataFrame:
     """Per seat: win share − 1/n split into the edge at equal turns and the part the extra
-    turns added, each with its 95% interval (from the metric registry), and, as a check, the
-    seat's win share in the games where every seat took the same number of turns.
+    turns added, each with its 95% interval (from the metric registry: of every game's
+    `moments` when given, the run's merged partial results, else of these rows), and, as a
+    check, the seat's win share in the games (rows) where every seat took the same number of
+    turns.
 
     Columns: seat, extra_share, edge, edge_lo, edge_hi, turn_part, turn_lo, turn_hi,
     equal_part, equal_lo, equal_hi, win_level, level_lo, level_hi, n_level.
@@ -94,7 +99,10 @@ def turn_decomposition(games: pd.DataFrame, players: pd.DataFrame) -> pd.DataFra
     names = [f"win_share.seat{k}" for k in seats]
     for family in ("extra_turn_share", "turn_edge", "equal_turn_edge"):
         names += [f"{family}.seat{k}" for k in seats]
-    est = run_metrics(games, players, names).set_index("metric")
+    if moments is not None:
+        est = moment_metrics(moments, names).set_index("metric")
+    else:
+        est = run_metrics(games, players, names).set_index("metric")
     fair = 1.0 / n_seats(players)
     level = ~extra_turns(players).any(axis=1).to_numpy()
     ws = _pivot(players, "win_share")

@@ -187,12 +187,13 @@ def report_context(
     if sampled < moments.n:
         note = (
             f"This run has {moments.n:,} games. The summary, the targets, the seat win shares,"
-            " the joint seat test and the balance metrics use all of them (merged per-chunk"
-            f" partial results); every other number, table and figure uses a sample of {sampled:,}"
+            " the joint seat test, the balance metrics and the split of each seat's edge into"
+            " equal turns and extra turns use all of them (merged per-chunk partial results);"
+            f" every other number, table and figure uses a sample of {sampled:,}"
             " games (evenly spaced chunks of consecutive game indices), so its intervals are"
             " those of that many games."
         )
-    split = A.turn_decomposition(games, players)  # the summary's and section 3's
+    split = A.turn_decomposition(games, players, moments)  # the summary's and section 3's
     sections = {
         "title": f"{study.name}: balance report",
         "sets": list(run.meta.get("sets") or ()),

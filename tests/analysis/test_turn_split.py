@@ -88,6 +88,10 @@ def test_the_split_adds_up_to_the_seat_edge():
     assert (split["equal_lo"] <= split["equal_part"]).all()
     assert (split["turn_part"] <= split["turn_hi"]).all()
     assert split["turn_part"].sum() == pytest.approx(0.0, abs=1e-12)  # shares move between seats
+    # a run page's split: the estimates of every game's merged moments, the same numbers
+    # (rounding apart) when the rows are every game; the check on level games from the rows
+    merged = turn_decomposition(t["games"], t["players"], moments_of(t)).set_index("seat")
+    pd.testing.assert_frame_equal(merged, split, rtol=1e-12, atol=1e-15)
 
 
 def test_deck_scan_finds_the_equal_turn_deck_sizes():
