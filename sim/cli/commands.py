@@ -340,6 +340,7 @@ def publish(
     from sim.report.run_report import progress
     from sim.runs.parallel import side_process
     from sim.runs.partials import run_data
+    from sim.runs.storage import RunResult
     from sim.studies.run_page import page_plays, representative
     from sim.table.pages import representative_replay
 
@@ -348,8 +349,9 @@ def publish(
     _, view = run_data(run, say)
     pick = representative(view)  # from the rows the page reads here: the side process reads none
     say("playing the page's parts: turns against deck size, the representative game")
+    bare = RunResult(run.run_dir, run.meta)  # what is sent there: its folder, not its rows
     with side_process() as ahead:  # played on the other core while this one writes the page
-        plays, replay = ahead(page_plays, run, pick), ahead(representative_replay, run, pick)
+        plays, replay = ahead(page_plays, bare, pick), ahead(representative_replay, bare, pick)
         lines = publish_run_report(
             run, plays, out, force=force, fresh=fresh, quiet=quiet, feel=feel
         )
