@@ -104,8 +104,8 @@ class Clusters:
 
     def se(self, psi, g=None) -> np.ndarray:
         """The sandwich standard error of each column of `psi` (summed within clusters), with
-        g - 1 degrees of freedom (g: the clusters of every row, or per column those holding
-        the column's rows); NaN where g < 2."""
+        the small-sample factor g / (g - 1) (g: the clusters of every row, or per column those
+        holding the column's rows); NaN where g < 2."""
         g = np.asarray(self.g if g is None else g, dtype=float)
         squares = (self.sums(psi) ** 2).sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
