@@ -149,10 +149,23 @@ def _scan_json(scan: pd.DataFrame) -> list[dict]:
 
 
 def _scan_of(records: list[dict]) -> pd.DataFrame:
-    """A deck scan from its JSON records; ValueError if they are not one (a damaged file)."""
+    """A deck scan from its JSON records; ValueError if they are not one (a damaged file:
+    other columns, a value of another type, a seat's turns missing)."""
     scan = pd.DataFrame(records)
     if list(scan.columns) != list(SCAN_COLUMNS) or not len(scan):
         raise ValueError("not a deck scan")
+    flags = scan[["all_equal", "replaced"]]
+    numbers = scan.drop(columns=["seat_turns", *flags.columns])
+    number = pd.api.types.is_numeric_dtype
+    if not all(number(t) and not pd.api.types.is_bool_dtype(t) for t in numbers.dtypes):
+        raise ValueError("not a deck scan")
+    if not all(pd.api.types.is_bool_dtype(t) for t in flags.dtypes):
+        raise ValueError("not a deck scan")
+    for turns, players in zip(scan["seat_turns"], scan["players"], strict=True):
+        if not isinstance(turns, list) or len(turns) != players:
+            raise ValueError("not a deck scan")
+        if any(isinstance(x, bool) or not isinstance(x, int | float) for x in turns):
+            raise ValueError("not a deck scan")
     scan["seat_turns"] = scan["seat_turns"].map(tuple)
     return scan
 

@@ -49,13 +49,17 @@ def test_a_damaged_or_older_scan_is_played_again(cache, played, monkeypatch):
     study = load_study("configs/base.yaml")
     first = run_page.page_scan(study)
     (path,) = cache.glob("*.json")
-    for damage in ("{", json.dumps({"deck_scan": []}), json.dumps({"deck_scan": [{"a": 1}]})):
+    good = json.loads(path.read_text())["deck_scan"]
+    damages = ["{", json.dumps({"deck_scan": []}), json.dumps({"deck_scan": [{"a": 1}]})]
+    for column, value in (("turns", "many"), ("all_equal", 1), ("seat_turns", [1.0])):
+        damages.append(json.dumps({"deck_scan": [{**good[0], column: value}, *good[1:]]}))
+    for damage in damages:
         path.write_text(damage)
         pd.testing.assert_frame_equal(run_page.page_scan(study), first)
-    assert len(played) == 4 and json.loads(path.read_text())["deck_scan"]
+    assert len(played) == 1 + len(damages) and json.loads(path.read_text())["deck_scan"] == good
     monkeypatch.setattr(run_page, "ENGINE_VERSION", run_page.ENGINE_VERSION + 1)
     run_page.page_scan(study)
-    assert len(played) == 5 and len(list(cache.glob("*.json"))) == 2
+    assert len(played) == 2 + len(damages) and len(list(cache.glob("*.json"))) == 2
 
 
 def test_a_cache_that_cannot_be_written_is_passed_by(cache, played):
