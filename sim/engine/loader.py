@@ -77,7 +77,7 @@ def _lazy_unserialize(cls, codegen, state):
     """numba's `CPUCodeLibrary._unserialize`, the shared bitcode of object code kept unparsed
     (`_module_for_linking` parses it) and the defined names read from the object code."""
     name, kind, data = state
-    if kind != "object":
+    if kind != "object" or not data[0].startswith(_ELF64_LE):  # not Linux's: numba's own
         return _lazy_unserialize.__wrapped__.__func__(cls, codegen, state)
     object_code, shared_bitcode = data
     self = codegen.create_library(name)
@@ -99,6 +99,7 @@ def _module_for_linking(self):
     return _module_for_linking.__wrapped__(self)
 
 
+_ELF64_LE = b"\x7fELF\x02\x01"  # the magic, 64-bit, little-endian: what defined_names reads
 _SYMBOL = struct.Struct("<IBBHQQ")  # Elf64_Sym: name, info, other, section, value, size
 
 
