@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.analysis.stats import Z95, Clusters
+from sim.analysis.stats import Z95, Clusters, clustered_diffs
 
 
 def card_kind(card: str) -> str:
@@ -73,31 +73,27 @@ def _impact_columns(win, score, game, h, played) -> dict[str, np.ndarray]:
     """The impact numbers of card kinds that share their seat-game rows, a column per kind:
     each row's win share, score and game, and per row and kind ([rows, kinds] booleans)
     whether the seat-game held the kind and whether it played it. Held against never held
-    is a difference of means with a normal interval clustered by game (`clustered_diff_ci`'s,
-    NaN when either side is empty); the means when played are plain means (NaN when none)."""
-    win, score = np.asarray(win, dtype=float), np.asarray(score, dtype=float)
-    h, played = np.asarray(h, dtype=bool), np.asarray(played, dtype=bool)
-    hf, pf = h.astype(float), played.astype(float)
-    n_held, n_played = hf.sum(axis=0), pf.sum(axis=0)
-    n_never = len(win) - n_held
-    with np.errstate(divide="ignore", invalid="ignore"):  # an empty side: NaN, as said
-        win_held, win_never = win @ hf / n_held, win @ (1 - hf) / n_never
-        # each row's influence on the difference of the two means
-        psi = np.where(h, (win[:, None] - win_held) / n_held, -(win[:, None] - win_never) / n_never)
-        half = Z95 * Clusters(game).se(psi)
-        improvement = np.where((n_held > 0) & (n_never > 0), win_held - win_never, np.nan)
+    is `clustered_diffs`' difference (NaN when either side is empty); the means when played
+    are plain means (NaN when none)."""
+    score = np.asarray(score, dtype=float)
+    hf, pf = np.asarray(h, dtype=float), np.asarray(played, dtype=float)
+    improvement, lo, hi, n_held, n_never, win_held, win_never = clustered_diffs(
+        win, h, Clusters(game)
+    )
+    n_played = pf.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # none played or held: NaN
         return {
-            "n_held": n_held.astype(np.int64),
-            "n_never": n_never.astype(np.int64),
+            "n_held": n_held,
+            "n_never": n_never,
             "win_held": win_held,
             "win_never": win_never,
             "improvement": improvement,
-            "lo": improvement - half,
-            "hi": improvement + half,
+            "lo": lo,
+            "hi": hi,
             "score_held": score @ hf / n_held,
             "score_never": score @ (1 - hf) / n_never,
             "n_played": n_played.astype(np.int64),
-            "win_played": win @ pf / n_played,
+            "win_played": np.asarray(win, dtype=float) @ pf / n_played,
             "score_played": score @ pf / n_played,
         }
 
@@ -150,12 +146,7 @@ def _circumstances(cards: pd.DataFrame, players: pd.DataFrame, data: pd.DataFram
     names them), turns taken and cards seen (dealt + drawn)."""
     width = int(players["seat"].max()) + 1
     key = players["game"].to_numpy(np.int64) * width + players["seat"].to_numpy(np.int64)
-    order = np.argsort(key, kind="stable")
-    row = order[
-        np.searchsorted(
-            key[order], data["game"].to_numpy(np.int64) * width + data["seat"].to_numpy(np.int64)
-        )
-    ]
+    row = _player_rows(players, data["game"].to_numpy(), data["seat"].to_numpy())
     seen_key = cards["game"].to_numpy(np.int64) * width + cards["seat"].to_numpy(np.int64)
     seen = pd.Series((cards["dealt"] + cards["drawn"]).to_numpy(float)).groupby(seen_key).sum()
     columns: dict[str, np.ndarray] = {"const": np.ones(len(data))}
@@ -216,12 +207,8 @@ def _by_kind(cards: pd.DataFrame, players: pd.DataFrame):
     if rows is None:
         return None
 
-    def count(name: str) -> np.ndarray:
-        return cards[name].to_numpy().reshape(-1, width)
-
-    item = np.array([card_kind(kind) in ITEM_KINDS for kind in kinds])
-    held_ = np.where(item, count("drawn") > 0, (count("dealt") + count("drawn")) > 0)
-    played_ = np.where(item, (count("into_led") + count("into_other")) > 0, count("played") > 0)
+    held_ = held(cards).to_numpy().reshape(-1, width)
+    played_ = played(cards).to_numpy().reshape(-1, width)
     win = players["win_share"].to_numpy()[rows]
     score = players["score"].to_numpy()[rows]
     return kinds, win, score, seat_games["game"].to_numpy(), held_, played_, seat_games

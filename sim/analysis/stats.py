@@ -151,19 +151,27 @@ class Difference(NamedTuple):
     n_b: int
 
 
+def clustered_diffs(values, in_a, clusters: Clusters) -> tuple[np.ndarray, ...]:
+    """Per column of `in_a` ([n, k] booleans): mean(values | in_a) − mean(values | not in_a)
+    with its cluster-robust normal interval; (difference, lo, hi, n_a, n_b, mean_a, mean_b),
+    arrays of k; the difference and its interval NaN where a side is empty (so is its mean)."""
+    y, a = np.asarray(values, dtype=float), np.asarray(in_a, dtype=bool)
+    af = a.astype(float)
+    n_a = af.sum(axis=0)
+    n_b = len(y) - n_a
+    with np.errstate(divide="ignore", invalid="ignore"):  # an empty side: NaN, as said
+        m_a, m_b = y @ af / n_a, y @ (1 - af) / n_b
+        # each row's influence on the difference of the two means
+        psi = np.where(a, (y[:, None] - m_a) / n_a, -(y[:, None] - m_b) / n_b)
+        half = Z95 * clusters.se(psi)
+    d = np.where((n_a > 0) & (n_b > 0), m_a - m_b, np.nan)
+    return d, d - half, d + half, n_a.astype(np.int64), n_b.astype(np.int64), m_a, m_b
+
+
 def clustered_diff_ci(values, in_a, clusters) -> Difference:
     """Mean(values | in_a) - mean(values | not in_a), cluster-robust normal interval."""
-    y = np.asarray(values, dtype=float)
-    a = np.asarray(in_a, dtype=bool)
-    n_a, n_b = int(a.sum()), int((~a).sum())
-    if n_a == 0 or n_b == 0:
-        return Difference(float("nan"), float("nan"), float("nan"), n_a, n_b)
-    m_a, m_b = y[a].mean(), y[~a].mean()
-    # Influence of each row on the difference of the two means.
-    psi = np.where(a, (y - m_a) / n_a, -(y - m_b) / n_b)
-    se, _ = _cluster_se(psi, clusters)
-    d = float(m_a - m_b)
-    return Difference(d, d - Z95 * se, d + Z95 * se, n_a, n_b)
+    d, lo, hi, n_a, n_b, _, _ = clustered_diffs(values, np.c_[in_a], Clusters(clusters))
+    return Difference(float(d[0]), float(lo[0]), float(hi[0]), int(n_a[0]), int(n_b[0]))
 
 
 def bootstrap_ci(
